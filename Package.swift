@@ -1,0 +1,111 @@
+// swift-tools-version:6.2
+import PackageDescription
+
+let strict: [SwiftSetting] = [
+  .swiftLanguageMode(.v6),
+  .treatAllWarnings(as: .error),
+]
+
+let package = Package(
+  name: "tollgate",
+  platforms: [.macOS(.v15)],
+  products: [
+    .executable(name: "tollgate", targets: ["tollgate"]),
+    .library(name: "TollgateClient", targets: ["TollgateRPC"]),
+  ],
+  dependencies: [
+    .package(url: "https://github.com/apple/swift-nio.git", from: "2.101.2"),
+    .package(url: "https://github.com/apple/swift-protobuf.git", from: "1.39.0"),
+    .package(url: "https://github.com/apple/swift-log.git", from: "1.16.2"),
+    .package(url: "https://github.com/apple/swift-argument-parser.git", from: "1.8.2"),
+    .package(url: "https://github.com/swift-server/swift-service-lifecycle.git", from: "2.13.0"),
+    .package(url: "https://github.com/x-sheep/swift-property-based.git", from: "2.0.1"),
+  ],
+  targets: [
+    // Pure domain: no I/O, no dependencies.
+    .target(name: "TollgateCore", swiftSettings: strict),
+
+    // SQLite from Debian's libsqlite3-dev.
+    .systemLibrary(name: "CSQLite", providers: [.apt(["libsqlite3-dev"])]),
+    .target(
+      name: "TollgateStorage",
+      dependencies: [
+        "TollgateCore", "CSQLite",
+        .product(name: "Logging", package: "swift-log"),
+      ],
+      swiftSettings: strict
+    ),
+
+    // Wire protocol: generated protobuf types, protobuf-c-rpc framing, server and client.
+    .target(
+      name: "TollgateRPC",
+      dependencies: [
+        .product(name: "NIOCore", package: "swift-nio"),
+        .product(name: "NIOPosix", package: "swift-nio"),
+        .product(name: "SwiftProtobuf", package: "swift-protobuf"),
+        .product(name: "Logging", package: "swift-log"),
+      ],
+      exclude: ["Generated/README.md"],
+      swiftSettings: strict
+    ),
+
+    // The entitlement service: in-memory index, change-feed follower, RPC handlers.
+    .target(
+      name: "TollgateService",
+      dependencies: [
+        "TollgateCore", "TollgateStorage", "TollgateRPC",
+        .product(name: "NIOCore", package: "swift-nio"),
+        .product(name: "NIOPosix", package: "swift-nio"),
+        .product(name: "Logging", package: "swift-log"),
+        .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
+      ],
+      swiftSettings: strict
+    ),
+
+    .executableTarget(
+      name: "tollgate",
+      dependencies: [
+        "TollgateCore", "TollgateStorage", "TollgateRPC", "TollgateService",
+        .product(name: "ArgumentParser", package: "swift-argument-parser"),
+        .product(name: "Logging", package: "swift-log"),
+        .product(name: "NIOPosix", package: "swift-nio"),
+        .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
+      ],
+      swiftSettings: strict
+    ),
+
+    .testTarget(
+      name: "TollgateCoreTests",
+      dependencies: [
+        "TollgateCore",
+        .product(name: "PropertyBased", package: "swift-property-based"),
+      ],
+      swiftSettings: strict
+    ),
+    .testTarget(name: "TollgateStorageTests", dependencies: ["TollgateStorage"], swiftSettings: strict),
+    .testTarget(
+      name: "TollgateRPCTests",
+      dependencies: [
+        "TollgateRPC",
+        .product(name: "NIOCore", package: "swift-nio"),
+        .product(name: "NIOEmbedded", package: "swift-nio"),
+        .product(name: "NIOPosix", package: "swift-nio"),
+      ],
+      resources: [.copy("Golden")],
+      swiftSettings: strict
+    ),
+    .testTarget(
+      name: "TollgateServiceTests",
+      dependencies: ["TollgateService", "TollgateStorage", "TollgateCore", "TollgateRPC"],
+      swiftSettings: strict
+    ),
+    .testTarget(
+      name: "EndToEndTests",
+      dependencies: [
+        "TollgateService", "TollgateStorage", "TollgateCore", "TollgateRPC",
+        .product(name: "NIOPosix", package: "swift-nio"),
+      ],
+      swiftSettings: strict
+    ),
+  ]
+)

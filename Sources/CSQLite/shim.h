@@ -1,0 +1,9 @@
+#ifndef TOLLGATE_CSQLITE_SHIM_H
+#define TOLLGATE_CSQLITE_SHIM_H
+#include <sqlite3.h>
+
+// SQLITE_TRANSIENT is a macro over a function-pointer cast that Swift cannot import.
+static inline sqlite3_destructor_type tollgate_sqlite_transient(void) {
+    return SQLITE_TRANSIENT;
+}
+#endif

@@ -1,0 +1,55 @@
+import NIOCore
+
+/// What the server's decoder yields: a whole request, or the header of one whose payload exceeds the
+/// limit (its bytes are discarded as they arrive, so the connection stays usable).
+public enum InboundRequest: Sendable, Hashable {
+  case request(RequestFrame)
+  case oversized(methodIndex: UInt32, requestId: UInt32, messageLength: UInt32)
+}
+
+/// Splits a byte stream into protobuf-c-rpc request frames. Checks the length against the limit
+/// before waiting for the body.
+public struct RequestFrameDecoder: NIOSingleStepByteToMessageDecoder {
+  public typealias InboundOut = InboundRequest
+
+  public let maximumPayloadLength: Int
+  private var bytesToDiscard = 0
+
+  public init(maximumPayloadLength: Int) {
+    self.maximumPayloadLength = maximumPayloadLength
+  }
+
+  public mutating func decode(buffer: inout ByteBuffer) throws -> InboundRequest? {
+    if bytesToDiscard > 0 {
+      let discarded = min(bytesToDiscard, buffer.readableBytes)
+      buffer.moveReaderIndex(forwardBy: discarded)
+      bytesToDiscard -= discarded
+      if bytesToDiscard > 0 { return nil }
+    }
+    guard buffer.readableBytes >= RequestFrame.headerLength else { return nil }
+    let start = buffer.readerIndex
+    guard
+      let methodIndex = buffer.getInteger(at: start, endianness: .little, as: UInt32.self),
+      let length = buffer.getInteger(at: start + 4, endianness: .little, as: UInt32.self),
+      let requestId = buffer.getInteger(at: start + 8, endianness: .little, as: UInt32.self)
+    else { return nil }
+
+    if Int(length) > maximumPayloadLength {
+      buffer.moveReaderIndex(forwardBy: RequestFrame.headerLength)
+      bytesToDiscard = Int(length)
+      let discarded = min(bytesToDiscard, buffer.readableBytes)
+      buffer.moveReaderIndex(forwardBy: discarded)
+      bytesToDiscard -= discarded
+      return .oversized(methodIndex: methodIndex, requestId: requestId, messageLength: length)
+    }
+    guard buffer.readableBytes >= RequestFrame.headerLength + Int(length) else { return nil }
+    buffer.moveReaderIndex(forwardBy: RequestFrame.headerLength)
+    let payload = buffer.readSlice(length: Int(length))!
+    return .request(RequestFrame(methodIndex: methodIndex, requestId: requestId, payload: payload))
+  }
+
+  public mutating func decodeLast(buffer: inout ByteBuffer, seenEOF: Bool) throws -> InboundRequest? {
+    // A partial frame at EOF is dropped: its sender is gone and cannot read an answer.
+    try decode(buffer: &buffer)
+  }
+}

@@ -1,0 +1,11 @@
+/// The application side of the Entitlements service.
+///
+/// The synchronous methods run on the connection's event loop and must not block: they answer
+/// from memory. `submitPurchase` may wait on storage and runs off the event loop.
+/// Application errors travel in the response's `error` field; these methods never throw.
+public protocol EntitlementsHandler: Sendable {
+  func isSubscriber(_ request: Tollgate_V1_IsSubscriberRequest) -> Tollgate_V1_IsSubscriberResponse
+  func getSubscription(_ request: Tollgate_V1_GetSubscriptionRequest) -> Tollgate_V1_GetSubscriptionResponse
+  func submitPurchase(_ request: Tollgate_V1_SubmitPurchaseRequest) async -> Tollgate_V1_SubmitPurchaseResponse
+  func health(_ request: Tollgate_V1_HealthRequest) -> Tollgate_V1_HealthResponse
+}

@@ -1,0 +1,133 @@
+import Logging
+import TollgateCore
+import TollgateRPC
+import TollgateStorage
+
+/// The Entitlements service: IsSubscriber, GetSubscription and Health from the in-memory index;
+/// SubmitPurchase into the durable inbox.
+public struct EntitlementsService: EntitlementsHandler {
+  public struct Config: Sendable {
+    /// Longest `wait_ms` a SubmitPurchase may ask for.
+    public var maximumSubmitWaitMs: UInt32
+    /// How often a waiting SubmitPurchase checks its submission.
+    public var submitPollInterval: Duration
+
+    public static var defaults: Config { Config(maximumSubmitWaitMs: 10_000, submitPollInterval: .milliseconds(10)) }
+
+    public init(maximumSubmitWaitMs: UInt32, submitPollInterval: Duration) {
+      self.maximumSubmitWaitMs = maximumSubmitWaitMs
+      self.submitPollInterval = submitPollInterval
+    }
+  }
+
+  public static let version = "0.1.0"
+
+  let index: EntitlementIndex
+  let follower: ChangeFeedFollower
+  let storage: any EntitlementStorage
+  let config: Config
+  let nowMs: @Sendable () -> Int64
+  let startedAtMs: Int64
+  let logger: Logger
+
+  public init(
+    index: EntitlementIndex, follower: ChangeFeedFollower, storage: any EntitlementStorage, config: Config = .defaults,
+    nowMs: @escaping @Sendable () -> Int64, logger: Logger
+  ) {
+    self.index = index
+    self.follower = follower
+    self.storage = storage
+    self.config = config
+    self.nowMs = nowMs
+    self.startedAtMs = nowMs()
+    self.logger = logger
+  }
+
+  public func isSubscriber(_ request: Tollgate_V1_IsSubscriberRequest) -> Tollgate_V1_IsSubscriberResponse {
+    var response = Tollgate_V1_IsSubscriberResponse()
+    if let problem = RequestValidation.userId(request.userID) ?? RequestValidation.entitlement(request.entitlement) {
+      response.error = Tollgate_V1_Error(.invalidArgument, problem)
+      return response
+    }
+    let now = nowMs()
+    response.evaluatedAtMs = now
+    let records = index.records(for: request.userID)
+    guard let best = records.lazy.filter({ $0.entitlement == request.entitlement }).bestEvaluation(at: now) else {
+      return response
+    }
+    let status = Tollgate_V1_EntitlementStatus(best)
+    response.active = status.active
+    response.expiresAtMs = status.expiresAtMs
+    response.state = status.state
+    response.willRenew = status.willRenew
+    response.store = status.store
+    response.productID = status.productID
+    response.environment = status.environment
+    response.verifiedAtMs = status.verifiedAtMs
+    response.storeSubscriptionID = status.storeSubscriptionID
+    return response
+  }
+
+  public func getSubscription(_ request: Tollgate_V1_GetSubscriptionRequest) -> Tollgate_V1_GetSubscriptionResponse {
+    var response = Tollgate_V1_GetSubscriptionResponse()
+    if let problem = RequestValidation.userId(request.userID) {
+      response.error = Tollgate_V1_Error(.invalidArgument, problem)
+      return response
+    }
+    let records = index.records(for: request.userID)
+    guard !records.isEmpty else {
+      response.error = Tollgate_V1_Error(.notFound, "no subscriptions or grants for this user")
+      return response
+    }
+    let now = nowMs()
+    response.userID = request.userID
+    response.evaluatedAtMs = now
+    response.subscriptions = UserSummary.subscriptions(records, at: now)
+    response.entitlements = UserSummary.entitlements(records, at: now)
+    return response
+  }
+
+  public func submitPurchase(_ request: Tollgate_V1_SubmitPurchaseRequest) async -> Tollgate_V1_SubmitPurchaseResponse {
+    var response = Tollgate_V1_SubmitPurchaseResponse()
+    let submission: PurchaseSubmission
+    switch RequestValidation.submission(request) {
+    case .failure(let problem):
+      response.error = Tollgate_V1_Error(.invalidArgument, problem.message)
+      return response
+    case .success(let valid):
+      submission = valid
+    }
+    let id: Int64
+    do {
+      id = try await storage.submitPurchase(submission, nowMs: nowMs())
+    } catch {
+      logger.error("storing a submission failed", metadata: ["error": "\(error)", "store.name": "\(submission.store.rawValue)"])
+      response.error = Tollgate_V1_Error(.unavailable, "the submission could not be stored; retry")
+      return response
+    }
+    response.submissionID = String(id)
+    response.status = .pending
+    let waitMs = min(request.waitMs, config.maximumSubmitWaitMs)
+    guard waitMs > 0 else { return response }
+    await SubmissionWaiter(storage: storage, pollInterval: config.submitPollInterval, nowMs: nowMs)
+      .wait(id: id, userId: submission.userId, upToMs: Int64(waitMs), into: &response)
+    return response
+  }
+
+  public func health(_ request: Tollgate_V1_HealthRequest) -> Tollgate_V1_HealthResponse {
+    let now = nowMs()
+    let position = follower.currentPosition
+    var response = Tollgate_V1_HealthResponse()
+    response.indexUsers = UInt64(index.userCount)
+    response.indexRecords = UInt64(index.recordCount)
+    response.changeFeedAppliedSeq = position.appliedSeq
+    response.changeFeedHeadSeq = position.headSeq
+    response.changeFeedLagMs = position.lastReadAtMs == 0 ? 0 : max(0, now - position.lastReadAtMs)
+    response.version = Self.version
+    response.uptimeMs = now - startedAtMs
+    let staleAfterMs = follower.config.staleAfter.components.seconds * 1_000
+      + follower.config.staleAfter.components.attoseconds / 1_000_000_000_000_000
+    response.status = response.changeFeedLagMs > staleAfterMs ? .degraded : .serving
+    return response
+  }
+}

@@ -1,0 +1,82 @@
+import TollgateCore
+import TollgateRPC
+
+/// Core ↔ wire conversions, one place for each direction.
+extension Tollgate_V1_Store {
+  init(_ store: Store) {
+    switch store {
+    case .appStore: self = .appStore
+    case .googlePlay: self = .googlePlay
+    case .amazon: self = .amazon
+    case .promotional: self = .promotional
+    }
+  }
+
+  var core: Store? {
+    switch self {
+    case .appStore: .appStore
+    case .googlePlay: .googlePlay
+    case .amazon: .amazon
+    case .promotional: .promotional
+    case .unspecified, .UNRECOGNIZED: nil
+    }
+  }
+}
+
+extension Tollgate_V1_Environment {
+  init(_ environment: StoreEnvironment) {
+    switch environment {
+    case .production: self = .production
+    case .sandbox: self = .sandbox
+    }
+  }
+}
+
+extension Tollgate_V1_SubscriptionState {
+  init(_ state: SubscriptionState) {
+    switch state {
+    case .trial: self = .trial
+    case .introOffer: self = .introOffer
+    case .active: self = .active
+    case .gracePeriod: self = .gracePeriod
+    case .billingRetry: self = .billingRetry
+    case .onHold: self = .onHold
+    case .paused: self = .paused
+    case .expired: self = .expired
+    case .revoked: self = .revoked
+    }
+  }
+}
+
+extension Tollgate_V1_Error {
+  init(_ code: Tollgate_V1_ErrorCode, _ message: String) {
+    self.init()
+    self.code = code
+    self.message = message
+  }
+}
+
+extension Tollgate_V1_EntitlementStatus {
+  init(_ evaluation: EvaluatedEntitlement) {
+    self.init()
+    let record = evaluation.record
+    entitlement = record.entitlement
+    active = evaluation.active
+    expiresAtMs = record.accessEndsAtMs
+    state = .init(evaluation.state)
+    willRenew = record.willRenew
+    store = .init(record.store)
+    productID = record.productId
+    environment = .init(record.environment)
+    verifiedAtMs = record.verifiedAtMs
+    storeSubscriptionID = record.storeSubscriptionId
+  }
+}
+
+extension EntitlementRecord {
+  /// The store's own id from `source` (`app_store:<originalTransactionId>` → the id).
+  var storeSubscriptionId: String {
+    guard let colon = source.firstIndex(of: ":") else { return source }
+    return String(source[source.index(after: colon)...])
+  }
+}

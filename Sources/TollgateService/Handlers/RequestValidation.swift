@@ -1,0 +1,63 @@
+import TollgateCore
+import TollgateRPC
+import TollgateStorage
+
+/// Checks on request fields; each returns the problem in words a caller can act on, or nil.
+enum RequestValidation {
+  static let maximumUserIdLength = 256
+  static let maximumEntitlementLength = 128
+  static let maximumEvidenceLength = 256 * 1024
+
+  static func userId(_ value: String) -> String? {
+    if value.isEmpty { return "user_id is required" }
+    if value.utf8.count > maximumUserIdLength { return "user_id is longer than \(maximumUserIdLength) bytes" }
+    return nil
+  }
+
+  static func entitlement(_ value: String) -> String? {
+    if value.isEmpty { return "entitlement is required" }
+    if value.utf8.count > maximumEntitlementLength { return "entitlement is longer than \(maximumEntitlementLength) bytes" }
+    return nil
+  }
+
+  struct Problem: Error {
+    var message: String
+  }
+
+  /// The stored form of a SubmitPurchase request, or what is wrong with it.
+  static func submission(_ request: Tollgate_V1_SubmitPurchaseRequest) -> Result<PurchaseSubmission, Problem> {
+    if let problem = userId(request.userID) { return .failure(Problem(message: problem)) }
+    func nonEmpty(_ value: String) -> String? { value.isEmpty ? nil : value }
+    let evidence = [request.receipt, request.purchaseToken, request.receiptID, request.amazonUserID]
+    if evidence.contains(where: { $0.utf8.count > maximumEvidenceLength }) {
+      return .failure(Problem(message: "purchase evidence is longer than \(maximumEvidenceLength) bytes"))
+    }
+    var submission = PurchaseSubmission(
+      userId: request.userID, store: .appStore, productId: nonEmpty(request.productID), appId: nonEmpty(request.appID))
+    switch request.store {
+    case .appStore:
+      guard let receipt = nonEmpty(request.receipt) else {
+        return .failure(Problem(message: "store APP_STORE needs receipt (transaction id, signed transaction or app receipt)"))
+      }
+      submission.receipt = receipt
+    case .googlePlay:
+      guard let token = nonEmpty(request.purchaseToken), submission.productId != nil else {
+        return .failure(Problem(message: "store GOOGLE_PLAY needs purchase_token and product_id"))
+      }
+      submission.store = .googlePlay
+      submission.purchaseToken = token
+    case .amazon:
+      guard let receiptId = nonEmpty(request.receiptID), let amazonUserId = nonEmpty(request.amazonUserID) else {
+        return .failure(Problem(message: "store AMAZON needs receipt_id and amazon_user_id"))
+      }
+      submission.store = .amazon
+      submission.receiptId = receiptId
+      submission.amazonUserId = amazonUserId
+    case .promotional:
+      return .failure(Problem(message: "promotional entitlements are granted by an operator, not submitted"))
+    case .unspecified, .UNRECOGNIZED:
+      return .failure(Problem(message: "store is required (APP_STORE, GOOGLE_PLAY or AMAZON)"))
+    }
+    return .success(submission)
+  }
+}

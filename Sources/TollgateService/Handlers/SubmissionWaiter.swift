@@ -1,0 +1,40 @@
+import TollgateCore
+import TollgateRPC
+import TollgateStorage
+
+/// Waits, bounded, for the worker to finish a submission, and fills the response with the outcome.
+struct SubmissionWaiter {
+  let storage: any EntitlementStorage
+  let pollInterval: Duration
+  let nowMs: @Sendable () -> Int64
+
+  func wait(id: Int64, userId: String, upToMs waitMs: Int64, into response: inout Tollgate_V1_SubmitPurchaseResponse) async {
+    let deadline = nowMs() + waitMs
+    while nowMs() < deadline {
+      do {
+        try await Task.sleep(for: pollInterval)
+        guard let record = try await storage.submission(id: id) else { return }
+        switch record.state {
+        case .pending, .processing:
+          continue
+        case .verified:
+          response.status = .verified
+          let now = nowMs()
+          let records = try await storage.entitlements(forUsers: [userId])[userId] ?? []
+          response.entitlements = UserSummary.entitlements(records, at: now)
+          return
+        case .rejected:
+          response.status = .rejected
+          response.rejectionReason = record.outcome ?? "rejected"
+          return
+        case .failed:
+          response.status = .pending
+          response.error = Tollgate_V1_Error(.unavailable, record.outcome ?? "verification failed; it will be retried")
+          return
+        }
+      } catch {
+        return  // cancelled or storage trouble: the submission is stored; answer PENDING
+      }
+    }
+  }
+}

@@ -1,0 +1,122 @@
+import Logging
+import ServiceLifecycle
+import Synchronization
+import TollgateCore
+import TollgateStorage
+
+/// Keeps an `EntitlementIndex` in step with storage: loads a snapshot, then follows the change feed
+/// and reloads each changed user, so a write by another process is served within milliseconds.
+public final class ChangeFeedFollower: Service, Sendable {
+  public struct Config: Sendable {
+    /// How often the change feed is read.
+    public var pollInterval: Duration
+    /// Most change-feed entries applied per read.
+    public var batchSize: Int
+    /// After this long without a successful read, Health reports DEGRADED.
+    public var staleAfter: Duration
+
+    public static var defaults: Config {
+      Config(pollInterval: .milliseconds(2), batchSize: 1_000, staleAfter: .seconds(5))
+    }
+
+    public init(pollInterval: Duration, batchSize: Int, staleAfter: Duration) {
+      self.pollInterval = pollInterval
+      self.batchSize = batchSize
+      self.staleAfter = staleAfter
+    }
+  }
+
+  public struct Position: Sendable, Hashable {
+    /// The last change-feed sequence applied to the index.
+    public var appliedSeq: Int64
+    /// The newest sequence seen in storage.
+    public var headSeq: Int64
+    /// When the feed was last read successfully (ms since epoch), 0 before the first read.
+    public var lastReadAtMs: Int64
+  }
+
+  public let index: EntitlementIndex
+  public let config: Config
+  private let storage: any EntitlementStorage
+  private let nowMs: @Sendable () -> Int64
+  private let logger: Logger
+  private let position = Mutex(Position(appliedSeq: 0, headSeq: 0, lastReadAtMs: 0))
+
+  public init(
+    storage: any EntitlementStorage, index: EntitlementIndex, config: Config = .defaults,
+    nowMs: @escaping @Sendable () -> Int64, logger: Logger
+  ) {
+    self.storage = storage
+    self.index = index
+    self.config = config
+    self.nowMs = nowMs
+    self.logger = logger
+  }
+
+  public var currentPosition: Position { position.withLock { $0 } }
+
+  /// Loads the whole snapshot into the index. Call once before serving.
+  public func loadSnapshot() async throws {
+    let snapshot = try await storage.loadSnapshot()
+    index.load(snapshot.records)
+    let now = nowMs()
+    position.withLock { $0 = Position(appliedSeq: snapshot.headSeq, headSeq: snapshot.headSeq, lastReadAtMs: now) }
+    logger.info(
+      "index loaded",
+      metadata: ["index.users": "\(index.userCount)", "index.records": "\(index.recordCount)", "feed.seq": "\(snapshot.headSeq)"])
+  }
+
+  /// Applies every change after the applied position; returns how many entries it applied.
+  @discardableResult
+  public func poll() async throws -> Int {
+    var applied = 0
+    while true {
+      let after = position.withLock { $0.appliedSeq }
+      let entries = try await storage.changes(after: after, limit: config.batchSize)
+      let now = nowMs()
+      guard let last = entries.last else {
+        position.withLock { $0.lastReadAtMs = now; $0.headSeq = max($0.headSeq, $0.appliedSeq) }
+        return applied
+      }
+      let users = Array(Set(entries.map(\.userId)))
+      let current = try await storage.entitlements(forUsers: users)
+      for userId in users {
+        index.replace(userId: userId, with: current[userId] ?? [])
+      }
+      position.withLock {
+        $0.appliedSeq = last.seq
+        $0.headSeq = max($0.headSeq, last.seq)
+        $0.lastReadAtMs = now
+      }
+      applied += entries.count
+      if entries.count < config.batchSize { return applied }
+    }
+  }
+
+  /// Follows the feed until graceful shutdown. Storage errors are logged and retried; the index
+  /// keeps serving what it has.
+  public func run() async throws {
+    await cancelWhenGracefulShutdown { await self.follow() }
+  }
+
+  private func follow() async {
+    var failures = 0
+    while !Task.isCancelled {
+      do {
+        try await poll()
+        if failures > 0 { logger.info("change feed readable again", metadata: ["feed.failures": "\(failures)"]) }
+        failures = 0
+      } catch {
+        failures += 1
+        if failures == 1 || failures.isMultiple(of: 1_000) {
+          logger.error("reading the change feed failed", metadata: ["error": "\(error)", "feed.failures": "\(failures)"])
+        }
+      }
+      do {
+        try await Task.sleep(for: failures == 0 ? config.pollInterval : .milliseconds(100))
+      } catch {
+        return  // cancelled
+      }
+    }
+  }
+}

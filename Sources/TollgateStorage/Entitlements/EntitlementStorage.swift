@@ -1,0 +1,52 @@
+import TollgateCore
+
+/// Everything the entitlement service needs from storage. SQLite implements it today; a
+/// PostgreSQL implementation goes behind the same interface.
+public protocol EntitlementStorage: Sendable {
+  /// Every entitlement record, with the change-feed position they are consistent with.
+  func loadSnapshot() async throws -> EntitlementSnapshot
+
+  /// Change-feed entries after `seq`, oldest first, at most `limit`.
+  func changes(after seq: Int64, limit: Int) async throws -> [ChangeFeedEntry]
+
+  /// The current records of the given users (users with none are absent from the result).
+  func entitlements(forUsers userIds: [String]) async throws -> [String: [EntitlementRecord]]
+
+  /// Replaces all entitlement records of `userId` and appends to the change feed, atomically.
+  /// Returns the change-feed sequence number of the write.
+  @discardableResult
+  func replaceEntitlements(
+    userId: String, with records: [EntitlementRecord], reason: String, nowMs: Int64
+  ) async throws -> Int64
+
+  /// Stores a submitted purchase durably in the inbox; returns its id.
+  func submitPurchase(_ submission: PurchaseSubmission, nowMs: Int64) async throws -> Int64
+
+  /// A submission as it stands now, or nil if there is none with that id.
+  func submission(id: Int64) async throws -> SubmissionRecord?
+}
+
+public struct EntitlementSnapshot: Sendable {
+  public var records: [EntitlementRecord]
+  /// The newest change-feed sequence number this snapshot includes.
+  public var headSeq: Int64
+
+  public init(records: [EntitlementRecord], headSeq: Int64) {
+    self.records = records
+    self.headSeq = headSeq
+  }
+}
+
+public struct ChangeFeedEntry: Sendable, Hashable {
+  public var seq: Int64
+  public var userId: String
+  public var reason: String
+  public var atMs: Int64
+
+  public init(seq: Int64, userId: String, reason: String, atMs: Int64) {
+    self.seq = seq
+    self.userId = userId
+    self.reason = reason
+    self.atMs = atMs
+  }
+}

@@ -1,0 +1,56 @@
+import TollgateCore
+
+/// A purchase an app backend submitted for verification (SubmitPurchase), as stored in the inbox.
+public struct PurchaseSubmission: Sendable, Hashable, Codable {
+  public var userId: String
+  public var store: Store
+  /// App Store: transaction id, signed transaction (JWS) or base64 app receipt.
+  public var receipt: String?
+  /// Google Play.
+  public var purchaseToken: String?
+  /// Amazon Appstore.
+  public var receiptId: String?
+  public var amazonUserId: String?
+  public var productId: String?
+  public var appId: String?
+
+  public init(
+    userId: String, store: Store, receipt: String? = nil, purchaseToken: String? = nil,
+    receiptId: String? = nil, amazonUserId: String? = nil, productId: String? = nil, appId: String? = nil
+  ) {
+    self.userId = userId
+    self.store = store
+    self.receipt = receipt
+    self.purchaseToken = purchaseToken
+    self.receiptId = receiptId
+    self.amazonUserId = amazonUserId
+    self.productId = productId
+    self.appId = appId
+  }
+}
+
+/// Where a submission stands.
+public enum SubmissionState: String, Sendable, Hashable, Codable {
+  case pending
+  case processing
+  case verified
+  case rejected
+  case failed
+}
+
+public struct SubmissionRecord: Sendable, Hashable {
+  public var id: Int64
+  public var submission: PurchaseSubmission
+  public var state: SubmissionState
+  public var receivedAtMs: Int64
+  /// Why it was rejected or failed, or what it verified to; nil while pending.
+  public var outcome: String?
+
+  public init(id: Int64, submission: PurchaseSubmission, state: SubmissionState, receivedAtMs: Int64, outcome: String?) {
+    self.id = id
+    self.submission = submission
+    self.state = state
+    self.receivedAtMs = receivedAtMs
+    self.outcome = outcome
+  }
+}

@@ -1,0 +1,125 @@
+#if canImport(FoundationEssentials)
+import FoundationEssentials
+#else
+import Foundation
+#endif
+import TollgateCore
+
+/// `EntitlementStorage` on one SQLite file in WAL mode: one connection for writes, one for reads,
+/// each on its own queue, so a reader never waits behind a writer's fsync.
+public final class SQLiteEntitlementStorage: EntitlementStorage {
+  public let path: String
+  let writer: SerializedConnection
+  let reader: SerializedConnection
+
+  /// Opens the database at `path`, creating it and applying pending migrations.
+  public init(path: String, nowMs: Int64) throws {
+    self.path = path
+    self.writer = try SerializedConnection(path: path, label: "tollgate.sqlite.writer")
+    _ = try writer.readSync { db in try Schema.migrator.migrate(db, nowMs: nowMs) }
+    self.reader = try SerializedConnection(path: path, label: "tollgate.sqlite.reader")
+  }
+
+  public func loadSnapshot() async throws -> EntitlementSnapshot {
+    try await reader.read { db in
+      try db.execute("BEGIN")
+      defer { try? db.execute("COMMIT") }
+      let head = try Self.headSeq(db)
+      let records = try db.prepare("SELECT \(Self.recordColumns) FROM entitlements").rows([], Self.record)
+      return EntitlementSnapshot(records: records, headSeq: head)
+    }
+  }
+
+  public func changes(after seq: Int64, limit: Int) async throws -> [ChangeFeedEntry] {
+    try await reader.read { db in
+      try db.prepare("SELECT seq, user_id, reason, at_ms FROM change_feed WHERE seq > ? ORDER BY seq LIMIT ?")
+        .rows([.integer(seq), .integer(Int64(limit))]) { row in
+          ChangeFeedEntry(seq: row.int64(at: 0), userId: row.string(at: 1), reason: row.string(at: 2), atMs: row.int64(at: 3))
+        }
+    }
+  }
+
+  public func entitlements(forUsers userIds: [String]) async throws -> [String: [EntitlementRecord]] {
+    guard !userIds.isEmpty else { return [:] }
+    return try await reader.read { db in
+      let statement = try db.prepare("SELECT \(Self.recordColumns) FROM entitlements WHERE user_id = ?")
+      var result: [String: [EntitlementRecord]] = [:]
+      for userId in Set(userIds) {
+        let records = try statement.rows([.text(userId)], Self.record)
+        if !records.isEmpty { result[userId] = records }
+      }
+      return result
+    }
+  }
+
+  public func replaceEntitlements(
+    userId: String, with records: [EntitlementRecord], reason: String, nowMs: Int64
+  ) async throws -> Int64 {
+    precondition(records.allSatisfy { $0.userId == userId }, "records of another user")
+    return try await writer.write { db in
+      try Self.replaceEntitlements(db, userId: userId, records: records, reason: reason, nowMs: nowMs)
+    }
+  }
+
+  /// The synchronous form, for use inside a caller's own transaction.
+  public static func replaceEntitlements(
+    _ db: Connection, userId: String, records: [EntitlementRecord], reason: String, nowMs: Int64
+  ) throws -> Int64 {
+    try db.execute(
+      "INSERT INTO users (user_id, created_at_ms) VALUES (?, ?) ON CONFLICT(user_id) DO NOTHING",
+      [.text(userId), .integer(nowMs)])
+    try db.execute("DELETE FROM entitlements WHERE user_id = ?", [.text(userId)])
+    let insert = try db.prepare(
+      "INSERT INTO entitlements (\(recordColumns)) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)")
+    for record in records {
+      try insert.bind(arguments(record))
+      while try insert.step() {}
+    }
+    return try appendChange(db, userId: userId, reason: reason, nowMs: nowMs)
+  }
+
+  /// Appends one change-feed entry; returns its sequence number.
+  public static func appendChange(_ db: Connection, userId: String, reason: String, nowMs: Int64) throws -> Int64 {
+    try db.execute(
+      "INSERT INTO change_feed (user_id, reason, at_ms) VALUES (?, ?, ?)",
+      [.text(userId), .text(reason), .integer(nowMs)])
+    return db.lastInsertedRowId
+  }
+
+  public func submitPurchase(_ submission: PurchaseSubmission, nowMs: Int64) async throws -> Int64 {
+    let payload = Array(try JSONEncoder().encode(submission))
+    return try await writer.write { db in
+      try db.execute(
+        """
+        INSERT INTO inbox (kind, store, user_id, app_id, product_id, payload, received_at_ms, next_attempt_at_ms)
+        VALUES ('purchase', ?, ?, ?, ?, ?, ?, ?)
+        """,
+        [
+          .text(submission.store.rawValue), .text(submission.userId), DatabaseValue(submission.appId),
+          DatabaseValue(submission.productId), .blob(payload), .integer(nowMs), .integer(nowMs),
+        ])
+      return db.lastInsertedRowId
+    }
+  }
+
+  public func submission(id: Int64) async throws -> SubmissionRecord? {
+    let row = try await reader.read { db -> (payload: [UInt8], status: String, received: Int64, outcome: String?)? in
+      let statement = try db.prepare(
+        "SELECT payload, status, received_at_ms, outcome FROM inbox WHERE id = ? AND kind = 'purchase'")
+      try statement.bind([.integer(id)])
+      guard try statement.step() else { return nil }
+      return (statement.blob(at: 0), statement.string(at: 1), statement.int64(at: 2), statement.optionalString(at: 3))
+    }
+    guard let row else { return nil }
+    let submission = try JSONDecoder().decode(PurchaseSubmission.self, from: Data(row.payload))
+    return SubmissionRecord(
+      id: id, submission: submission, state: SubmissionState(rawValue: row.status) ?? .pending,
+      receivedAtMs: row.received, outcome: row.outcome)
+  }
+
+  static func headSeq(_ db: Connection) throws -> Int64 {
+    let statement = try db.prepare("SELECT COALESCE(MAX(seq), 0) FROM change_feed")
+    _ = try statement.step()
+    return statement.int64(at: 0)
+  }
+}

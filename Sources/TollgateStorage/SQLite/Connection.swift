@@ -1,0 +1,93 @@
+import CSQLite
+
+/// One libsqlite3 connection. Not thread-safe: confine it to one thread (see `SerializedConnection`).
+public final class Connection {
+  let handle: OpaquePointer
+  public let path: String
+
+  public struct Options: Sendable {
+    public var readOnly = false
+    /// How long a statement waits for another connection's lock before failing with `.busy`.
+    public var busyTimeoutMs: Int32 = 5_000
+    public init(readOnly: Bool = false, busyTimeoutMs: Int32 = 5_000) {
+      self.readOnly = readOnly
+      self.busyTimeoutMs = busyTimeoutMs
+    }
+  }
+
+  /// Opens (creating if needed) the database at `path` in WAL mode with foreign keys on.
+  public init(path: String, options: Options = Options()) throws(DatabaseError) {
+    var db: OpaquePointer?
+    let flags =
+      (options.readOnly ? SQLITE_OPEN_READONLY : (SQLITE_OPEN_READWRITE | SQLITE_OPEN_CREATE))
+      | SQLITE_OPEN_NOMUTEX
+    let rc = sqlite3_open_v2(path, &db, flags, nil)
+    guard rc == SQLITE_OK, let db else {
+      let message = db.map { String(cString: sqlite3_errmsg($0)) } ?? "cannot open database"
+      if let db { sqlite3_close_v2(db) }
+      throw DatabaseError(code: rc, message: "\(message) (\(path))")
+    }
+    self.handle = db
+    self.path = path
+    sqlite3_extended_result_codes(db, 1)
+    sqlite3_busy_timeout(db, options.busyTimeoutMs)
+    if !options.readOnly {
+      try execute("PRAGMA journal_mode = WAL")
+      try execute("PRAGMA synchronous = NORMAL")
+    }
+    try execute("PRAGMA foreign_keys = ON")
+  }
+
+  deinit {
+    sqlite3_close_v2(handle)
+  }
+
+  /// Runs one or more SQL statements that return no rows of interest.
+  public func execute(_ sql: String) throws(DatabaseError) {
+    var errorMessage: UnsafeMutablePointer<CChar>?
+    let rc = sqlite3_exec(handle, sql, nil, nil, &errorMessage)
+    if rc != SQLITE_OK {
+      let message = errorMessage.map { String(cString: $0) } ?? lastErrorMessage
+      sqlite3_free(errorMessage)
+      throw DatabaseError(code: rc, message: message, sql: sql)
+    }
+  }
+
+  /// Runs one statement with arguments.
+  public func execute(_ sql: String, _ arguments: [DatabaseValue]) throws(DatabaseError) {
+    let statement = try prepare(sql)
+    try statement.bind(arguments)
+    while try statement.step() {}
+  }
+
+  public func prepare(_ sql: String) throws(DatabaseError) -> Statement {
+    try Statement(connection: self, sql: sql)
+  }
+
+  /// Runs `body` inside `BEGIN IMMEDIATE … COMMIT`, rolling back if it throws.
+  public func transaction<T>(_ body: (Connection) throws -> T) throws -> T {
+    try execute("BEGIN IMMEDIATE")
+    do {
+      let result = try body(self)
+      try execute("COMMIT")
+      return result
+    } catch {
+      try? execute("ROLLBACK")
+      throw error
+    }
+  }
+
+  public var lastInsertedRowId: Int64 { sqlite3_last_insert_rowid(handle) }
+  public var changes: Int { Int(sqlite3_changes(handle)) }
+  var lastErrorMessage: String { String(cString: sqlite3_errmsg(handle)) }
+
+  /// SQLite's `PRAGMA data_version`: changes when another connection commits to the file.
+  public func dataVersion() throws(DatabaseError) -> Int64 {
+    let statement = try prepare("PRAGMA data_version")
+    guard try statement.step() else { return 0 }
+    return statement.int64(at: 0)
+  }
+}
+
+@available(*, unavailable)
+extension Connection: Sendable {}

@@ -1,0 +1,104 @@
+/// Tollgate's database schema as versioned migrations. Append new migrations; never edit one that
+/// has shipped.
+public enum Schema {
+  public static var migrator: Migrator {
+    var migrator = Migrator()
+    migrator.register("v1-core", v1)
+    return migrator
+  }
+
+  static let v1: Migrator.Body = { db in
+    try db.execute(
+      """
+      CREATE TABLE users (
+        user_id TEXT PRIMARY KEY NOT NULL,
+        created_at_ms INTEGER NOT NULL
+      );
+
+      -- One store purchase chain: Apple originalTransactionId, Google purchaseToken, Amazon receiptId.
+      CREATE TABLE subscriptions (
+        id INTEGER PRIMARY KEY,
+        store TEXT NOT NULL,
+        store_subscription_id TEXT NOT NULL,
+        app_id TEXT NOT NULL,
+        user_id TEXT REFERENCES users(user_id),
+        product_id TEXT NOT NULL,
+        environment TEXT NOT NULL,
+        state TEXT NOT NULL,
+        will_renew INTEGER NOT NULL DEFAULT 0,
+        purchased_at_ms INTEGER,
+        expires_at_ms INTEGER,
+        access_ends_at_ms INTEGER,
+        verified_at_ms INTEGER NOT NULL,
+        updated_at_ms INTEGER NOT NULL,
+        UNIQUE (store, store_subscription_id)
+      );
+      CREATE INDEX subscriptions_user ON subscriptions(user_id);
+
+      -- Each verified store transaction (Apple transactionId, Google orderId, Amazon receiptId).
+      CREATE TABLE transactions (
+        id INTEGER PRIMARY KEY,
+        subscription_id INTEGER NOT NULL REFERENCES subscriptions(id) ON DELETE CASCADE,
+        store TEXT NOT NULL,
+        store_transaction_id TEXT NOT NULL,
+        product_id TEXT NOT NULL,
+        purchased_at_ms INTEGER NOT NULL,
+        expires_at_ms INTEGER,
+        revoked_at_ms INTEGER,
+        revocation_reason TEXT,
+        offer_type TEXT,
+        environment TEXT NOT NULL,
+        payload_sha256 TEXT,
+        signed_at_ms INTEGER,
+        recorded_at_ms INTEGER NOT NULL,
+        UNIQUE (store, store_transaction_id)
+      );
+      CREATE INDEX transactions_subscription ON transactions(subscription_id);
+
+      -- Computed entitlement state: what the service indexes. One row per (user, entitlement, source).
+      CREATE TABLE entitlements (
+        user_id TEXT NOT NULL,
+        entitlement TEXT NOT NULL,
+        source TEXT NOT NULL,
+        store TEXT NOT NULL,
+        product_id TEXT NOT NULL,
+        environment TEXT NOT NULL,
+        state TEXT NOT NULL,
+        will_renew INTEGER NOT NULL,
+        expires_at_ms INTEGER NOT NULL,
+        access_ends_at_ms INTEGER NOT NULL,
+        verified_at_ms INTEGER NOT NULL,
+        PRIMARY KEY (user_id, entitlement, source)
+      ) WITHOUT ROWID;
+
+      -- Submitted purchases and store notifications, durable before they are acknowledged.
+      CREATE TABLE inbox (
+        id INTEGER PRIMARY KEY,
+        kind TEXT NOT NULL CHECK (kind IN ('purchase', 'notification')),
+        store TEXT NOT NULL,
+        user_id TEXT,
+        app_id TEXT,
+        product_id TEXT,
+        payload BLOB NOT NULL,
+        dedupe_key TEXT UNIQUE,
+        received_at_ms INTEGER NOT NULL,
+        status TEXT NOT NULL DEFAULT 'pending'
+          CHECK (status IN ('pending', 'processing', 'verified', 'rejected', 'failed')),
+        attempts INTEGER NOT NULL DEFAULT 0,
+        next_attempt_at_ms INTEGER NOT NULL,
+        outcome TEXT,
+        completed_at_ms INTEGER
+      );
+      CREATE INDEX inbox_due ON inbox(status, next_attempt_at_ms);
+
+      -- Append-only: every write that changes what a user is entitled to appends here in the same
+      -- transaction; services follow it to refresh their in-memory index.
+      CREATE TABLE change_feed (
+        seq INTEGER PRIMARY KEY AUTOINCREMENT,
+        user_id TEXT NOT NULL,
+        reason TEXT NOT NULL,
+        at_ms INTEGER NOT NULL
+      );
+      """)
+  }
+}

@@ -1,0 +1,50 @@
+import ArgumentParser
+import Logging
+import ServiceLifecycle
+import TollgateRPC
+import TollgateService
+import TollgateStorage
+
+struct Serve: AsyncParsableCommand {
+  static let configuration = CommandConfiguration(
+    abstract: "Run the entitlement service (protobuf-c-rpc over TCP).")
+
+  @Option(help: "Address to listen on, HOST:PORT.")
+  var listen: HostPort?
+
+  @Option(help: "SQLite database file (created if missing).")
+  var database: String?
+
+  @Option(help: "JSON config file; its \"service\" section sets what the flags do not.")
+  var config: String?
+
+  @OptionGroup var logging: LoggingOptions
+
+  func run() async throws {
+    let settings = try config.map(ServeSettings.load(path:)) ?? ServeSettings()
+    try settings.validate()
+    guard let listen = listen ?? settings.listen.flatMap(HostPort.init(argument:)) ?? HostPort(argument: "127.0.0.1:7701")
+    else { throw ValidationError("service.listen must be HOST:PORT") }
+    guard let database = database ?? settings.database else {
+      throw ValidationError("--database PATH is required (or \"service.database\" in --config)")
+    }
+
+    let logger = logging.makeLogger(label: "tollgate.serve")
+    var rpc = RPCServer.Config.defaults
+    if let value = settings.maxMessageBytes { rpc.maximumPayloadLength = value }
+    if let value = settings.maxPendingPerConnection { rpc.maximumPendingPerConnection = value }
+    var feed = ChangeFeedFollower.Config.defaults
+    if let value = settings.feedPollMs { feed.pollInterval = .milliseconds(value) }
+    var service = EntitlementsService.Config.defaults
+    if let value = settings.maxSubmitWaitMs { service.maximumSubmitWaitMs = value }
+
+    let storage = try SQLiteEntitlementStorage(path: database, nowMs: SystemClock.nowMs())
+    let server = try await EntitlementServer.start(
+      config: .init(host: listen.host, port: listen.port, rpc: rpc, feed: feed, service: service),
+      storage: storage, logger: logger)
+    print("tollgate serve: listening on \(HostPort(host: listen.host, port: server.port)), database \(database)")
+    let group = ServiceGroup(
+      configuration: .init(services: [.init(service: server)], gracefulShutdownSignals: [.sigterm, .sigint], logger: logger))
+    try await group.run()
+  }
+}

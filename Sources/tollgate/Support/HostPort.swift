@@ -1,0 +1,24 @@
+import ArgumentParser
+
+/// A `HOST:PORT` argument (`127.0.0.1:7701`, `localhost:7701`, `[::1]:7701`).
+struct HostPort: ExpressibleByArgument, Sendable, CustomStringConvertible {
+  var host: String
+  var port: Int
+
+  init(host: String, port: Int) {
+    self.host = host
+    self.port = port
+  }
+
+  init?(argument: String) {
+    guard let colon = argument.lastIndex(of: ":") else { return nil }
+    var host = String(argument[..<colon])
+    guard let port = Int(argument[argument.index(after: colon)...]), (0...65_535).contains(port) else { return nil }
+    if host.hasPrefix("["), host.hasSuffix("]") { host = String(host.dropFirst().dropLast()) }
+    guard !host.isEmpty else { return nil }
+    self.host = host
+    self.port = port
+  }
+
+  var description: String { host.contains(":") ? "[\(host)]:\(port)" : "\(host):\(port)" }
+}
