@@ -74,6 +74,18 @@ let package = Package(
       swiftSettings: strict
     ),
 
+    // Test helpers shared by the test targets: golden frames, raw sockets, temporary databases, clocks.
+    .target(
+      name: "TollgateTesting",
+      dependencies: [
+        "TollgateCore", "TollgateStorage",
+        .product(name: "NIOCore", package: "swift-nio"),
+        .product(name: "NIOPosix", package: "swift-nio"),
+      ],
+      path: "Tests/TollgateTesting",
+      swiftSettings: strict
+    ),
+
     .testTarget(
       name: "TollgateCoreTests",
       dependencies: [
@@ -82,28 +94,28 @@ let package = Package(
       ],
       swiftSettings: strict
     ),
-    .testTarget(name: "TollgateStorageTests", dependencies: ["TollgateStorage"], swiftSettings: strict),
+    .testTarget(name: "TollgateStorageTests", dependencies: ["TollgateStorage", "TollgateTesting"], swiftSettings: strict),
     .testTarget(
       name: "TollgateRPCTests",
       dependencies: [
-        "TollgateRPC",
+        "TollgateRPC", "TollgateTesting",
         .product(name: "NIOCore", package: "swift-nio"),
         .product(name: "NIOEmbedded", package: "swift-nio"),
-        .product(name: "NIOPosix", package: "swift-nio"),
+        .product(name: "NIOTestUtils", package: "swift-nio"),
       ],
-      resources: [.copy("Golden")],
       swiftSettings: strict
     ),
     .testTarget(
       name: "TollgateServiceTests",
-      dependencies: ["TollgateService", "TollgateStorage", "TollgateCore", "TollgateRPC"],
+      dependencies: ["TollgateService", "TollgateStorage", "TollgateCore", "TollgateRPC", "TollgateTesting"],
       swiftSettings: strict
     ),
     .testTarget(
       name: "EndToEndTests",
       dependencies: [
-        "TollgateService", "TollgateStorage", "TollgateCore", "TollgateRPC",
-        .product(name: "NIOPosix", package: "swift-nio"),
+        "TollgateService", "TollgateStorage", "TollgateCore", "TollgateRPC", "TollgateTesting",
+        .product(name: "NIOCore", package: "swift-nio"),
+        .product(name: "Logging", package: "swift-log"),
       ],
       swiftSettings: strict
     ),

@@ -9,11 +9,12 @@ struct EntitlementsDispatcher: Sendable {
   enum Outcome {
     /// Answered on the spot: the frame's status and payload.
     case immediate(RPCStatus, ByteBuffer)
-    /// Answered later; a failed future answers `serviceFailed`.
-    case deferred(EventLoopFuture<ByteBuffer>)
+    /// Answered later by running `work` off the event loop (not started yet, so the caller can
+    /// refuse it); a thrown error answers `serviceFailed`.
+    case deferred(@Sendable () async throws -> ByteBuffer)
   }
 
-  func dispatch(methodIndex: UInt32, payload: ByteBuffer, eventLoop: any EventLoop, allocator: ByteBufferAllocator)
+  func dispatch(methodIndex: UInt32, payload: ByteBuffer, allocator: ByteBufferAllocator)
     -> Outcome
   {
     guard let method = EntitlementsMethod(rawValue: methodIndex) else {
@@ -33,10 +34,7 @@ struct EntitlementsDispatcher: Sendable {
       case .submitPurchase:
         let request = try Tollgate_V1_SubmitPurchaseRequest(serializedBytes: payload.readableBytesSpan)
         let handler = self.handler
-        return .deferred(
-          eventLoop.makeFutureWithTask {
-            try await handler.submitPurchase(request).encoded(allocator)
-          })
+        return .deferred { try await handler.submitPurchase(request).encoded(allocator) }
       }
     } catch {
       // Undecodable payload (or, in theory, an unencodable response): the call fails, the

@@ -33,18 +33,17 @@ final class RPCServerHandler: ChannelDuplexHandler {
 
     case .request(let frame):
       let outcome = dispatcher.dispatch(
-        methodIndex: frame.methodIndex, payload: frame.payload, eventLoop: context.eventLoop,
-        allocator: context.channel.allocator)
+        methodIndex: frame.methodIndex, payload: frame.payload, allocator: context.channel.allocator)
       switch outcome {
       case .immediate(let status, let payload):
         respond(context: context, status: status, methodIndex: frame.methodIndex, requestId: frame.requestId, payload: payload)
-      case .deferred(let future):
+      case .deferred(let work):
         guard pending < maximumPending else {
           respond(context: context, status: .tooManyPending, methodIndex: frame.methodIndex, requestId: frame.requestId, payload: nil)
           return
         }
         pending += 1
-        future.hop(to: context.eventLoop).assumeIsolated().whenComplete { result in
+        context.eventLoop.makeFutureWithTask(work).assumeIsolated().whenComplete { result in
           self.pending -= 1
           guard self.isActive else { return }
           switch result {

@@ -52,6 +52,7 @@ public final class SQLiteEntitlementStorage: EntitlementStorage {
     }
   }
 
+  @discardableResult
   public func replaceEntitlements(
     userId: String, with records: [EntitlementRecord], reason: String, nowMs: Int64
   ) async throws -> Int64 {

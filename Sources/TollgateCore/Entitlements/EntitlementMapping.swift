@@ -1,0 +1,50 @@
+/// Turns computed subscription states into the `EntitlementRecord` rows the service indexes.
+public enum EntitlementMapping {
+  /// The records one subscription grants `userId`: one per entitlement its product unlocks.
+  /// An unconfigured product grants nothing.
+  ///
+  /// `accessEndsAtMs` is the evaluation's: the expiry, the grace period end while in grace, or
+  /// expiry + renewal leeway while auto-renew is on; never after the moment access ended for a
+  /// state without access.
+  public static func records(
+    userId: String, subscription: SubscriptionEvaluation, config: TollgateConfig, verifiedAtMs: Int64
+  ) -> [EntitlementRecord] {
+    config.entitlements(forProduct: subscription.productId, store: subscription.store).map { entitlement in
+      EntitlementRecord(
+        userId: userId,
+        entitlement: entitlement,
+        source: subscription.source,
+        store: subscription.store,
+        productId: subscription.productId,
+        environment: subscription.environment,
+        state: subscription.state,
+        willRenew: subscription.willRenew,
+        expiresAtMs: subscription.expiresAtMs,
+        accessEndsAtMs: subscription.accessEndsAtMs,
+        verifiedAtMs: verifiedAtMs)
+    }
+  }
+
+  /// Every record for a user: evaluates each history at `nowMs` (after linking replacements)
+  /// and adds the promotional grants.
+  public static func records(
+    userId: String, histories: [SubscriptionHistory], grants: [PromotionalGrant], config: TollgateConfig,
+    nowMs: Int64
+  ) -> [EntitlementRecord] {
+    let subscriptions = SubscriptionReplacements.resolve(histories).map {
+      SubscriptionLifecycle.evaluate($0, at: nowMs, policy: config.gracePolicy, groups: config.subscriptionGroups)
+    }
+    let fromStores = subscriptions.flatMap {
+      records(userId: userId, subscription: $0, config: config, verifiedAtMs: nowMs)
+    }
+    let fromGrants = grants.filter { $0.userId == userId }.map { $0.entitlementRecord(verifiedAtMs: nowMs) }
+    return fromStores + fromGrants
+  }
+}
+
+extension TollgateConfig {
+  /// Evaluates one history with this configuration's grace policy and groups.
+  public func evaluate(_ history: SubscriptionHistory, at nowMs: Int64) -> SubscriptionEvaluation {
+    SubscriptionLifecycle.evaluate(history, at: nowMs, policy: gracePolicy, groups: subscriptionGroups)
+  }
+}

@@ -1,0 +1,120 @@
+import Logging
+import NIOCore
+import Testing
+import TollgateRPC
+import TollgateTesting
+
+@Suite("RPC server over loopback")
+struct RPCServerTests {
+  static let logger = Logger(label: "test.rpc")
+
+  func withServer(
+    config: RPCServer.Config = .defaults, handler: FakeEntitlementsHandler = FakeEntitlementsHandler(),
+    _ body: (RPCServer, FakeEntitlementsHandler) async throws -> Void
+  ) async throws {
+    let server = try await RPCServer.bind(host: "127.0.0.1", port: 0, config: config, handler: handler, logger: Self.logger)
+    do {
+      try await body(server, handler)
+    } catch {
+      handler.release()
+      try await server.close()
+      throw error
+    }
+    handler.release()
+    try await server.close()
+  }
+
+  func isSubscriberPayload(_ user: String) throws -> [UInt8] {
+    var request = Tollgate_V1_IsSubscriberRequest()
+    request.userID = user
+    request.entitlement = "premium"
+    return try request.serializedBytes()
+  }
+
+  @Test("pipelined requests each get one answer with their request id")
+  func pipelining() async throws {
+    try await withServer { server, _ in
+      let users = ["yes", "no", "yes", "no", "yes"]
+      var bytes: [UInt8] = []
+      for (offset, user) in users.enumerated() {
+        bytes += RawWire.request(methodIndex: 0, requestId: UInt32(100 + offset), payload: try isSubscriberPayload(user))
+      }
+      let responses = try await RawWire.exchange(port: server.port, chunks: [bytes], frames: users.count)
+      #expect(responses.map(\.requestId).sorted() == [100, 101, 102, 103, 104])
+      for response in responses {
+        #expect(response.status == 0)
+        #expect(response.methodIndex == 0)
+        let message = try Tollgate_V1_IsSubscriberResponse(serializedBytes: response.payload)
+        #expect(message.active == (users[Int(response.requestId) - 100] == "yes"))
+      }
+    }
+  }
+
+  @Test("unknown method and undecodable payload get SERVICE_FAILED, and the connection keeps working")
+  func badRequestsKeepConnection() async throws {
+    try await withServer { server, _ in
+      let bytes =
+        RawWire.request(methodIndex: 99, requestId: 1, payload: [])
+        + RawWire.request(methodIndex: 0, requestId: 2, payload: [0xFF, 0xFF, 0xFF])  // truncated varint tag
+        + RawWire.request(methodIndex: 0, requestId: 3, payload: try isSubscriberPayload("yes"))
+      let responses = try await RawWire.exchange(port: server.port, chunks: [bytes], frames: 3)
+      let byId = Dictionary(uniqueKeysWithValues: responses.map { ($0.requestId, $0) })
+      #expect(byId[1]?.status == 1)
+      #expect(byId[1]?.methodIndex == 99)
+      #expect(byId[1]?.payload == [])
+      #expect(byId[2]?.status == 1)
+      #expect(byId[3]?.status == 0)
+      #expect(try Tollgate_V1_IsSubscriberResponse(serializedBytes: byId[3]?.payload ?? []).active)
+    }
+  }
+
+  @Test("an oversized payload gets SERVICE_FAILED once its header arrives, and the connection keeps working")
+  func oversized() async throws {
+    var config = RPCServer.Config.defaults
+    config.maximumPayloadLength = 64
+    try await withServer(config: config) { server, _ in
+      let big = RawWire.request(methodIndex: 0, requestId: 1, payload: Array(repeating: 0x0A, count: 10_000))
+      let good = RawWire.request(methodIndex: 0, requestId: 2, payload: try isSubscriberPayload("yes"))
+      let responses = try await RawWire.exchange(port: server.port, chunks: [big, good], frames: 2)
+      #expect(responses.map(\.requestId) == [1, 2])
+      #expect(responses.map(\.status) == [1, 0])
+    }
+  }
+
+  @Test("more deferred calls than the per-connection limit get TOO_MANY_PENDING; the rest are answered")
+  func tooManyPending() async throws {
+    var config = RPCServer.Config.defaults
+    config.maximumPendingPerConnection = 2
+    try await withServer(config: config) { server, handler in
+      var submit = Tollgate_V1_SubmitPurchaseRequest()
+      submit.userID = "u"
+      let payload: [UInt8] = try submit.serializedBytes()
+      var bytes: [UInt8] = []
+      for id in 1...5 { bytes += RawWire.request(methodIndex: 2, requestId: UInt32(id), payload: payload) }
+      bytes += RawWire.request(methodIndex: 3, requestId: 6, payload: [])  // Health is answered at once
+      async let exchange = RawWire.exchange(port: server.port, chunks: [bytes], frames: 6)
+      // Let the two admitted calls start, then let them finish.
+      while handler.submitted.load(ordering: .relaxed) < 2 { try await Task.sleep(for: .milliseconds(2)) }
+      try await Task.sleep(for: .milliseconds(50))
+      handler.release()
+      let responses = try await exchange
+      let status = Dictionary(uniqueKeysWithValues: responses.map { ($0.requestId, $0.status) })
+      #expect(status == [1: 0, 2: 0, 3: 2, 4: 2, 5: 2, 6: 0])
+      #expect(handler.submitted.load(ordering: .relaxed) == 2)
+    }
+  }
+
+  @Test("garbage, a half frame and an abrupt close do not affect other clients")
+  func garbageThenClose() async throws {
+    try await withServer { server, _ in
+      // A header promising 1000 bytes, 3 of them, then the client goes away.
+      _ = try await RawWire.exchange(
+        port: server.port, chunks: [RawWire.header(methodIndex: 0, requestId: 9, length: 1000) + [1, 2, 3]], frames: 0)
+      _ = try await RawWire.exchange(port: server.port, chunks: [[0xFF, 0xFE]], frames: 0)
+      let client = TollgateClient(host: "127.0.0.1", port: server.port)
+      let response = try await client.isSubscriber(userId: "yes", entitlement: "premium")
+      #expect(response.active)
+      await client.close()
+    }
+  }
+}

@@ -1,0 +1,53 @@
+import Logging
+import Testing
+import TollgateCore
+import TollgateService
+import TollgateStorage
+import TollgateTesting
+
+@Suite("Change-feed follower")
+struct ChangeFeedFollowerTests {
+  @Test("the snapshot loads everything; polling applies another writer's changes, removals included")
+  func followsAnotherWriter() async throws {
+    let dir = try TemporaryDirectory()
+    defer { dir.remove() }
+    let path = dir.file("db.sqlite")
+    let writer = try SQLiteEntitlementStorage(path: path, nowMs: 1)
+    try await writer.replaceEntitlements(userId: "a", with: [.sample(userId: "a", expiresAtMs: 100)], reason: "t", nowMs: 1)
+
+    let reader = try SQLiteEntitlementStorage(path: path, nowMs: 1)
+    let index = EntitlementIndex()
+    let follower = ChangeFeedFollower(storage: reader, index: index, nowMs: { 1 }, logger: Logger(label: "test"))
+    try await follower.loadSnapshot()
+    #expect(index.records(for: "a").count == 1)
+    #expect(try await follower.poll() == 0)
+
+    try await writer.replaceEntitlements(
+      userId: "b", with: [.sample(userId: "b", expiresAtMs: 200), .sample(userId: "b", entitlement: "pro", expiresAtMs: 200)],
+      reason: "t", nowMs: 2)
+    try await writer.replaceEntitlements(userId: "a", with: [], reason: "revoked", nowMs: 3)
+    #expect(try await follower.poll() == 2)
+    #expect(index.records(for: "a").isEmpty)
+    #expect(index.records(for: "b").count == 2)
+    #expect(index.userCount == 1)
+    #expect(index.recordCount == 2)
+    #expect(follower.currentPosition.appliedSeq == 3)
+  }
+
+  @Test("batches larger than the batch size are all applied in one poll")
+  func manyChanges() async throws {
+    let dir = try TemporaryDirectory()
+    defer { dir.remove() }
+    let storage = try SQLiteEntitlementStorage(path: dir.file("db.sqlite"), nowMs: 1)
+    let index = EntitlementIndex()
+    var config = ChangeFeedFollower.Config.defaults
+    config.batchSize = 7
+    let follower = ChangeFeedFollower(storage: storage, index: index, config: config, nowMs: { 1 }, logger: Logger(label: "test"))
+    try await follower.loadSnapshot()
+    for n in 0..<30 {
+      try await storage.replaceEntitlements(userId: "u\(n)", with: [.sample(userId: "u\(n)", expiresAtMs: 9)], reason: "t", nowMs: 1)
+    }
+    #expect(try await follower.poll() == 30)
+    #expect(index.userCount == 30)
+  }
+}

@@ -1,0 +1,61 @@
+import Testing
+import TollgateStorage
+import TollgateTesting
+
+@Suite("Migrations")
+struct MigratorTests {
+  @Test("a new database gets every migration once; opening it again applies nothing")
+  func appliesOnce() throws {
+    let dir = try TemporaryDirectory()
+    defer { dir.remove() }
+    let path = dir.file("db.sqlite")
+    let first = try Connection(path: path)
+    #expect(try Schema.migrator.migrate(first, nowMs: 1) == Schema.migrator.identifiers)
+    #expect(try Schema.migrator.migrate(first, nowMs: 2) == [])
+    let second = try Connection(path: path)
+    #expect(try Schema.migrator.migrate(second, nowMs: 3) == [])
+    #expect(try Migrator.appliedIdentifiers(second) == Schema.migrator.identifiers)
+  }
+
+  @Test("a failing migration rolls back and is not recorded")
+  func failingMigrationRollsBack() throws {
+    let dir = try TemporaryDirectory()
+    defer { dir.remove() }
+    let db = try Connection(path: dir.file("db.sqlite"))
+    var migrator = Migrator()
+    migrator.register("good") { try $0.execute("CREATE TABLE a (x INTEGER)") }
+    migrator.register("bad") { db in
+      try db.execute("CREATE TABLE b (x INTEGER)")
+      try db.execute("THIS IS NOT SQL")
+    }
+    #expect(throws: DatabaseError.self) { try migrator.migrate(db, nowMs: 1) }
+    #expect(try Migrator.appliedIdentifiers(db) == ["good"])
+    // Table b was rolled back with its migration.
+    #expect(throws: DatabaseError.self) { try db.execute("SELECT * FROM b") }
+  }
+
+  @Test("the database is in WAL mode")
+  func walMode() throws {
+    let dir = try TemporaryDirectory()
+    defer { dir.remove() }
+    let db = try Connection(path: dir.file("db.sqlite"))
+    let statement = try db.prepare("PRAGMA journal_mode")
+    #expect(try statement.step())
+    #expect(statement.string(at: 0) == "wal")
+  }
+
+  @Test("constraint violations carry SQLite's code")
+  func constraintCode() throws {
+    let dir = try TemporaryDirectory()
+    defer { dir.remove() }
+    let db = try Connection(path: dir.file("db.sqlite"))
+    try Schema.migrator.migrate(db, nowMs: 1)
+    try db.execute("INSERT INTO users (user_id, created_at_ms) VALUES ('a', 1)")
+    do {
+      try db.execute("INSERT INTO users (user_id, created_at_ms) VALUES ('a', 2)")
+      Issue.record("expected a constraint error")
+    } catch {
+      #expect(error.code == .constraint)
+    }
+  }
+}
