@@ -1,4 +1,5 @@
 import ArgumentParser
+import Foundation
 import Logging
 import ServiceLifecycle
 import TollgateRPC
@@ -42,7 +43,9 @@ struct Serve: AsyncParsableCommand {
     let server = try await EntitlementServer.start(
       config: .init(host: listen.host, port: listen.port, rpc: rpc, feed: feed, service: service),
       storage: storage, logger: logger)
-    print("tollgate serve: listening on \(HostPort(host: listen.host, port: server.port)), database \(database)")
+    // Written unbuffered: scripts and tests wait for this line to learn the port.
+    FileHandle.standardOutput.write(
+      Data("tollgate serve: listening on \(HostPort(host: listen.host, port: server.port)), database \(database)\n".utf8))
     let group = ServiceGroup(
       configuration: .init(services: [.init(service: server)], gracefulShutdownSignals: [.sigterm, .sigint], logger: logger))
     try await group.run()

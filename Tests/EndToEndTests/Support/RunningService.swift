@@ -1,0 +1,65 @@
+import Logging
+import TollgateCore
+import TollgateRPC
+import TollgateService
+import TollgateStorage
+import TollgateTesting
+
+/// A real `EntitlementServer` on a loopback port over a real SQLite file, with a client.
+struct RunningService {
+  let dir: TemporaryDirectory
+  let storage: SQLiteEntitlementStorage
+  let server: EntitlementServer
+  let client: TollgateClient
+  let followTask: Task<Void, any Error>
+  var databasePath: String { dir.file("tollgate.sqlite") }
+
+  static func start(
+    clock: ManualClock? = nil, rpc: RPCServer.Config = .defaults, seed: [EntitlementRecord] = []
+  ) async throws -> RunningService {
+    let dir = try TemporaryDirectory()
+    let storage = try SQLiteEntitlementStorage(path: dir.file("tollgate.sqlite"), nowMs: 1)
+    for (user, records) in Dictionary(grouping: seed, by: \.userId) {
+      try await storage.replaceEntitlements(userId: user, with: records, reason: "seed", nowMs: 1)
+    }
+    let server = try await EntitlementServer.start(
+      config: .init(host: "127.0.0.1", port: 0, rpc: rpc), storage: storage,
+      nowMs: clock?.function ?? SystemClock.nowMs, logger: Logger(label: "e2e"))
+    let followTask = Task { try await server.follower.run() }
+    let client = TollgateClient(host: "127.0.0.1", port: server.port)
+    return RunningService(dir: dir, storage: storage, server: server, client: client, followTask: followTask)
+  }
+
+  func stop() async {
+    await client.close()
+    followTask.cancel()
+    await server.shutdown()
+    dir.remove()
+  }
+}
+
+/// Runs `body` against a fresh service and always stops it.
+func withService(
+  clock: ManualClock? = nil, rpc: RPCServer.Config = .defaults, seed: [EntitlementRecord] = [],
+  _ body: (RunningService) async throws -> Void
+) async throws {
+  let service = try await RunningService.start(clock: clock, rpc: rpc, seed: seed)
+  do {
+    try await body(service)
+  } catch {
+    await service.stop()
+    throw error
+  }
+  await service.stop()
+}
+
+/// Polls `condition` until it holds or `timeout` passes; returns how long it took, or nil.
+func eventually(timeout: Duration = .seconds(5), _ condition: () async throws -> Bool) async rethrows -> Duration? {
+  let clock = ContinuousClock()
+  let start = clock.now
+  while clock.now - start < timeout {
+    if try await condition() { return clock.now - start }
+    try? await Task.sleep(for: .milliseconds(1))
+  }
+  return nil
+}

@@ -1,0 +1,65 @@
+import Foundation
+
+/// Runs the built `tollgate` executable as a child process.
+public final class ChildProcess: @unchecked Sendable {
+  // @unchecked Sendable: `process` and the pipes are set up in init and afterwards only read or
+  // signalled; Foundation's Process is thread-safe for those calls.
+  public let process: Process
+  public let stdout = Pipe()
+  public let stderr = Pipe()
+
+  /// The `tollgate` binary beside the test bundle (swift build puts both in the same folder).
+  public static var tollgateExecutable: String {
+    var url = Bundle.main.bundleURL
+    while url.pathComponents.count > 1 {
+      let candidate = url.appendingPathComponent("tollgate").path
+      var isDirectory: ObjCBool = false
+      if FileManager.default.fileExists(atPath: candidate, isDirectory: &isDirectory), !isDirectory.boolValue {
+        return candidate
+      }
+      url.deleteLastPathComponent()
+    }
+    return ".build/debug/tollgate"
+  }
+
+  public init(_ executable: String = ChildProcess.tollgateExecutable, _ arguments: [String]) throws {
+    process = Process()
+    process.executableURL = URL(fileURLWithPath: executable)
+    process.arguments = arguments
+    process.standardOutput = stdout
+    process.standardError = stderr
+    try process.run()
+  }
+
+  /// Reads stdout until a line containing `marker` appears (or the process ends), returning it.
+  public func waitForLine(containing marker: String, timeoutSeconds: Double = 20) -> String? {
+    let handle = stdout.fileHandleForReading
+    var buffer = Data()
+    let deadline = Date().addingTimeInterval(timeoutSeconds)
+    while Date() < deadline {
+      let chunk = handle.availableData
+      if chunk.isEmpty { return nil }  // EOF
+      buffer.append(chunk)
+      let text = String(decoding: buffer, as: UTF8.self)
+      if let line = text.split(separator: "\n").first(where: { $0.contains(marker) }) { return String(line) }
+    }
+    return nil
+  }
+
+  /// Waits for exit and returns (status, stdout, stderr).
+  public func finish() -> (status: Int32, stdout: String, stderr: String) {
+    let out = stdout.fileHandleForReading.readDataToEndOfFile()
+    let err = stderr.fileHandleForReading.readDataToEndOfFile()
+    process.waitUntilExit()
+    return (process.terminationStatus, String(decoding: out, as: UTF8.self), String(decoding: err, as: UTF8.self))
+  }
+
+  public func terminate() {
+    if process.isRunning { process.terminate() }
+  }
+
+  /// Runs to completion.
+  public static func run(_ arguments: [String]) throws -> (status: Int32, stdout: String, stderr: String) {
+    try ChildProcess(tollgateExecutable, arguments).finish()
+  }
+}
