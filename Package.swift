@@ -36,21 +36,6 @@ let package = Package(
       swiftSettings: strict
     ),
 
-    // OpenSSL (Debian's libssl-dev) behind a small C shim: the only code that touches OpenSSL.
-    .target(
-      name: "CTollgateCrypto",
-      linkerSettings: [.linkedLibrary("ssl"), .linkedLibrary("crypto")]
-    ),
-    // The Swift face of the shim: X.509 chains, ES256/RS256, PKCS#7, SHA-256/HMAC, test CAs.
-    .target(name: "TollgateCrypto", dependencies: ["CTollgateCrypto"], swiftSettings: strict),
-
-    // Apple App Store: JWS and receipt verification, wire models, notifications, API client.
-    .target(
-      name: "AppStore",
-      dependencies: ["TollgateCore", "TollgateCrypto"],
-      swiftSettings: strict
-    ),
-
     // Wire protocol: generated protobuf types, protobuf-c-rpc framing, server and client.
     .target(
       name: "TollgateRPC",
@@ -107,12 +92,6 @@ let package = Package(
         "TollgateCore",
         .product(name: "PropertyBased", package: "swift-property-based"),
       ],
-      swiftSettings: strict
-    ),
-    .testTarget(name: "TollgateCryptoTests", dependencies: ["TollgateCrypto", "TollgateTesting"], swiftSettings: strict),
-    .testTarget(
-      name: "AppStoreTests",
-      dependencies: ["AppStore", "TollgateCrypto", "TollgateCore", "TollgateTesting"],
       swiftSettings: strict
     ),
     .testTarget(name: "TollgateStorageTests", dependencies: ["TollgateStorage", "TollgateTesting"], swiftSettings: strict),

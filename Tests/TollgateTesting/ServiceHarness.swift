@@ -22,7 +22,7 @@ public final class ChildProcess: @unchecked Sendable {
     return ".build/debug/tollgate"
   }
 
-  public init(_ executable: String = ChildProcess.tollgateExecutable, _ arguments: [String]) throws {
+  public init(_ arguments: [String], executable: String = ChildProcess.tollgateExecutable) throws {
     process = Process()
     process.executableURL = URL(fileURLWithPath: executable)
     process.arguments = arguments
@@ -60,6 +60,6 @@ public final class ChildProcess: @unchecked Sendable {
 
   /// Runs to completion.
   public static func run(_ arguments: [String]) throws -> (status: Int32, stdout: String, stderr: String) {
-    try ChildProcess(tollgateExecutable, arguments).finish()
+    try ChildProcess(arguments).finish()
   }
 }

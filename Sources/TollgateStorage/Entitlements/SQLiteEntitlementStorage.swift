@@ -66,25 +66,23 @@ public final class SQLiteEntitlementStorage: EntitlementStorage {
   public static func replaceEntitlements(
     _ db: Connection, userId: String, records: [EntitlementRecord], reason: String, nowMs: Int64
   ) throws -> Int64 {
-    try db.execute(
-      "INSERT INTO users (user_id, created_at_ms) VALUES (?, ?) ON CONFLICT(user_id) DO NOTHING",
-      [.text(userId), .integer(nowMs)])
-    try db.execute("DELETE FROM entitlements WHERE user_id = ?", [.text(userId)])
-    let insert = try db.prepare(
-      "INSERT INTO entitlements (\(recordColumns)) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)")
-    for record in records {
-      try insert.bind(arguments(record))
-      while try insert.step() {}
-    }
-    return try appendChange(db, userId: userId, reason: reason, nowMs: nowMs)
+    try EntitlementWriter(db).replace(userId: userId, records: records, reason: reason, nowMs: nowMs)
   }
 
-  /// Appends one change-feed entry; returns its sequence number.
-  public static func appendChange(_ db: Connection, userId: String, reason: String, nowMs: Int64) throws -> Int64 {
-    try db.execute(
-      "INSERT INTO change_feed (user_id, reason, at_ms) VALUES (?, ?, ?)",
-      [.text(userId), .text(reason), .integer(nowMs)])
-    return db.lastInsertedRowId
+  /// Replaces the records of many users in one transaction (seeding, bulk imports), appending one
+  /// change-feed entry per user. Returns the last sequence number.
+  @discardableResult
+  public func replaceEntitlements(
+    batch: [(userId: String, records: [EntitlementRecord])], reason: String, nowMs: Int64
+  ) async throws -> Int64 {
+    try await writer.write { db in
+      let writer = try EntitlementWriter(db)
+      var seq: Int64 = 0
+      for (userId, records) in batch {
+        seq = try writer.replace(userId: userId, records: records, reason: reason, nowMs: nowMs)
+      }
+      return seq
+    }
   }
 
   public func submitPurchase(_ submission: PurchaseSubmission, nowMs: Int64) async throws -> Int64 {

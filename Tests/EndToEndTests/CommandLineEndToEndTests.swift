@@ -1,0 +1,68 @@
+import Foundation
+import Testing
+import TollgateCore
+import TollgateService
+import TollgateStorage
+import TollgateTesting
+
+@Suite("tollgate serve and query, as processes", .serialized)
+struct CommandLineEndToEndTests {
+  @Test("serve answers query is-subscriber / subscription / health, in text and JSON, and stops cleanly on SIGTERM")
+  func serveAndQuery() async throws {
+    let dir = try TemporaryDirectory()
+    defer { dir.remove() }
+    let database = dir.file("tollgate.sqlite")
+    let expires = SystemClock.nowMs() + 3_600_000
+    let storage = try SQLiteEntitlementStorage(path: database, nowMs: 1)
+    try await storage.replaceEntitlements(
+      userId: "alice", with: [.sample(userId: "alice", state: .gracePeriod, expiresAtMs: expires - 1_000, accessEndsAtMs: expires)],
+      reason: "seed", nowMs: 1)
+
+    let serve = try ChildProcess(["serve", "--listen", "127.0.0.1:0", "--database", database, "--log-level", "warning"])
+    defer { serve.terminate() }
+    let line = try #require(serve.waitForLine(containing: "listening on"), "serve did not start")
+    let address = try #require(line.split(separator: " ").first { $0.hasPrefix("127.0.0.1:") }.map { $0.trimmingCharacters(in: [","]) })
+
+    let json = try ChildProcess.run(["query", "is-subscriber", "alice", "premium", "--server", address, "--json"])
+    #expect(json.status == 0, "\(json.stderr)")
+    let object = try #require(try JSONSerialization.jsonObject(with: Data(json.stdout.utf8)) as? [String: Any])
+    #expect(object["active"] as? Bool == true)
+    #expect(object["state"] as? String == "grace_period")
+    #expect((object["expiresAtMs"] as? NSNumber)?.int64Value == expires)
+    #expect(object["storeSubscriptionId"] as? String == "otx-alice")
+
+    let no = try ChildProcess.run(["query", "is-subscriber", "bob", "premium", "--server", address, "--json"])
+    #expect(no.status == 1)
+    let noObject = try #require(try JSONSerialization.jsonObject(with: Data(no.stdout.utf8)) as? [String: Any])
+    #expect(noObject["active"] as? Bool == false)
+
+    let text = try ChildProcess.run(["query", "subscription", "alice", "--server", address])
+    #expect(text.status == 0)
+    #expect(text.stdout.contains("premium: ACTIVE, grace_period"))
+
+    let missing = try ChildProcess.run(["query", "subscription", "nobody", "--server", address])
+    #expect(missing.status == 2)
+    #expect(missing.stderr.contains("notFound"))
+
+    let health = try ChildProcess.run(["query", "health", "--server", address, "--json"])
+    let healthObject = try #require(try JSONSerialization.jsonObject(with: Data(health.stdout.utf8)) as? [String: Any])
+    #expect(healthObject["status"] as? String == "serving")
+    #expect((healthObject["indexUsers"] as? NSNumber)?.intValue == 1)
+
+    serve.process.terminate()  // SIGTERM
+    let finished = serve.finish()
+    #expect(finished.status == 0, "serve exited \(finished.status): \(finished.stderr)")
+  }
+
+  @Test("bad flags and an unreachable server give clear errors and non-zero exits")
+  func badUsage() throws {
+    let noDatabase = try ChildProcess.run(["serve", "--listen", "127.0.0.1:0"])
+    #expect(noDatabase.status != 0)
+    #expect(noDatabase.stderr.contains("--database"))
+    let badAddress = try ChildProcess.run(["query", "health", "--server", "nonsense"])
+    #expect(badAddress.status != 0)
+    let unreachable = try ChildProcess.run(["query", "health", "--server", "127.0.0.1:1", "--timeout-ms", "500"])
+    #expect(unreachable.status == 2)
+    #expect(unreachable.stderr.contains("connectionFailed"))
+  }
+}
