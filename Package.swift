@@ -19,6 +19,8 @@ let package = Package(
     .package(url: "https://github.com/apple/swift-log.git", from: "1.16.2"),
     .package(url: "https://github.com/apple/swift-argument-parser.git", from: "1.8.2"),
     .package(url: "https://github.com/swift-server/swift-service-lifecycle.git", from: "2.13.0"),
+    .package(url: "https://github.com/swift-server/async-http-client.git", from: "1.37.0"),
+    .package(url: "https://github.com/hummingbird-project/hummingbird.git", from: "2.28.1"),
     .package(url: "https://github.com/x-sheep/swift-property-based.git", from: "2.0.1"),
   ],
   targets: [
@@ -32,6 +34,27 @@ let package = Package(
       dependencies: [
         "TollgateCore", "CSQLite",
         .product(name: "Logging", package: "swift-log"),
+      ],
+      swiftSettings: strict
+    ),
+
+    // OpenSSL (Debian's libssl-dev) behind a small C shim: the only code that touches OpenSSL.
+    .target(
+      name: "CTollgateCrypto",
+      linkerSettings: [.linkedLibrary("ssl"), .linkedLibrary("crypto")]
+    ),
+    // The Swift face of the shim: X.509 chains, ES256/RS256, PKCS#7, SHA-256/HMAC, test CAs.
+    .target(name: "TollgateCrypto", dependencies: ["CTollgateCrypto"], swiftSettings: strict),
+
+    // Apple App Store: JWS and receipt verification, wire models, notifications, API client.
+    .target(
+      name: "AppStore",
+      dependencies: [
+        "TollgateCore", "TollgateCrypto",
+        .product(name: "AsyncHTTPClient", package: "async-http-client"),
+        .product(name: "Logging", package: "swift-log"),
+        .product(name: "NIOCore", package: "swift-nio"),
+        .product(name: "NIOHTTP1", package: "swift-nio"),
       ],
       swiftSettings: strict
     ),
@@ -81,6 +104,7 @@ let package = Package(
         "TollgateCore", "TollgateStorage",
         .product(name: "NIOCore", package: "swift-nio"),
         .product(name: "NIOPosix", package: "swift-nio"),
+        .product(name: "Hummingbird", package: "hummingbird"),
       ],
       path: "Tests/TollgateTesting",
       swiftSettings: strict
@@ -91,6 +115,16 @@ let package = Package(
       dependencies: [
         "TollgateCore",
         .product(name: "PropertyBased", package: "swift-property-based"),
+      ],
+      swiftSettings: strict
+    ),
+    .testTarget(name: "TollgateCryptoTests", dependencies: ["TollgateCrypto", "TollgateTesting"], swiftSettings: strict),
+    .testTarget(
+      name: "AppStoreTests",
+      dependencies: [
+        "AppStore", "TollgateCrypto", "TollgateCore", "TollgateTesting",
+        .product(name: "AsyncHTTPClient", package: "async-http-client"),
+        .product(name: "Logging", package: "swift-log"),
       ],
       swiftSettings: strict
     ),

@@ -125,7 +125,7 @@ public final class TollgateClient: Sendable {
     }
   }
 
-  private func connectedChannel() async throws -> any Channel {
+  private func connectedChannel(attempt: Int = 0) async throws -> any Channel {
     let (future, generation) = connection.withLock { state -> (EventLoopFuture<any Channel>, Int) in
       if let existing = state.channel { return (existing, state.generation) }
       state.generation += 1
@@ -137,7 +137,11 @@ public final class TollgateClient: Sendable {
       let channel = try await future.get()
       if channel.isActive { return channel }
       forget(generation: generation)
-      return try await connectedChannel()
+      // The old connection broke: connect once more, and no more than that.
+      guard attempt == 0 else {
+        throw TollgateClientError(code: .connectionClosed, message: "the server closed the new connection at once")
+      }
+      return try await connectedChannel(attempt: 1)
     } catch {
       forget(generation: generation)
       throw TollgateClientError(code: .connectionFailed, message: "cannot connect to \(host):\(port)", cause: error)

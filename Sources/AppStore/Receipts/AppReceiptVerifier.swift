@@ -1,0 +1,54 @@
+import Foundation
+import TollgateCrypto
+
+/// Checks a legacy app receipt's PKCS#7 signature against pinned roots (Apple Inc. Root in
+/// production; the StoreKit test certificate for Xcode receipts) and parses it.
+///
+/// Time: Apple's receipt signing certificates expire while the receipts they signed stay
+/// valid, so the chain is evaluated at the receipt's own creation date (attribute 12, covered
+/// by the signature), not at now. A receipt without a creation date is evaluated at now.
+public struct AppReceiptVerifier: Sendable {
+  public var rootCertificates: [Certificate]
+  /// When set, the receipt's bundle id must match.
+  public var bundleId: String?
+  private let nowMs: @Sendable () -> Int64
+
+  public init(
+    rootCertificates: [Certificate], bundleId: String? = nil,
+    now: @escaping @Sendable () -> Int64 = SignedDataVerifier.systemNowMs
+  ) {
+    self.rootCertificates = rootCertificates
+    self.bundleId = bundleId
+    self.nowMs = now
+  }
+
+  /// Verifies base64 receipt data (whitespace allowed).
+  public func verify(base64 receipt: String) -> VerificationResult<AppReceipt> {
+    guard let der = Base64.decode(receipt, ignoringWhitespace: true) else {
+      return .invalid(VerificationError(code: .malformedBase64, message: "the receipt is not base64"))
+    }
+    return verify(der: der)
+  }
+
+  public func verify(der: [UInt8]) -> VerificationResult<AppReceipt> {
+    guard let unverified = try? PKCS7.signedContent(of: der), let parsed = AppReceipt(payload: unverified) else {
+      return .invalid(VerificationError(code: .malformedPayload, message: "not a PKCS#7 app receipt"))
+    }
+    let atMs = parsed.creationDateMs ?? nowMs()
+    do {
+      _ = try PKCS7.verify(der, roots: rootCertificates, at: atMs / 1000)
+    } catch {
+      let code: VerificationError.Code = error.code == .signatureMismatch ? .signatureMismatch : .verificationFailure
+      return .invalid(VerificationError(code: code, message: error.message))
+    }
+    if let bundleId, parsed.bundleId != bundleId {
+      return .invalid(.appIdentifier("receipt bundle id \(parsed.bundleId ?? "nil")"))
+    }
+    return .valid(parsed)
+  }
+
+  /// Parses without any signature check (for `tollgate inspect` and lookups of ids only).
+  public static func parseUnverified(der: [UInt8]) -> AppReceipt? {
+    (try? PKCS7.signedContent(of: der)).flatMap(AppReceipt.init(payload:))
+  }
+}
