@@ -88,7 +88,7 @@ let package = Package(
     .executableTarget(
       name: "tollgate",
       dependencies: [
-        "TollgateCore", "TollgateStorage", "TollgateRPC", "TollgateService",
+        "TollgateCore", "TollgateStorage", "TollgateRPC", "TollgateService", "AppStore", "TollgateCrypto",
         .product(name: "ArgumentParser", package: "swift-argument-parser"),
         .product(name: "Logging", package: "swift-log"),
         .product(name: "NIOPosix", package: "swift-nio"),

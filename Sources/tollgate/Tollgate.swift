@@ -1,10 +1,30 @@
 import ArgumentParser
+import Foundation
 
 @main
 struct Tollgate: AsyncParsableCommand {
   static let configuration = CommandConfiguration(
     commandName: "tollgate",
     abstract: "Self-hosted entitlement service for App Store, Google Play and Amazon subscriptions.",
-    subcommands: [Serve.self, Query.self, Seed.self]
+    subcommands: [Serve.self, Query.self, Seed.self, Inspect.self]
   )
+
+  /// Like ArgumentParser's, except that bad usage exits 2 (as `grep` and friends do), which
+  /// scripts can tell apart from "no" (1).
+  static func main() async {
+    do {
+      var command = try parseAsRoot()
+      if var asyncCommand = command as? any AsyncParsableCommand {
+        try await asyncCommand.run()
+      } else {
+        try command.run()
+      }
+    } catch {
+      if exitCode(for: error) == .validationFailure {
+        FileHandle.standardError.write(Data((fullMessage(for: error) + "\n").utf8))
+        exit(withError: ExitCode(2))
+      }
+      exit(withError: error)
+    }
+  }
 }

@@ -22,8 +22,13 @@ public final class ChildProcess: @unchecked Sendable {
     return ".build/debug/tollgate"
   }
 
-  public init(_ arguments: [String], executable: String = ChildProcess.tollgateExecutable) throws {
+  public init(
+    _ arguments: [String], executable: String = ChildProcess.tollgateExecutable, environment: [String: String] = [:]
+  ) throws {
     process = Process()
+    if !environment.isEmpty {
+      process.environment = ProcessInfo.processInfo.environment.merging(environment) { $1 }
+    }
     process.executableURL = URL(fileURLWithPath: executable)
     process.arguments = arguments
     process.standardOutput = stdout
@@ -59,7 +64,9 @@ public final class ChildProcess: @unchecked Sendable {
   }
 
   /// Runs to completion.
-  public static func run(_ arguments: [String]) throws -> (status: Int32, stdout: String, stderr: String) {
-    try ChildProcess(arguments).finish()
+  public static func run(_ arguments: [String], environment: [String: String] = [:]) throws
+    -> (status: Int32, stdout: String, stderr: String)
+  {
+    try ChildProcess(arguments, environment: environment).finish()
   }
 }

@@ -11,6 +11,8 @@ public struct AppReceiptVerifier: Sendable {
   public var rootCertificates: [Certificate]
   /// When set, the receipt's bundle id must match.
   public var bundleId: String?
+  /// When set, the signature chain is checked at this moment (ms) instead of the creation date.
+  public var validationTimeMs: Int64?
   private let nowMs: @Sendable () -> Int64
 
   public init(
@@ -34,7 +36,7 @@ public struct AppReceiptVerifier: Sendable {
     guard let unverified = try? PKCS7.signedContent(of: der), let parsed = AppReceipt(payload: unverified) else {
       return .invalid(VerificationError(code: .malformedPayload, message: "not a PKCS#7 app receipt"))
     }
-    let atMs = parsed.creationDateMs ?? nowMs()
+    let atMs = validationTimeMs ?? parsed.creationDateMs ?? nowMs()
     do {
       _ = try PKCS7.verify(der, roots: rootCertificates, at: atMs / 1000)
     } catch {

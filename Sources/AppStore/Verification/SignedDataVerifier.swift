@@ -28,6 +28,9 @@ public struct SignedDataVerifier: Sendable {
     public var environment: AppStoreEnvironment
     /// With `environment == .production`, also accept Sandbox payloads (TestFlight, review).
     public var allowSandbox: Bool
+    /// When set, certificates are checked at this moment (ms) instead of the payload's signedDate
+    /// (`tollgate inspect --at`).
+    public var validationTimeMs: Int64?
 
     public init(
       rootCertificates: [Certificate], bundleId: String, appAppleId: Int64?, environment: AppStoreEnvironment,
@@ -166,7 +169,7 @@ public struct SignedDataVerifier: Sendable {
       @Milliseconds var receiptCreationDate: Int64?
     }
     let time = try? JSONDecoder().decode(SigningTime.self, from: Data(payload))
-    let ms = time?.signedDate ?? time?.receiptCreationDate ?? nowMs()
+    let ms = config.validationTimeMs ?? time?.signedDate ?? time?.receiptCreationDate ?? nowMs()
     return ms >= 0 ? ms / 1000 : (ms - 999) / 1000
   }
 }

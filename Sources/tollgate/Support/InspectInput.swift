@@ -1,0 +1,69 @@
+import AppStore
+import ArgumentParser
+import Foundation
+
+/// Input handling shared by the `inspect` subcommands.
+enum InspectInput {
+  struct Unreadable: Error {
+    var message: String
+  }
+
+  /// Reads a file (or stdin for `-`), trimmed.
+  static func read(_ path: String) throws -> String {
+    let data: Data?
+    if path == "-" {
+      data = FileHandle.standardInput.readDataToEndOfFile()
+    } else {
+      data = FileManager.default.contents(atPath: path)
+    }
+    guard let data, let text = String(data: data, encoding: .utf8) else {
+      throw Unreadable(message: "cannot read \(path)")
+    }
+    let trimmed = text.trimmingCharacters(in: .whitespacesAndNewlines)
+    guard !trimmed.isEmpty else { throw Unreadable(message: "\(path) is empty") }
+    return trimmed
+  }
+
+  /// Prints the document and exits 0 (valid) or 1 (invalid); unreadable input exits 2.
+  static func exitWith(_ inspect: () throws -> String) throws {
+    let document: String
+    do {
+      document = try inspect()
+    } catch let error as Unreadable {
+      FileHandle.standardError.write(Data("tollgate inspect: \(error.message)\n".utf8))
+      throw ExitCode(2)
+    }
+    print(document)
+    if !document.contains("\"verdict\" : \"valid\"") { throw ExitCode(1) }
+  }
+
+  static func signedPayload(in body: String) -> String? {
+    guard let object = try? JSONSerialization.jsonObject(with: Data(body.utf8)) as? [String: Any] else { return nil }
+    return object["signedPayload"] as? String
+  }
+
+  /// What the payload says about itself, used for defaults; nothing here is trusted.
+  struct PayloadFacts {
+    var bundleId: String?
+    var appAppleId: Int64?
+    var environment: AppStoreEnvironment?
+    var kind: AppStoreInspection.Kind = .transaction
+
+    init(jws: String) {
+      guard case .success(let parsed) = JWS.parse(jws),
+        let object = try? JSONSerialization.jsonObject(with: Data(parsed.payload)) as? [String: Any]
+      else { return }
+      let data = (object["data"] as? [String: Any]) ?? (object["summary"] as? [String: Any]) ?? object
+      bundleId = data["bundleId"] as? String
+      appAppleId = (data["appAppleId"] as? NSNumber)?.int64Value
+      environment = ((data["environment"] ?? data["receiptType"]) as? String).flatMap(AppStoreEnvironment.init(rawValue:))
+      if object["notificationType"] != nil {
+        kind = .notification
+      } else if object["receiptType"] != nil {
+        kind = .appTransaction
+      } else if object["transactionId"] == nil, object["autoRenewStatus"] != nil || object["autoRenewProductId"] != nil {
+        kind = .renewalInfo
+      }
+    }
+  }
+}

@@ -1,0 +1,106 @@
+import Foundation
+import Testing
+import TollgateTesting
+
+/// `tollgate inspect` as a support engineer runs it, on the public vectors in ../shared/vectors.
+@Suite("tollgate inspect", .serialized)
+struct InspectCommandTests {
+  static let vectors = URL(fileURLWithPath: #filePath).deletingLastPathComponent()
+    .appendingPathComponent("../../../shared/vectors/apple").standardized.path
+  static var available: Bool { FileManager.default.fileExists(atPath: vectors + "/roots/AppleRootCA-G3.cer") }
+
+  func json(_ text: String) throws -> [String: Any] {
+    try #require(try JSONSerialization.jsonObject(with: Data(text.utf8)) as? [String: Any])
+  }
+
+  @Test("a real sandbox transaction verifies against Apple's pinned roots found through TOLLGATE_APPLE_ROOTS")
+  func realTransactionWithPinnedRoots() throws {
+    guard Self.available else { return print("skipped: ../shared/vectors is absent") }
+    let run = try ChildProcess.run(
+      ["inspect", "apple-jws", Self.vectors + "/real-jws/mingos-sandbox-transaction-consumable-2025.jws"],
+      environment: ["TOLLGATE_APPLE_ROOTS": Self.vectors + "/roots"])
+    #expect(run.status == 0, "\(run.stderr)")
+    let document = try json(run.stdout)
+    #expect(document["verdict"] as? String == "valid")
+    #expect(document["error"] is NSNull)
+    let payload = try #require(document["payload"] as? [String: Any])
+    #expect(payload["environment"] as? String == "Sandbox")
+  }
+
+  @Test("a notification verifies with the test root; in production with appAppleId 1234 it is invalid_environment (exit 1)")
+  func notificationEnvironments() throws {
+    guard Self.available else { return print("skipped: ../shared/vectors is absent") }
+    let file = Self.vectors + "/apple-lib/mock_signed_data/testNotification"
+    let root = Self.vectors + "/apple-lib/certs/testCA.der"
+    let sandbox = try ChildProcess.run(["inspect", "apple-notification", file, "--root", root, "--environment", "sandbox"])
+    #expect(sandbox.status == 0)
+    let payload = try #require(try json(sandbox.stdout)["payload"] as? [String: Any])
+    #expect(payload["notificationType"] as? String == "TEST")
+
+    let production = try ChildProcess.run(
+      ["inspect", "apple-notification", file, "--root", root, "--environment", "production", "--app-apple-id", "1234"])
+    #expect(production.status == 1)
+    #expect(try json(production.stdout)["error"] as? String == "invalid_environment")
+
+    let wrongRoot = try ChildProcess.run(["inspect", "apple-notification", file, "--root", Self.vectors + "/roots/AppleRootCA-G3.cer"])
+    #expect(wrongRoot.status == 1)
+    #expect(try json(wrongRoot.stdout)["verdict"] as? String == "invalid")
+  }
+
+  @Test("a tampered payload is invalid, and --at after the test chain expires makes a good one invalid")
+  func tamperedAndExpired() throws {
+    guard Self.available else { return print("skipped: ../shared/vectors is absent") }
+    let root = Self.vectors + "/apple-lib/certs/testCA.der"
+    let original = try String(contentsOfFile: Self.vectors + "/apple-lib/mock_signed_data/transactionInfo", encoding: .utf8)
+      .trimmingCharacters(in: .whitespacesAndNewlines)
+    var parts = original.split(separator: ".").map(String.init)
+    let payload = try #require(Data(base64Encoded: Self.padded(parts[1])))
+    let changed = String(decoding: payload, as: UTF8.self).replacingOccurrences(of: "com.example", with: "com.evil.xx")
+    parts[1] = Data(changed.utf8).base64EncodedString().replacingOccurrences(of: "+", with: "-")
+      .replacingOccurrences(of: "/", with: "_").replacingOccurrences(of: "=", with: "")
+    let dir = try TemporaryDirectory()
+    defer { dir.remove() }
+    let forged = dir.file("forged.jws")
+    try parts.joined(separator: ".").write(toFile: forged, atomically: true, encoding: .utf8)
+    let tampered = try ChildProcess.run(["inspect", "apple-jws", forged, "--root", root, "--bundle-id", "com.evil.xx"])
+    #expect(tampered.status == 1)
+    #expect(try json(tampered.stdout)["verdict"] as? String == "invalid")
+
+    let good = Self.vectors + "/apple-lib/mock_signed_data/transactionInfo"
+    #expect(try ChildProcess.run(["inspect", "apple-jws", good, "--root", root]).status == 0)
+    let expired = try ChildProcess.run(["inspect", "apple-jws", good, "--root", root, "--at", "2280946846000"])
+    #expect(expired.status == 1)
+  }
+
+  @Test("a legacy receipt parses and its PKCS#7 signature checks against Apple Inc. Root")
+  func receipt() throws {
+    guard Self.available else { return print("skipped: ../shared/vectors is absent") }
+    let run = try ChildProcess.run(
+      ["inspect", "apple-receipt", Self.vectors + "/receipts/receipt-production.b64", "--root", Self.vectors + "/roots/AppleIncRootCertificate.cer"])
+    #expect(run.status == 0)
+    let payload = try #require(try json(run.stdout)["payload"] as? [String: Any])
+    #expect(payload["bundleId"] as? String == "org.getpure.pure-iphone")
+    let wrong = try ChildProcess.run(
+      ["inspect", "apple-receipt", Self.vectors + "/receipts/receipt-production.b64", "--root", Self.vectors + "/roots/AppleRootCA-G3.cer"])
+    #expect(wrong.status == 1)
+  }
+
+  @Test("unreadable input, missing roots and bad usage exit 2")
+  func exitTwo() throws {
+    #expect(try ChildProcess.run(["inspect", "apple-jws", "/nonexistent/file"]).status == 2)
+    #expect(try ChildProcess.run(["inspect", "apple-jws", "x", "--environment", "mars"]).status == 2)
+    let dir = try TemporaryDirectory()
+    defer { dir.remove() }
+    try "a.b.c".write(toFile: dir.file("x.jws"), atomically: true, encoding: .utf8)
+    let noRoots = try ChildProcess.run(
+      ["inspect", "apple-jws", dir.file("x.jws")], environment: ["TOLLGATE_APPLE_ROOTS": dir.path])
+    #expect(noRoots.status == 2)
+    #expect(noRoots.stderr.contains("no Apple root certificates found"))
+  }
+
+  static func padded(_ base64url: String) -> String {
+    var text = base64url.replacingOccurrences(of: "-", with: "+").replacingOccurrences(of: "_", with: "/")
+    while text.count % 4 != 0 { text += "=" }
+    return text
+  }
+}
