@@ -59,6 +59,20 @@ let package = Package(
       swiftSettings: strict
     ),
 
+    // `tollgate worker`: verifies purchases and notifications against the stores, keeps state true.
+    .target(
+      name: "TollgateWorker",
+      dependencies: [
+        "TollgateCore", "TollgateStorage", "TollgateCrypto", "AppStore",
+        .product(name: "AsyncHTTPClient", package: "async-http-client"),
+        .product(name: "Hummingbird", package: "hummingbird"),
+        .product(name: "Logging", package: "swift-log"),
+        .product(name: "NIOCore", package: "swift-nio"),
+        .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
+      ],
+      swiftSettings: strict
+    ),
+
     // Wire protocol: generated protobuf types, protobuf-c-rpc framing, server and client.
     .target(
       name: "TollgateRPC",
@@ -89,7 +103,9 @@ let package = Package(
       name: "tollgate",
       dependencies: [
         "TollgateCore", "TollgateStorage", "TollgateRPC", "TollgateService", "AppStore", "TollgateCrypto",
+        "TollgateWorker",
         .product(name: "ArgumentParser", package: "swift-argument-parser"),
+        .product(name: "AsyncHTTPClient", package: "async-http-client"),
         .product(name: "Logging", package: "swift-log"),
         .product(name: "NIOPosix", package: "swift-nio"),
         .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),

@@ -4,6 +4,7 @@ public enum Schema {
   public static var migrator: Migrator {
     var migrator = Migrator()
     migrator.register("v1-core", v1)
+    migrator.register("v2-worker", v2)
     return migrator
   }
 
@@ -99,6 +100,51 @@ public enum Schema {
         reason TEXT NOT NULL,
         at_ms INTEGER NOT NULL
       );
+      """)
+  }
+
+  static let v2: Migrator.Body = { db in
+    try db.execute(
+      """
+      ALTER TABLE inbox ADD COLUMN lease_until_ms INTEGER;
+      ALTER TABLE inbox ADD COLUMN last_error TEXT;
+
+      -- What the worker knows of each purchase chain: the verified history (JSON, Core's
+      -- SubscriptionHistory), the evidence behind it, the last evaluation, and when to look again.
+      ALTER TABLE subscriptions ADD COLUMN history_json TEXT;
+      ALTER TABLE subscriptions ADD COLUMN evidence_json TEXT;
+      ALTER TABLE subscriptions ADD COLUMN reason TEXT;
+      ALTER TABLE subscriptions ADD COLUMN app_account_token TEXT;
+      ALTER TABLE subscriptions ADD COLUMN next_check_at_ms INTEGER;
+      ALTER TABLE subscriptions ADD COLUMN failures INTEGER NOT NULL DEFAULT 0;
+      CREATE INDEX subscriptions_due ON subscriptions(next_check_at_ms);
+      CREATE INDEX subscriptions_token ON subscriptions(app_account_token);
+
+      -- Promotional grants by an operator.
+      CREATE TABLE grants (
+        id INTEGER PRIMARY KEY,
+        user_id TEXT NOT NULL,
+        entitlement TEXT NOT NULL,
+        granted_at_ms INTEGER NOT NULL,
+        expires_at_ms INTEGER NOT NULL,
+        revoked_at_ms INTEGER,
+        note TEXT
+      );
+      CREATE INDEX grants_user ON grants(user_id);
+
+      -- Outbound events: one row per state change, for webhooks and audit.
+      CREATE TABLE events (
+        id INTEGER PRIMARY KEY,
+        user_id TEXT,
+        kind TEXT NOT NULL,
+        store TEXT NOT NULL,
+        store_subscription_id TEXT NOT NULL,
+        product_id TEXT,
+        state TEXT,
+        at_ms INTEGER NOT NULL,
+        detail TEXT
+      );
+      CREATE INDEX events_user ON events(user_id);
       """)
   }
 }

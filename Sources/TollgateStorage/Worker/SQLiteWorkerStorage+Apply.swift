@@ -1,0 +1,138 @@
+#if canImport(FoundationEssentials)
+import FoundationEssentials
+#else
+import Foundation
+#endif
+import TollgateCore
+
+extension SQLiteWorkerStorage {
+  /// The records of each recomputed user before and after a change.
+  public typealias RecordChanges = [String: (before: [EntitlementRecord], after: [EntitlementRecord])]
+
+  /// Writes one verification atomically: the subscription (and its binding to a user), its
+  /// transactions, events, the recomputed entitlements of every affected user with their
+  /// change-feed entries, and the completion of the inbox item that caused it.
+  @discardableResult
+  public func apply(_ change: SubscriptionChange, recompute: @escaping EntitlementRecompute) async throws -> RecordChanges {
+    try await writer.write { db in
+      let subscriptionRowId = try Self.upsert(db, change.subscription, nowMs: change.nowMs)
+      try Self.upsert(db, transactions: change.transactions, subscriptionRowId: subscriptionRowId, store: change.subscription.store, nowMs: change.nowMs)
+      var changes: RecordChanges = [:]
+      for userId in Set([change.subscription.userId, change.alsoRecompute].compactMap { $0 }) {
+        changes[userId] = try Self.recompute(db, userId: userId, reason: change.reason, nowMs: change.nowMs, recompute: recompute)
+      }
+      let insertEvent = try db.prepare(
+        "INSERT INTO events (user_id, kind, store, store_subscription_id, product_id, state, at_ms, detail) VALUES (?, ?, ?, ?, ?, ?, ?, ?)")
+      for event in change.events {
+        try insertEvent.bind([
+          DatabaseValue(event.userId), .text(event.kind), .text(event.store.rawValue), .text(event.purchaseId),
+          DatabaseValue(event.productId), DatabaseValue(event.state?.rawValue), .integer(event.atMs), DatabaseValue(event.detail),
+        ])
+        while try insertEvent.step() {}
+      }
+      if let completes = change.completes {
+        try Self.finish(db, id: completes.id, state: completes.state, outcome: completes.outcome, nowMs: change.nowMs)
+      }
+      return changes
+    }
+  }
+
+  static func recompute(
+    _ db: Connection, userId: String, reason: String, nowMs: Int64, recompute: EntitlementRecompute
+  ) throws -> (before: [EntitlementRecord], after: [EntitlementRecord]) {
+    let before = try db.prepare("SELECT \(SQLiteEntitlementStorage.recordColumns) FROM entitlements WHERE user_id = ?")
+      .rows([.text(userId)], SQLiteEntitlementStorage.record)
+    let after = recompute(userId, try subscriptions(db, where: "user_id = ?", [.text(userId)]), try grants(db, userId: userId))
+    _ = try EntitlementWriter(db).replace(userId: userId, records: after, reason: reason, nowMs: nowMs)
+    return (before, after)
+  }
+
+  static func upsert(_ db: Connection, _ s: StoredSubscription, nowMs: Int64) throws -> Int64 {
+    if let userId = s.userId {
+      try db.execute(
+        "INSERT INTO users (user_id, created_at_ms) VALUES (?, ?) ON CONFLICT(user_id) DO NOTHING",
+        [.text(userId), .integer(nowMs)])
+    }
+    let history = String(decoding: try JSONEncoder().encode(s.history), as: UTF8.self)
+    let evidence = String(decoding: try JSONEncoder().encode(s.evidence), as: UTF8.self)
+    try db.execute(
+      """
+      INSERT INTO subscriptions (store, store_subscription_id, app_id, user_id, product_id, environment, state, will_renew,
+        purchased_at_ms, expires_at_ms, access_ends_at_ms, verified_at_ms, updated_at_ms, history_json, evidence_json, reason,
+        app_account_token, next_check_at_ms, failures)
+      VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
+      ON CONFLICT(store, store_subscription_id) DO UPDATE SET
+        app_id = excluded.app_id, user_id = excluded.user_id, product_id = excluded.product_id,
+        environment = excluded.environment, state = excluded.state, will_renew = excluded.will_renew,
+        purchased_at_ms = excluded.purchased_at_ms, expires_at_ms = excluded.expires_at_ms,
+        access_ends_at_ms = excluded.access_ends_at_ms, verified_at_ms = excluded.verified_at_ms,
+        updated_at_ms = excluded.updated_at_ms, history_json = excluded.history_json,
+        evidence_json = excluded.evidence_json, reason = excluded.reason,
+        app_account_token = excluded.app_account_token, next_check_at_ms = excluded.next_check_at_ms,
+        failures = excluded.failures
+      """,
+      [
+        .text(s.store.rawValue), .text(s.purchaseId), .text(s.appId), DatabaseValue(s.userId), .text(s.productId),
+        .text(s.history.environment.rawValue), .text(s.state.rawValue), DatabaseValue(s.willRenew),
+        DatabaseValue(s.history.firstPurchaseDateMs), .integer(s.expiresAtMs), .integer(s.accessEndsAtMs),
+        .integer(s.verifiedAtMs), .integer(nowMs), .text(history), .text(evidence), .text(s.reason),
+        DatabaseValue(s.appAccountToken), DatabaseValue(s.nextCheckAtMs), .integer(Int64(s.failures)),
+      ])
+    return try db.prepare("SELECT id FROM subscriptions WHERE store = ? AND store_subscription_id = ?")
+      .rows([.text(s.store.rawValue), .text(s.purchaseId)]) { $0.int64(at: 0) }.first ?? 0
+  }
+
+  static func upsert(_ db: Connection, transactions: [TransactionRow], subscriptionRowId: Int64, store: Store, nowMs: Int64) throws {
+    let statement = try db.prepare(
+      """
+      INSERT INTO transactions (subscription_id, store, store_transaction_id, product_id, purchased_at_ms, expires_at_ms,
+        revoked_at_ms, revocation_reason, offer_type, environment, payload_sha256, signed_at_ms, recorded_at_ms)
+      VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
+      ON CONFLICT(store, store_transaction_id) DO UPDATE SET
+        subscription_id = excluded.subscription_id, product_id = excluded.product_id, expires_at_ms = excluded.expires_at_ms,
+        revoked_at_ms = excluded.revoked_at_ms, revocation_reason = excluded.revocation_reason,
+        payload_sha256 = excluded.payload_sha256, signed_at_ms = excluded.signed_at_ms
+      """)
+    for t in transactions {
+      try statement.bind([
+        .integer(subscriptionRowId), .text(store.rawValue), .text(t.storeTransactionId), .text(t.productId),
+        .integer(t.purchasedAtMs), DatabaseValue(t.expiresAtMs), DatabaseValue(t.revokedAtMs), DatabaseValue(t.revocationReason),
+        DatabaseValue(t.offerType), .text(t.environment.rawValue), DatabaseValue(t.payloadSHA256), DatabaseValue(t.signedAtMs),
+        .integer(nowMs),
+      ])
+      while try statement.step() {}
+    }
+  }
+
+  static let subscriptionColumns = """
+    store, store_subscription_id, app_id, user_id, product_id, state, will_renew, expires_at_ms, access_ends_at_ms,
+    verified_at_ms, history_json, evidence_json, reason, app_account_token, next_check_at_ms, failures
+    """
+
+  static func subscriptions(_ db: Connection, where clause: String, _ arguments: [DatabaseValue]) throws -> [StoredSubscription] {
+    try db.prepare("SELECT \(subscriptionColumns) FROM subscriptions WHERE history_json IS NOT NULL AND \(clause)")
+      .rows(arguments) { row -> StoredSubscription? in
+        guard let history = try? JSONDecoder().decode(SubscriptionHistory.self, from: Data(row.string(at: 10).utf8)),
+          let evidence = try? JSONDecoder().decode(VerificationEvidence.self, from: Data(row.string(at: 11).utf8))
+        else { return nil }
+        return StoredSubscription(
+          store: Store(rawValue: row.string(at: 0)) ?? .appStore, purchaseId: row.string(at: 1), appId: row.string(at: 2),
+          userId: row.optionalString(at: 3), history: history, evidence: evidence,
+          state: SubscriptionState(rawValue: row.string(at: 5)) ?? .expired, reason: row.string(at: 12),
+          productId: row.string(at: 4), willRenew: row.bool(at: 6), expiresAtMs: row.int64(at: 7),
+          accessEndsAtMs: row.int64(at: 8), appAccountToken: row.optionalString(at: 13), verifiedAtMs: row.int64(at: 9),
+          nextCheckAtMs: row.optionalInt64(at: 14), failures: Int(row.int64(at: 15)))
+      }.compactMap { $0 }
+  }
+
+  static func grants(_ db: Connection, userId: String) throws -> [PromotionalGrant] {
+    try db.prepare(
+      "SELECT id, user_id, entitlement, granted_at_ms, expires_at_ms, revoked_at_ms, note FROM grants WHERE user_id = ?"
+    ).rows([.text(userId)]) { row in
+      PromotionalGrant(
+        grantId: String(row.int64(at: 0)), userId: row.string(at: 1), entitlement: row.string(at: 2),
+        grantedAtMs: row.int64(at: 3), expiresAtMs: row.int64(at: 4), revokedAtMs: row.optionalInt64(at: 5),
+        note: row.optionalString(at: 6))
+    }
+  }
+}

@@ -1,0 +1,69 @@
+import Foundation
+import TollgateCore
+
+/// Everything `tollgate worker` reads from its config file (JSON). The catalog (`apps`,
+/// `entitlements`, `products`, `subscriptionGroups`, policies) sits at the top level as
+/// `TollgateConfig` reads it; `worker` and `appStore` are this process's own sections.
+public struct WorkerConfiguration: Sendable {
+  public var catalog: TollgateConfig
+  public var worker: WorkerSettings
+  public var appStore: [AppleAppSettings]
+
+  public init(catalog: TollgateConfig, worker: WorkerSettings = WorkerSettings(), appStore: [AppleAppSettings]) {
+    self.catalog = catalog
+    self.worker = worker
+    self.appStore = appStore
+  }
+
+  private struct Sections: Decodable {
+    var worker: WorkerSettings?
+    var appStore: [AppleAppSettings]?
+  }
+
+  /// Decodes the file's JSON; problems are reported with their path.
+  public static func decode(_ data: Data) throws -> WorkerConfiguration {
+    do {
+      let catalog = try JSONDecoder().decode(TollgateConfig.self, from: data)
+      let sections = try JSONDecoder().decode(Sections.self, from: data)
+      return WorkerConfiguration(
+        catalog: catalog, worker: sections.worker ?? WorkerSettings(), appStore: sections.appStore ?? [])
+    } catch let error as DecodingError {
+      throw WorkerConfigurationError(problems: [error.readablePath])
+    }
+  }
+
+  /// Every problem at once, so an operator fixes the file in one go.
+  public func problems(environment: [String: String]) -> [String] {
+    var problems = catalog.validate().map { "\($0.path): \($0.message)" }
+    if appStore.isEmpty { problems.append("appStore: no App Store app is configured") }
+    for (index, app) in appStore.enumerated() {
+      problems += app.problems(environment: environment).map { "appStore[\(index)] (\(app.bundleId)): \($0)" }
+      if !catalog.apps.contains(where: { $0.store == .appStore && $0.bundleId == app.bundleId }) {
+        problems.append("appStore[\(index)]: bundle id \(app.bundleId) is not among \"apps\" with store app_store")
+      }
+    }
+    problems += worker.problems().map { "worker: \($0)" }
+    return problems
+  }
+}
+
+public struct WorkerConfigurationError: Error, CustomStringConvertible {
+  public var problems: [String]
+  public var description: String {
+    "invalid configuration:\n" + problems.map { "  - \($0)" }.joined(separator: "\n")
+  }
+}
+
+extension DecodingError {
+  var readablePath: String {
+    func at(_ context: Context) -> String {
+      let path = context.codingPath.map(\.stringValue).joined(separator: ".")
+      return path.isEmpty ? context.debugDescription : "\(path): \(context.debugDescription)"
+    }
+    switch self {
+    case .typeMismatch(_, let context), .valueNotFound(_, let context), .dataCorrupted(let context): return at(context)
+    case .keyNotFound(let key, let context): return "\(at(context)) (missing \(key.stringValue))"
+    @unknown default: return "\(self)"
+    }
+  }
+}

@@ -1,0 +1,53 @@
+/// The `worker` section: where it listens, how it paces itself.
+public struct WorkerSettings: Sendable, Decodable, Hashable {
+  /// HTTP address for store notifications and /metrics, HOST:PORT.
+  public var listen: String = "127.0.0.1:7703"
+  public var database: String?
+  /// How often the inbox and the schedule are looked at.
+  public var pollMs: Int64 = 50
+  /// How long an item is leased to this worker; after that another run may take it over.
+  public var leaseMs: Int64 = 60_000
+  /// Re-verify every subscription at least this often (the slow sweep).
+  public var sweepIntervalMs: Int64 = 86_400_000
+  /// Re-verify this long after an expiry or grace boundary.
+  public var recheckDelayMs: Int64 = 60_000
+  /// Backoff after a failed store call: first delay and ceiling.
+  public var backoffBaseMs: Int64 = 1_000
+  public var backoffMaxMs: Int64 = 3_600_000
+  /// Store calls in flight at once, per store.
+  public var storeConcurrency: Int = 4
+  /// Follow a store simulator's virtual clock (`GET {url}/sim/clock`). For demos and tests only.
+  public var followClockURL: String?
+
+  public init() {}
+
+  enum CodingKeys: String, CodingKey {
+    case listen, database, pollMs, leaseMs, sweepIntervalMs, recheckDelayMs, backoffBaseMs, backoffMaxMs,
+      storeConcurrency, followClockURL
+  }
+
+  public init(from decoder: any Decoder) throws {
+    let c = try decoder.container(keyedBy: CodingKeys.self)
+    let d = WorkerSettings()
+    listen = try c.decodeIfPresent(String.self, forKey: .listen) ?? d.listen
+    database = try c.decodeIfPresent(String.self, forKey: .database)
+    pollMs = try c.decodeIfPresent(Int64.self, forKey: .pollMs) ?? d.pollMs
+    leaseMs = try c.decodeIfPresent(Int64.self, forKey: .leaseMs) ?? d.leaseMs
+    sweepIntervalMs = try c.decodeIfPresent(Int64.self, forKey: .sweepIntervalMs) ?? d.sweepIntervalMs
+    recheckDelayMs = try c.decodeIfPresent(Int64.self, forKey: .recheckDelayMs) ?? d.recheckDelayMs
+    backoffBaseMs = try c.decodeIfPresent(Int64.self, forKey: .backoffBaseMs) ?? d.backoffBaseMs
+    backoffMaxMs = try c.decodeIfPresent(Int64.self, forKey: .backoffMaxMs) ?? d.backoffMaxMs
+    storeConcurrency = try c.decodeIfPresent(Int.self, forKey: .storeConcurrency) ?? d.storeConcurrency
+    followClockURL = try c.decodeIfPresent(String.self, forKey: .followClockURL)
+  }
+
+  func problems() -> [String] {
+    var problems: [String] = []
+    if pollMs < 1 { problems.append("pollMs must be at least 1") }
+    if leaseMs < 1_000 { problems.append("leaseMs must be at least 1000") }
+    if sweepIntervalMs < 60_000 { problems.append("sweepIntervalMs must be at least 60000") }
+    if backoffBaseMs < 1 || backoffMaxMs < backoffBaseMs { problems.append("backoffBaseMs must be ≥ 1 and ≤ backoffMaxMs") }
+    if storeConcurrency < 1 { problems.append("storeConcurrency must be at least 1") }
+    return problems
+  }
+}

@@ -1,0 +1,41 @@
+import Logging
+import TollgateCore
+import TollgateStorage
+
+/// Re-verifies subscriptions whose check is due (after an expiry, at a grace boundary, on the
+/// slow sweep). A failed store call postpones the check with backoff and changes nothing else.
+struct Rescheduler: Sendable {
+  let gateway: AppleGateway
+  let reconciler: Reconciler
+  let storage: SQLiteWorkerStorage
+  let backoff: Backoff
+  let nowMs: @Sendable () -> Int64
+  let logger: Logger
+
+  func reverify(_ subscription: StoredSubscription) async {
+    guard let app = gateway.app(bundleId: subscription.appId) else {
+      logger.error("a subscription's app is no longer configured", metadata: ["app.id": "\(subscription.appId)"])
+      try? await storage.postponeCheck(
+        store: subscription.store, purchaseId: subscription.purchaseId, untilMs: nowMs() + 86_400_000,
+        failures: subscription.failures + 1)
+      return
+    }
+    do {
+      let chain = try await gateway.fetchChain(
+        app: app, transactionId: subscription.purchaseId, environment: subscription.history.environment)
+      _ = try await reconciler.apply(chain, claimant: nil, completes: nil, reason: "scheduled check")
+    } catch let failure as WorkerFailure {
+      let failures = subscription.failures + 1
+      var retryAfter: Int64?
+      if case .store(let error) = failure { retryAfter = error.retryAfterMs }
+      let delay = backoff.delayMs(attempt: failures, retryAfterMs: retryAfter)
+      logger.warning(
+        "re-verification failed; the verified state stays",
+        metadata: ["apple.original_transaction_id": "\(subscription.purchaseId)", "error": "\(failure)", "retry.in_ms": "\(delay)"])
+      try? await storage.postponeCheck(
+        store: subscription.store, purchaseId: subscription.purchaseId, untilMs: nowMs() + delay, failures: failures)
+    } catch {
+      logger.error("writing a re-verification failed", metadata: ["error": "\(error)"])
+    }
+  }
+}

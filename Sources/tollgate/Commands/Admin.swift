@@ -1,0 +1,87 @@
+import ArgumentParser
+import Foundation
+import TollgateService
+import TollgateWorker
+
+/// Options of the admin commands: where the database and the catalog are.
+struct AdminOptions: ParsableArguments {
+  @Option(help: "SQLite database file (default: from --config).")
+  var database: String?
+
+  @Option(help: "JSON config file (the catalog decides which entitlements each product gives).")
+  var config: String?
+
+  func admin(requireCatalog: Bool) throws -> WorkerAdmin {
+    guard let config else {
+      if requireCatalog { throw ValidationError("--config FILE is required: the catalog is needed to recompute entitlements") }
+      return try WorkerAdmin(databasePath: try ConfigFile.database(flag: database, config: nil), catalog: .defaults, nowMs: SystemClock.nowMs)
+    }
+    let configuration = try ConfigFile.worker(config)
+    return try WorkerAdmin(
+      databasePath: try ConfigFile.database(flag: database, config: config), catalog: configuration.catalog, nowMs: SystemClock.nowMs)
+  }
+}
+
+struct Grant: AsyncParsableCommand {
+  static let configuration = CommandConfiguration(abstract: "Grant a promotional entitlement until a time.")
+
+  @Argument var user: String
+  @Argument var entitlement: String
+  @Option(help: "Until when: ms since the epoch, ISO 8601, or a duration from now (30d).") var until: TimeArgument
+  @Option(help: "Why (shown by explain).") var note: String?
+  @OptionGroup var options: AdminOptions
+
+  func run() async throws {
+    let admin = try options.admin(requireCatalog: true)
+    let untilMs = try until.milliseconds(now: SystemClock.nowMs())
+    let id = try await admin.grant(userId: user, entitlement: entitlement, untilMs: untilMs, note: note)
+    print("granted \(entitlement) to \(user) until \(untilMs) (grant \(id))")
+  }
+}
+
+struct Revoke: AsyncParsableCommand {
+  static let configuration = CommandConfiguration(abstract: "Revoke a user's promotional grants of an entitlement.")
+
+  @Argument var user: String
+  @Argument var entitlement: String
+  @OptionGroup var options: AdminOptions
+
+  func run() async throws {
+    let count = try await options.admin(requireCatalog: true).revoke(userId: user, entitlement: entitlement)
+    print("revoked \(count) grant(s) of \(entitlement) from \(user)")
+    if count == 0 { throw ExitCode(1) }
+  }
+}
+
+struct Reverify: AsyncParsableCommand {
+  static let configuration = CommandConfiguration(abstract: "Make the worker re-verify a user's subscriptions now.")
+
+  @Argument var user: String
+  @OptionGroup var options: AdminOptions
+
+  func run() async throws {
+    let count = try await options.admin(requireCatalog: false).reverify(userId: user)
+    print("\(count) subscription(s) of \(user) queued for re-verification")
+    if count == 0 { throw ExitCode(1) }
+  }
+}
+
+struct Explain: AsyncParsableCommand {
+  static let configuration = CommandConfiguration(abstract: "Why a user has, or lacks, an entitlement: sources, evidence, rules, events.")
+
+  @Argument var user: String
+  @Argument var entitlement: String
+  @Flag(help: "Print JSON.") var json = false
+  @OptionGroup var options: AdminOptions
+
+  func run() async throws {
+    let explanation = try await options.admin(requireCatalog: false).explain(userId: user, entitlement: entitlement)
+    if json {
+      let encoder = JSONEncoder()
+      encoder.outputFormatting = [.prettyPrinted, .sortedKeys]
+      print(String(decoding: try encoder.encode(explanation), as: UTF8.self))
+    } else {
+      print(explanation.text)
+    }
+  }
+}

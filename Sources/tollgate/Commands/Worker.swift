@@ -1,0 +1,44 @@
+import ArgumentParser
+import Foundation
+import Logging
+import ServiceLifecycle
+import TollgateService
+import TollgateWorker
+
+struct Worker: AsyncParsableCommand {
+  static let configuration = CommandConfiguration(
+    abstract: "Run the verifier: submitted purchases, store notifications and scheduled re-verification.")
+
+  @Option(help: "JSON config file (apps, products, entitlements, policies, appStore credentials, worker).")
+  var config: String
+
+  @Option(help: "SQLite database file (default: worker.database from the config).")
+  var database: String?
+
+  @Option(help: "HTTP address for store notifications, HOST:PORT (default: worker.listen, else 127.0.0.1:7703).")
+  var listen: HostPort?
+
+  @OptionGroup var logging: LoggingOptions
+
+  func run() async throws {
+    var configuration = try ConfigFile.worker(config)
+    if let listen { configuration.worker.listen = listen.description }
+    let databasePath = try ConfigFile.database(flag: database, config: config)
+    let logger = logging.makeLogger(label: "tollgate.worker")
+    let clock = try await WorkerClock.make(followURL: configuration.worker.followClockURL, logger: logger)
+    let worker: VerifierWorker
+    do {
+      worker = try VerifierWorker(configuration: configuration, databasePath: databasePath, nowMs: clock.nowMs, logger: logger)
+    } catch let error as WorkerConfigurationError {
+      throw ValidationError("config file \(config): \(error)")
+    }
+    let group = ServiceGroup(
+      configuration: .init(
+        services: [.init(service: worker)] + clock.services, gracefulShutdownSignals: [.sigterm, .sigint], logger: logger))
+    Task {
+      let port = await worker.listeningPort()
+      FileHandle.standardOutput.write(Data("tollgate worker: notifications on \(configuration.worker.listen.split(separator: ":").dropLast().joined(separator: ":")):\(port), database \(databasePath)\n".utf8))
+    }
+    try await group.run()
+  }
+}

@@ -1,0 +1,69 @@
+import ArgumentParser
+import Foundation
+import TollgateWorker
+
+/// The JSON config file shared by `serve`, `worker` and the admin commands.
+enum ConfigFile {
+  static func data(_ path: String) throws -> Data {
+    guard let data = FileManager.default.contents(atPath: path) else {
+      throw ValidationError("config file \(path) cannot be read")
+    }
+    return data
+  }
+
+  static func worker(_ path: String) throws -> WorkerConfiguration {
+    do {
+      return try WorkerConfiguration.decode(try data(path))
+    } catch let error as WorkerConfigurationError {
+      throw ValidationError("config file \(path): \(error)")
+    }
+  }
+
+  /// `--database`, else `worker.database`, else `service.database` from the file.
+  static func database(flag: String?, config: String?) throws -> String {
+    if let flag { return flag }
+    if let config {
+      struct Sections: Decodable {
+        struct Section: Decodable { var database: String? }
+        var worker: Section?
+        var service: Section?
+      }
+      let sections = try? JSONDecoder().decode(Sections.self, from: try data(config))
+      if let path = sections?.worker?.database ?? sections?.service?.database { return path }
+    }
+    throw ValidationError("--database PATH is required (or \"worker.database\" in --config)")
+  }
+}
+
+/// A point in time on the command line: ms since the epoch, ISO 8601, or a duration from now
+/// (`30d`, `12h`, `90m`, `45s`).
+struct TimeArgument: ExpressibleByArgument, Sendable {
+  var text: String
+
+  init?(argument: String) {
+    text = argument
+  }
+
+  func milliseconds(now: Int64) throws -> Int64 {
+    if let ms = Int64(text) { return ms }
+    if let duration = DurationArgument(argument: text) { return now + duration.milliseconds }
+    if let date = try? Date(text, strategy: .iso8601) { return Int64(date.timeIntervalSince1970 * 1000) }
+    throw ValidationError("\(text) is not a time: use ms since the epoch, ISO 8601, or a duration like 30d")
+  }
+}
+
+/// `31d`, `12h`, `90m`, `45s`, `500ms`, or plain milliseconds.
+struct DurationArgument: ExpressibleByArgument, Sendable {
+  var milliseconds: Int64
+
+  init?(argument: String) {
+    let units: [(String, Int64)] = [("ms", 1), ("d", 86_400_000), ("h", 3_600_000), ("m", 60_000), ("s", 1_000)]
+    for (suffix, factor) in units where argument.hasSuffix(suffix) {
+      guard let value = Int64(argument.dropLast(suffix.count)), value >= 0 else { return nil }
+      milliseconds = value * factor
+      return
+    }
+    guard let value = Int64(argument), value >= 0 else { return nil }
+    milliseconds = value
+  }
+}

@@ -1,0 +1,58 @@
+import AsyncHTTPClient
+import Foundation
+import Logging
+import ServiceLifecycle
+import Synchronization
+import TollgateService
+
+/// The worker's and the service's clock: the machine's, or, for demos and tests only, a store
+/// simulator's virtual clock (`GET {url}/sim/clock` → `{"nowMs": …}`), followed by polling.
+struct WorkerClock: Sendable {
+  let nowMs: @Sendable () -> Int64
+  let services: [ServiceGroupConfiguration.ServiceConfiguration]
+
+  static func make(followURL: String?, logger: Logger) async throws -> WorkerClock {
+    guard let followURL else { return WorkerClock(nowMs: SystemClock.nowMs, services: []) }
+    let follower = SimulatorClockFollower(url: followURL, logger: logger)
+    try await follower.refresh()
+    logger.warning("following a simulator's virtual clock; never do this in production", metadata: ["clock.url": "\(followURL)"])
+    return WorkerClock(nowMs: { follower.nowMs() }, services: [.init(service: follower)])
+  }
+}
+
+/// Polls a simulator's clock and serves its time in between: the last virtual reading plus the
+/// real time elapsed since it.
+final class SimulatorClockFollower: Service, Sendable {
+  private struct Reading { var virtualMs: Int64; var realMs: Int64 }
+  private let reading = Mutex(Reading(virtualMs: 0, realMs: 0))
+  private let url: String
+  private let logger: Logger
+
+  init(url: String, logger: Logger) {
+    self.url = url.hasSuffix("/") ? String(url.dropLast()) : url
+    self.logger = logger
+  }
+
+  func nowMs() -> Int64 {
+    let current = reading.withLock { $0 }
+    return current.virtualMs + max(0, SystemClock.nowMs() - current.realMs)
+  }
+
+  func refresh() async throws {
+    let response = try await HTTPClient.shared.execute(HTTPClientRequest(url: url + "/sim/clock"), timeout: .seconds(2))
+    let body = try await response.body.collect(upTo: 4096)
+    struct Clock: Decodable { var nowMs: Int64 }
+    let clock = try JSONDecoder().decode(Clock.self, from: Data(body.readableBytesView))
+    let real = SystemClock.nowMs()
+    reading.withLock { $0 = Reading(virtualMs: clock.nowMs, realMs: real) }
+  }
+
+  func run() async throws {
+    await cancelWhenGracefulShutdown {
+      while !Task.isCancelled {
+        try? await Task.sleep(for: .milliseconds(100))
+        do { try await self.refresh() } catch { self.logger.debug("simulator clock unreachable", metadata: ["error": "\(error)"]) }
+      }
+    }
+  }
+}
