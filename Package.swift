@@ -73,6 +73,20 @@ let package = Package(
       swiftSettings: strict
     ),
 
+    // `tollgate storesim`: the stores' server APIs and notifications on a virtual clock.
+    .target(
+      name: "StoreSimulator",
+      dependencies: [
+        "TollgateCore", "TollgateCrypto", "AppStore",
+        .product(name: "Hummingbird", package: "hummingbird"),
+        .product(name: "AsyncHTTPClient", package: "async-http-client"),
+        .product(name: "Logging", package: "swift-log"),
+        .product(name: "NIOCore", package: "swift-nio"),
+        .product(name: "NIOHTTP1", package: "swift-nio"),
+      ],
+      swiftSettings: strict
+    ),
+
     // Wire protocol: generated protobuf types, protobuf-c-rpc framing, server and client.
     .target(
       name: "TollgateRPC",
@@ -103,7 +117,7 @@ let package = Package(
       name: "tollgate",
       dependencies: [
         "TollgateCore", "TollgateStorage", "TollgateRPC", "TollgateService", "AppStore", "TollgateCrypto",
-        "TollgateWorker",
+        "TollgateWorker", "StoreSimulator",
         .product(name: "ArgumentParser", package: "swift-argument-parser"),
         .product(name: "AsyncHTTPClient", package: "async-http-client"),
         .product(name: "Logging", package: "swift-log"),
@@ -142,6 +156,20 @@ let package = Package(
         .product(name: "AsyncHTTPClient", package: "async-http-client"),
         .product(name: "Logging", package: "swift-log"),
       ],
+      swiftSettings: strict
+    ),
+    .testTarget(
+      name: "StoreSimulatorTests",
+      dependencies: [
+        "StoreSimulator", "AppStore", "TollgateCrypto", "TollgateCore", "TollgateTesting",
+        .product(name: "AsyncHTTPClient", package: "async-http-client"),
+        .product(name: "Logging", package: "swift-log"),
+      ],
+      swiftSettings: strict
+    ),
+    .testTarget(
+      name: "TollgateWorkerTests",
+      dependencies: ["TollgateWorker", "TollgateStorage", "TollgateCore", "TollgateTesting"],
       swiftSettings: strict
     ),
     .testTarget(name: "TollgateStorageTests", dependencies: ["TollgateStorage", "TollgateTesting"], swiftSettings: strict),

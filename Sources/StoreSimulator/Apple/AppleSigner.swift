@@ -1,0 +1,77 @@
+import AppStore
+import Foundation
+import TollgateCrypto
+
+/// The simulated App Store's signing identity: a root → intermediate (Apple's WWDR OID) →
+/// leaf (Apple's receipt-signing OID) chain, and the leaf key that signs every JWS.
+struct AppleSigner: Sendable {
+  let root: Certificate
+  let intermediate: Certificate
+  let leaf: Certificate
+  let leafKey: P256PrivateKey
+  private let x5c: [String]
+
+  static let rootFile = "apple-root.cer"
+  private static let intermediateFile = "apple-intermediate.cer"
+  private static let leafFile = "apple-leaf.cer"
+  private static let leafKeyFile = "apple-leaf-key.pem"
+
+  init(root: Certificate, intermediate: Certificate, leaf: Certificate, leafKey: P256PrivateKey) {
+    self.root = root
+    self.intermediate = intermediate
+    self.leaf = leaf
+    self.leafKey = leafKey
+    x5c = [leaf, intermediate, root].map { Base64.encode($0.der) }
+  }
+
+  /// A fresh chain valid 20 years around `nowSeconds` (virtual time can run far ahead), or the
+  /// one saved in `directory`; a new chain is saved there.
+  static func load(orCreateIn directory: String?, nowSeconds: Int64) throws(StoreSimulatorError) -> AppleSigner {
+    do {
+      if let directory {
+        let files = [rootFile, intermediateFile, leafFile, leafKeyFile].map { "\(directory)/\($0)" }
+        if files.allSatisfy(FileManager.default.fileExists(atPath:)) {
+          let ders = try files.prefix(3).map { try [UInt8](Data(contentsOf: URL(fileURLWithPath: $0))) }
+          let pem = try String(contentsOfFile: files[3], encoding: .utf8)
+          return AppleSigner(
+            root: try Certificate(der: ders[0]), intermediate: try Certificate(der: ders[1]),
+            leaf: try Certificate(der: ders[2]), leafKey: try P256PrivateKey(pem: pem))
+        }
+      }
+      var options = TestCertificateAuthority.Options.defaults
+      options.commonNamePrefix = "Tollgate StoreSim Apple"
+      let window = TestCertificateAuthority.Validity.around(nowSeconds - 365 * 86_400, years: 21)
+      options.root = window
+      options.intermediate = window
+      options.leaf = window
+      let authority = try TestCertificateAuthority(now: nowSeconds, options: options)
+      let signer = AppleSigner(
+        root: authority.root, intermediate: authority.intermediate, leaf: authority.leaf, leafKey: authority.leafKey)
+      if let directory {
+        try FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: true)
+        try Data(signer.root.der).write(to: URL(fileURLWithPath: "\(directory)/\(rootFile)"))
+        try Data(signer.intermediate.der).write(to: URL(fileURLWithPath: "\(directory)/\(intermediateFile)"))
+        try Data(signer.leaf.der).write(to: URL(fileURLWithPath: "\(directory)/\(leafFile)"))
+        let keyURL = URL(fileURLWithPath: "\(directory)/\(leafKeyFile)")
+        try Data(try signer.leafKey.pkcs8PEM().utf8).write(to: keyURL)
+        try FileManager.default.setAttributes([.posixPermissions: 0o600], ofItemAtPath: keyURL.path)
+      }
+      return signer
+    } catch {
+      throw StoreSimulatorError(code: .startup, message: "cannot set up the Apple signing chain: \(error)", cause: error)
+    }
+  }
+
+  /// A compact JWS with Apple's header (`alg` ES256, `x5c` leaf, intermediate, root).
+  func sign<Payload: Encodable>(_ payload: Payload) -> String {
+    let encoder = JSONEncoder()
+    encoder.outputFormatting = [.sortedKeys, .withoutEscapingSlashes]
+    do {
+      let json = try encoder.encode(payload)
+      return try JWS.signES256(header: ["x5c": x5c], payloadJSON: Array(json), key: leafKey)
+    } catch {
+      // Encoding our own structs and signing with a loaded key cannot fail short of a bug.
+      preconditionFailure("cannot sign a simulated payload: \(error)")
+    }
+  }
+}

@@ -1,0 +1,197 @@
+import Foundation
+import HTTPTypes
+import Hummingbird
+import NIOCore
+
+/// The App Store's own endpoints: the App Store Server API and verifyReceipt, at `/…`
+/// (Production) and `/sandbox/…` (Sandbox).
+extension StoreSimulator {
+  static let historyPageSize = 20
+
+  func addAppleRoutes(to router: Router<BasicRequestContext>) {
+    for (prefix, environment) in [("", "Production"), ("/sandbox", "Sandbox")] {
+      let api: [(String, @Sendable (String, Request, StoreSimulator.AppleApp) -> Response)] = [
+        ("/inApps/v1/subscriptions/:id", { id, _, app in self.statuses(id, app: app, environment: environment) }),
+        ("/inApps/v2/history/:id", { id, request, app in self.history(id, request, app: app, environment: environment) }),
+        ("/inApps/v1/transactions/:id", { id, _, app in self.transactionInfo(id, app: app, environment: environment) }),
+        ("/inApps/v1/lookup/:id", { id, _, app in self.orderLookup(id, app: app, environment: environment) }),
+        ("/inApps/v2/refund/lookup/:id", { id, request, app in self.refunds(id, request, app: app, environment: environment) }),
+      ]
+      for (path, answer) in api {
+        router.get(RouterPath(prefix + path)) { request, context in
+          if let refusal = await self.applyFault("apple.api") { return refusal }
+          let auth = AppleAPIAuth.check(
+            request.headers[.authorization], apps: self.config.apple.apps,
+            nowSeconds: NotificationDispatcher.realNowMs() / 1000)
+          switch auth {
+          case .refused(let reason):
+            self.logger.info("App Store API token refused", metadata: ["apple.reason": "\(reason)"])
+            return HTTPAnswer.appleError(401, 4_010_000, "Unauthenticated")
+          case .accepted(let app):
+            return answer(context.parameters.get("id") ?? "", request, app)
+          }
+        }
+      }
+      router.post(RouterPath(prefix + "/verifyReceipt")) { request, _ in
+        if let refusal = await self.applyFault("apple.verifyReceipt") { return refusal }
+        return await self.verifyReceipt(request, endpointEnvironment: environment)
+      }
+    }
+  }
+
+  /// A fault for one request: an answer to send instead (500, 429), or a delay (`slow`).
+  func applyFault(_ target: String) async -> Response? {
+    guard let fault = faults.take(target) else { return nil }
+    switch fault.mode {
+    case .error500:
+      return HTTPAnswer.appleError(500, 5_000_000, "An unknown error occurred.")
+    case .rateLimit:
+      return HTTPAnswer.appleError(429, 4_290_000, "Rate limit exceeded.", headers: HTTPAnswer.retryAfter(fault.retryAfterSeconds))
+    case .slow:
+      try? await Task.sleep(for: .milliseconds(fault.delayMs ?? 2_000))
+      return nil
+    default:
+      return nil
+    }
+  }
+
+  // MARK: App Store Server API
+
+  /// The subscription `id` belongs to, if this endpoint and token may see it; else Apple's error.
+  private enum Found<Value> {
+    case found(Value)
+    case answer(Response)
+  }
+
+  private func lookUp(_ id: String, app: AppleApp, environment: String, in state: State)
+    -> Found<AppleSubscription>
+  {
+    guard !id.isEmpty, id.allSatisfy(\.isNumber) else {
+      return .answer(HTTPAnswer.appleError(400, 4_000_006, "Invalid transaction id."))
+    }
+    guard let subscription = state.apple.subscription(containing: id), subscription.bundleId == app.bundleId,
+      !config.apple.separateEnvironments || subscription.environment == environment
+    else { return .answer(HTTPAnswer.appleError(404, 4_040_010, "Transaction id not found.")) }
+    return .found(subscription)
+  }
+
+  private func statuses(_ id: String, app: AppleApp, environment: String) -> Response {
+    struct Item: Encodable {
+      var status: Int
+      var originalTransactionId: String
+      var signedTransactionInfo: String
+      var signedRenewalInfo: String
+    }
+    struct Group: Encodable {
+      var subscriptionGroupIdentifier: String
+      var lastTransactions: [Item]
+    }
+    struct Body: Encodable {
+      var environment: String
+      var bundleId: String
+      var appAppleId: Int64
+      var data: [Group]
+    }
+    return state.withLock { state in
+      switch lookUp(id, app: app, environment: environment, in: state) {
+      case .answer(let error): return error
+      case .found(let subscription):
+        let now = state.core.nowMs
+        guard let latest = state.apple.latestTransaction(subscription) else {
+          return HTTPAnswer.appleError(404, 4_040_010, "Transaction id not found.")
+        }
+        let item = Item(
+          status: subscription.state.status, originalTransactionId: subscription.originalTransactionId,
+          signedTransactionInfo: state.apple.signedTransaction(latest, nowMs: now),
+          signedRenewalInfo: state.apple.signedRenewalInfo(subscription, nowMs: now))
+        return HTTPAnswer.json(
+          Body(
+            environment: subscription.environment, bundleId: app.bundleId, appAppleId: app.appAppleId,
+            data: [Group(subscriptionGroupIdentifier: subscription.groupId, lastTransactions: [item])]))
+      }
+    }
+  }
+
+  private struct Page: Encodable {
+    var revision: String
+    var hasMore: Bool
+    var bundleId: String?
+    var appAppleId: Int64?
+    var environment: String?
+    var signedTransactions: [String]
+  }
+
+  /// One page of `transactions` from the `revision` query parameter (an opaque offset).
+  private func page(_ transactions: [AppleTransaction], _ request: Request, nowMs: Int64, state: State) -> Found<Page> {
+    let revision = request.uri.queryParameters.get("revision")
+    guard let start = revision.map({ Int($0) }) ?? 0, start >= 0, start <= transactions.count else {
+      return .answer(HTTPAnswer.appleError(400, 4_000_005, "Invalid revision."))
+    }
+    let end = min(start + Self.historyPageSize, transactions.count)
+    let signed = transactions[start..<end].map { state.apple.signedTransaction($0, nowMs: nowMs) }
+    return .found(Page(revision: String(end), hasMore: end < transactions.count, signedTransactions: signed))
+  }
+
+  private func history(_ id: String, _ request: Request, app: AppleApp, environment: String) -> Response {
+    state.withLock { state in
+      switch lookUp(id, app: app, environment: environment, in: state) {
+      case .answer(let error): return error
+      case .found(let subscription):
+        var chain = state.apple.chain(subscription).sorted {
+          ($0.purchaseDate, $0.transactionId) < ($1.purchaseDate, $1.transactionId)
+        }
+        if request.uri.queryParameters.get("sort") == "DESCENDING" { chain.reverse() }
+        switch page(chain, request, nowMs: state.core.nowMs, state: state) {
+        case .answer(let error): return error
+        case .found(var page):
+          page.bundleId = app.bundleId
+          page.appAppleId = app.appAppleId
+          page.environment = subscription.environment
+          return HTTPAnswer.json(page)
+        }
+      }
+    }
+  }
+
+  private func transactionInfo(_ id: String, app: AppleApp, environment: String) -> Response {
+    struct Body: Encodable { var signedTransactionInfo: String }
+    return state.withLock { state in
+      switch lookUp(id, app: app, environment: environment, in: state) {
+      case .answer(let error): return error
+      case .found:
+        guard let transaction = state.apple.transactions[id] else {
+          return HTTPAnswer.appleError(404, 4_040_010, "Transaction id not found.")
+        }
+        return HTTPAnswer.json(Body(signedTransactionInfo: state.apple.signedTransaction(transaction, nowMs: state.core.nowMs)))
+      }
+    }
+  }
+
+  private func orderLookup(_ orderId: String, app: AppleApp, environment: String) -> Response {
+    struct Body: Encodable {
+      var status: Int
+      var signedTransactions: [String]
+    }
+    return state.withLock { state in
+      let transactions = (state.apple.orders[orderId] ?? []).compactMap { state.apple.transactions[$0] }.filter {
+        $0.bundleId == app.bundleId && (!config.apple.separateEnvironments || $0.environment == environment)
+      }
+      let signed = transactions.map { state.apple.signedTransaction($0, nowMs: state.core.nowMs) }
+      return HTTPAnswer.json(Body(status: signed.isEmpty ? 1 : 0, signedTransactions: signed))
+    }
+  }
+
+  private func refunds(_ id: String, _ request: Request, app: AppleApp, environment: String) -> Response {
+    state.withLock { state in
+      switch lookUp(id, app: app, environment: environment, in: state) {
+      case .answer(let error): return error
+      case .found(let subscription):
+        let refunded = state.apple.chain(subscription).filter { $0.revocationType == "REFUND_FULL" }
+        switch page(refunded, request, nowMs: state.core.nowMs, state: state) {
+        case .answer(let error): return error
+        case .found(let page): return HTTPAnswer.json(page)
+        }
+      }
+    }
+  }
+}

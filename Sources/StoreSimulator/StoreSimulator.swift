@@ -1,0 +1,219 @@
+import AsyncHTTPClient
+import Foundation
+import Hummingbird
+import Logging
+import NIOCore
+import Synchronization
+import TollgateCrypto
+
+/// The stores' server APIs on a virtual clock, over HTTP on loopback: today the App Store
+/// (App Store Server API, verifyReceipt, Server Notifications V2), signed with a generated
+/// root → intermediate → leaf chain shaped like Apple's.
+///
+/// The Swift methods and the HTTP control API (`/sim/…`, docs/storesim.md) call the same core.
+/// Time only moves when told (`advance(byMs:)`, `POST /sim/clock/advance`): every virtual event
+/// due on the way (renewals, billing retries, grace and retry-window ends) runs in time order,
+/// and the notifications it produces are posted before the call returns (first attempt; retries
+/// continue in real time).
+public final class StoreSimulator: Sendable {
+  struct State: Sendable {
+    var core: SimCore
+    var apple: AppleStore
+  }
+
+  public let config: Config
+  let state: Mutex<State>
+  let faults = FaultInjector()
+  let dispatcher: NotificationDispatcher
+  let logger: Logger
+  private let appleSigner: AppleSigner
+  private let httpClient: HTTPClient
+  private let boundPort = Atomic<Int>(0)
+  private let serverTask = Mutex<Task<Void, any Error>?>(nil)
+
+  private init(config: Config, signer: AppleSigner, startMs: Int64, logger: Logger) {
+    self.config = config
+    self.appleSigner = signer
+    self.logger = logger
+    self.state = Mutex(State(core: SimCore(nowMs: startMs), apple: AppleStore(config: config.apple, signer: signer)))
+    self.httpClient = HTTPClient(eventLoopGroup: HTTPClient.defaultEventLoopGroup)
+    self.dispatcher = NotificationDispatcher(
+      httpClient: httpClient, faults: faults, retryDelaysMs: config.notificationRetryDelaysMs,
+      timeoutMs: config.notificationTimeoutMs, logger: logger)
+  }
+
+  /// Creates (or reloads from `config.dataDirectory`) the signing chain, writes
+  /// `apple-root.cer` there, and starts listening. Returns once the port is bound.
+  public static func start(config: Config = .defaults, logger: Logger) async throws -> StoreSimulator {
+    let startMs = config.startTimeMs ?? NotificationDispatcher.realNowMs()
+    let signer = try AppleSigner.load(orCreateIn: config.dataDirectory, nowSeconds: startMs / 1000)
+    for app in config.apple.apps where app.apiKey == nil {
+      logger.warning(
+        "no App Store Server API key configured: any well-formed ES256 token for this bundle id is accepted",
+        metadata: ["apple.bundle_id": "\(app.bundleId)"])
+    }
+    let simulator = StoreSimulator(config: config, signer: signer, startMs: startMs, logger: logger)
+    let router = Router()
+    simulator.addAppleRoutes(to: router)
+    simulator.addControlRoutes(to: router)
+    let (stream, continuation) = AsyncStream<Int>.makeStream()
+    let app = Application(
+      router: router, configuration: .init(address: .hostname(config.host, port: config.port)),
+      onServerRunning: { channel in continuation.yield(channel.localAddress?.port ?? 0) }, logger: logger)
+    let task = Task { try await app.run() }
+    var iterator = stream.makeAsyncIterator()
+    guard let port = await iterator.next(), port > 0 else {
+      task.cancel()
+      _ = await task.result
+      try? await simulator.httpClient.shutdown()
+      throw StoreSimulatorError(code: .startup, message: "cannot listen on \(config.host):\(config.port)")
+    }
+    simulator.boundPort.store(port, ordering: .relaxed)
+    simulator.serverTask.withLock { $0 = task }
+    logger.info(
+      "store simulator listening",
+      metadata: ["sim.port": "\(port)", "sim.now_ms": "\(startMs)", "sim.data": "\(config.dataDirectory ?? "-")"])
+    return simulator
+  }
+
+  /// Stops listening, cancels notification retries, closes the HTTP client.
+  public func stop() async {
+    let task = serverTask.withLock { task in
+      defer { task = nil }
+      return task
+    }
+    task?.cancel()
+    _ = await task?.result
+    await dispatcher.shutdown()
+    try? await httpClient.shutdown()
+  }
+
+  public var port: Int { boundPort.load(ordering: .relaxed) }
+  /// `http://HOST:PORT`: the App Store Server API production base URL; sandbox is
+  /// `baseURL + "/sandbox"` (see `Config.Apple.separateEnvironments`).
+  public var baseURL: String {
+    let host = config.host.contains(":") ? "[\(config.host)]" : config.host
+    return "http://\(host == "0.0.0.0" ? "127.0.0.1" : host):\(port)"
+  }
+  /// The root to pin in `SignedDataVerifier` (also `DIR/apple-root.cer`).
+  public var rootCertificate: Certificate { appleSigner.root }
+  /// The virtual now, ms since the epoch (`GET /sim/clock`).
+  public var clockNowMs: Int64 { state.withLock { $0.core.nowMs } }
+  /// Every notification and its delivery attempts (`GET /sim/notifications`).
+  public var notifications: [NotificationRecord] { dispatcher.log }
+
+  // MARK: The one path every change takes
+
+  /// Runs `change` under the lock, then delivers the notifications it queued.
+  func mutate<T: Sendable>(_ change: (inout State) throws(StoreSimulatorError) -> T) async throws(StoreSimulatorError)
+    -> T
+  {
+    let (value, outbox) = try state.withLock { (state: inout State) throws(StoreSimulatorError) in
+      let value = try change(&state)
+      return (value, state.core.takeOutbox())
+    }
+    await dispatcher.deliver(outbox)
+    return value
+  }
+
+  // MARK: Clock
+
+  /// What `advance` did.
+  public struct AdvanceResult: Sendable, Codable, Hashable {
+    public var nowMs: Int64
+    public var events: [FiredEvent]
+    public var notificationsSent: Int
+  }
+
+  /// Moves the virtual clock forward, running every due event in time order.
+  @discardableResult
+  public func advance(byMs delta: Int64) async throws(StoreSimulatorError) -> AdvanceResult {
+    guard delta >= 0 else { throw .invalid("the clock only moves forward") }
+    let result = try await mutate { (state: inout State) throws(StoreSimulatorError) -> AdvanceResult in
+      let target = state.core.nowMs + delta
+      var fired: [FiredEvent] = []
+      while let event = state.core.popDue(upTo: target) {
+        state.core.nowMs = max(state.core.nowMs, event.atMs)
+        let outcome: String
+        switch event.store {
+        case AppleStore.name: outcome = state.apple.fire(event, core: &state.core)
+        default: outcome = "no such store"
+        }
+        if outcome != "stale" {
+          fired.append(FiredEvent(atMs: event.atMs, store: event.store, kind: event.kind, subject: event.subject, outcome: outcome))
+        }
+      }
+      state.core.nowMs = target
+      return AdvanceResult(nowMs: target, events: fired, notificationsSent: state.core.outbox.count)
+    }
+    logger.info("virtual clock advanced", metadata: ["sim.now_ms": "\(result.nowMs)", "sim.events": "\(result.events.count)"])
+    return result
+  }
+
+  // MARK: Apple scenarios
+
+  public func purchase(_ request: ApplePurchaseRequest) async throws(StoreSimulatorError) -> ApplePurchaseResult {
+    try await mutate { (state: inout State) throws(StoreSimulatorError) in try state.apple.purchase(request, core: &state.core) }
+  }
+
+  public func subscription(_ originalTransactionId: String) throws(StoreSimulatorError) -> AppleSubscriptionSnapshot {
+    try state.withLock { (state: inout State) throws(StoreSimulatorError) in try state.apple.snapshot(originalTransactionId) }
+  }
+
+  @discardableResult
+  public func failRenewals(_ originalTransactionId: String) async throws(StoreSimulatorError) -> AppleSubscriptionSnapshot {
+    try await mutate { (state: inout State) throws(StoreSimulatorError) in try state.apple.failRenewals(originalTransactionId) }
+  }
+
+  @discardableResult
+  public func recoverBilling(_ originalTransactionId: String, immediately: Bool = false) async throws(StoreSimulatorError)
+    -> AppleSubscriptionSnapshot
+  {
+    try await mutate { (state: inout State) throws(StoreSimulatorError) in
+      try state.apple.recoverBilling(originalTransactionId, immediately: immediately, core: &state.core)
+    }
+  }
+
+  @discardableResult
+  public func setAutoRenew(_ originalTransactionId: String, enabled: Bool) async throws(StoreSimulatorError)
+    -> AppleSubscriptionSnapshot
+  {
+    try await mutate { (state: inout State) throws(StoreSimulatorError) in
+      try state.apple.setAutoRenew(originalTransactionId, enabled: enabled, core: &state.core)
+    }
+  }
+
+  /// - Parameter reason: Apple's `revocationReason`: 0 other, 1 an issue with the app.
+  @discardableResult
+  public func refund(_ originalTransactionId: String, transactionId: String? = nil, reason: Int = 0)
+    async throws(StoreSimulatorError) -> AppleSubscriptionSnapshot
+  {
+    try await mutate { (state: inout State) throws(StoreSimulatorError) in
+      try state.apple.refund(originalTransactionId, transactionId: transactionId, reason: reason, core: &state.core)
+    }
+  }
+
+  /// Upgrade, downgrade or crossgrade, decided by the products' levels.
+  @discardableResult
+  public func changeProduct(_ originalTransactionId: String, to productId: String) async throws(StoreSimulatorError)
+    -> AppleSubscriptionSnapshot
+  {
+    try await mutate { (state: inout State) throws(StoreSimulatorError) in
+      try state.apple.changeProduct(originalTransactionId, to: productId, core: &state.core)
+    }
+  }
+
+  public func familyShare(_ originalTransactionId: String, appAccountToken: String? = nil)
+    async throws(StoreSimulatorError) -> ApplePurchaseResult
+  {
+    try await mutate { (state: inout State) throws(StoreSimulatorError) in
+      try state.apple.familyShare(originalTransactionId, appAccountToken: appAccountToken, core: &state.core)
+    }
+  }
+
+  // MARK: Faults
+
+  public func addFault(_ rule: FaultRule) throws(StoreSimulatorError) { try faults.add(rule) }
+  public func clearFaults() { faults.clear() }
+  public var activeFaults: [FaultRule] { faults.active }
+}

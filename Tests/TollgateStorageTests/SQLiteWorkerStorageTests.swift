@@ -1,0 +1,111 @@
+import Testing
+import TollgateCore
+import TollgateStorage
+import TollgateTesting
+
+@Suite("SQLite worker storage")
+struct SQLiteWorkerStorageTests {
+  func history(_ id: String, expires: Int64) -> SubscriptionHistory {
+    SubscriptionHistory(
+      store: .appStore, purchaseId: id, environment: .sandbox,
+      transactions: [StoreTransaction(transactionId: "\(id)-1", productId: "monthly", purchaseDateMs: 0, expiresDateMs: expires)],
+      renewalInfo: RenewalInfo(willAutoRenew: true), asOfMs: 0)
+  }
+
+  func stored(_ id: String, user: String?, expires: Int64 = 1_000) -> StoredSubscription {
+    StoredSubscription(
+      store: .appStore, purchaseId: id, appId: "com.example", userId: user, history: history(id, expires: expires),
+      evidence: VerificationEvidence(source: "test", environment: .sandbox, payloads: [], verifiedAtMs: 5), state: .active,
+      reason: "current_period", productId: "monthly", willRenew: true, expiresAtMs: expires, accessEndsAtMs: expires,
+      appAccountToken: nil, verifiedAtMs: 5, nextCheckAtMs: expires)
+  }
+
+  let recompute: EntitlementRecompute = { userId, subscriptions, _ in
+    subscriptions.map { .sample(userId: userId, source: $0.history.source, expiresAtMs: $0.expiresAtMs) }
+  }
+
+  @Test("a notification with the same dedupe key is stored once")
+  func dedupe() async throws {
+    let dir = try TemporaryDirectory()
+    defer { dir.remove() }
+    let storage = try SQLiteWorkerStorage(path: dir.file("db.sqlite"), nowMs: 1)
+    let first = try await storage.storeNotification(route: "r", dedupeKey: "k", payload: [1], nowMs: 1)
+    let second = try await storage.storeNotification(route: "r", dedupeKey: "k", payload: [1], nowMs: 2)
+    #expect(!first.duplicate)
+    #expect(second.duplicate)
+    #expect(second.id == first.id)
+    #expect(try await storage.inboxCounts() == ["pending": 1])
+  }
+
+  @Test("claimed items are leased; a retry waits; an expired lease makes an item claimable again")
+  func leases() async throws {
+    let dir = try TemporaryDirectory()
+    defer { dir.remove() }
+    let storage = try SQLiteWorkerStorage(path: dir.file("db.sqlite"), nowMs: 1)
+    let (id, _) = try await storage.storeNotification(route: "r", dedupeKey: "k", payload: [7], nowMs: 100)
+    let claimed = try await storage.claimInbox(nowMs: 100, limit: 10, leaseMs: 1_000)
+    #expect(claimed.map(\.id) == [id])
+    #expect(claimed.first?.attempts == 0)
+    #expect(try await storage.claimInbox(nowMs: 500, limit: 10, leaseMs: 1_000).isEmpty)  // leased
+    // The worker died: after the lease the item is claimable again, with its attempt counted.
+    let again = try await storage.claimInbox(nowMs: 1_100, limit: 10, leaseMs: 1_000)
+    #expect(again.map(\.attempts) == [1])
+    try await storage.retryInbox(id: id, atMs: 5_000, error: "HTTP 500")
+    #expect(try await storage.claimInbox(nowMs: 4_999, limit: 10, leaseMs: 1_000).isEmpty)
+    #expect(try await storage.claimInbox(nowMs: 5_000, limit: 10, leaseMs: 1_000).count == 1)
+    try await storage.finishInbox(id: id, state: .verified, outcome: "ok", nowMs: 5_001)
+    #expect(try await storage.claimInbox(nowMs: 99_999, limit: 10, leaseMs: 1_000).isEmpty)
+  }
+
+  @Test("apply writes the subscription, entitlements, change feed, events and inbox completion together")
+  func applyIsAtomic() async throws {
+    let dir = try TemporaryDirectory()
+    defer { dir.remove() }
+    let path = dir.file("db.sqlite")
+    let storage = try SQLiteWorkerStorage(path: path, nowMs: 1)
+    let entitlements = try SQLiteEntitlementStorage(path: path, nowMs: 1)
+    let (inboxId, _) = try await storage.storeNotification(route: "r", dedupeKey: "k", payload: [1], nowMs: 1)
+    let changes = try await storage.apply(
+      SubscriptionChange(
+        subscription: stored("otx", user: "alice"), transactions: [], events: [
+          WorkerEvent(userId: "alice", kind: "purchased", store: .appStore, purchaseId: "otx", productId: "monthly", state: .active, atMs: 9)
+        ], completes: (inboxId, .verified, "ok"), alsoRecompute: nil, reason: "test", nowMs: 9),
+      recompute: recompute)
+    #expect(changes["alice"]?.before == [])
+    #expect(changes["alice"]?.after.count == 1)
+    #expect(try await entitlements.entitlements(forUsers: ["alice"])["alice"]?.count == 1)
+    #expect(try await entitlements.changes(after: 0, limit: 10).map(\.userId) == ["alice"])
+    #expect(try await storage.events(userId: "alice").map(\.kind) == ["purchased"])
+    #expect(try await storage.inboxCounts() == ["verified": 1])
+    #expect(try await storage.subscription(store: .appStore, purchaseId: "otx")?.userId == "alice")
+
+    // A transfer: bob becomes the owner; alice's entitlements are recomputed to nothing.
+    try await storage.apply(
+      SubscriptionChange(
+        subscription: stored("otx", user: "bob"), transactions: [], events: [], completes: nil, alsoRecompute: "alice",
+        reason: "transfer", nowMs: 10),
+      recompute: recompute)
+    let now = try await entitlements.entitlements(forUsers: ["alice", "bob"])
+    #expect(now["alice"] == nil)
+    #expect(now["bob"]?.count == 1)
+  }
+
+  @Test("due subscriptions come back by next check; postponing moves them")
+  func schedule() async throws {
+    let dir = try TemporaryDirectory()
+    defer { dir.remove() }
+    let storage = try SQLiteWorkerStorage(path: dir.file("db.sqlite"), nowMs: 1)
+    for (id, expires) in [("a", Int64(100)), ("b", 200)] {
+      try await storage.apply(
+        SubscriptionChange(
+          subscription: stored(id, user: "u", expires: expires), transactions: [], events: [], completes: nil,
+          alsoRecompute: nil, reason: "t", nowMs: 1),
+        recompute: recompute)
+    }
+    #expect(try await storage.dueSubscriptions(nowMs: 150, limit: 10).map(\.purchaseId) == ["a"])
+    try await storage.postponeCheck(store: .appStore, purchaseId: "a", untilMs: 1_000, failures: 1)
+    #expect(try await storage.dueSubscriptions(nowMs: 250, limit: 10).map(\.purchaseId) == ["b"])
+    #expect(try await storage.requestReverify(userId: "u", nowMs: 300) == 2)
+    #expect(try await storage.dueSubscriptions(nowMs: 300, limit: 10).count == 2)
+  }
+}
