@@ -192,7 +192,9 @@ let package = Package(
       name: "EndToEndTests",
       dependencies: [
         "TollgateService", "TollgateStorage", "TollgateCore", "TollgateRPC", "TollgateTesting",
+        "TollgateWorker", "StoreSimulator", "TollgateCrypto", "AppStore",
         .product(name: "NIOCore", package: "swift-nio"),
+        .product(name: "NIOPosix", package: "swift-nio"),
         .product(name: "Logging", package: "swift-log"),
       ],
       swiftSettings: strict

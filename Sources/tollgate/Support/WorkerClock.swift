@@ -2,7 +2,6 @@ import AsyncHTTPClient
 import Foundation
 import Logging
 import ServiceLifecycle
-import Synchronization
 import TollgateService
 
 /// The worker's and the service's clock: the machine's, or, for demos and tests only, a store
@@ -20,11 +19,9 @@ struct WorkerClock: Sendable {
   }
 }
 
-/// Polls a simulator's clock and serves its time in between: the last virtual reading plus the
-/// real time elapsed since it.
+/// Polls a simulator's clock into a `FollowedClock`.
 final class SimulatorClockFollower: Service, Sendable {
-  private struct Reading { var virtualMs: Int64; var realMs: Int64 }
-  private let reading = Mutex(Reading(virtualMs: 0, realMs: 0))
+  private let clock = FollowedClock(virtualMs: 0)
   private let url: String
   private let logger: Logger
 
@@ -33,18 +30,13 @@ final class SimulatorClockFollower: Service, Sendable {
     self.logger = logger
   }
 
-  func nowMs() -> Int64 {
-    let current = reading.withLock { $0 }
-    return current.virtualMs + max(0, SystemClock.nowMs() - current.realMs)
-  }
+  func nowMs() -> Int64 { clock.nowMs() }
 
   func refresh() async throws {
     let response = try await HTTPClient.shared.execute(HTTPClientRequest(url: url + "/sim/clock"), timeout: .seconds(2))
     let body = try await response.body.collect(upTo: 4096)
     struct Clock: Decodable { var nowMs: Int64 }
-    let clock = try JSONDecoder().decode(Clock.self, from: Data(body.readableBytesView))
-    let real = SystemClock.nowMs()
-    reading.withLock { $0 = Reading(virtualMs: clock.nowMs, realMs: real) }
+    clock.observe(virtualMs: try JSONDecoder().decode(Clock.self, from: Data(body.readableBytesView)).nowMs)
   }
 
   func run() async throws {
