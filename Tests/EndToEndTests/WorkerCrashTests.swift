@@ -1,0 +1,121 @@
+import Foundation
+import Logging
+import StoreSimulator
+import Testing
+import TollgateCore
+import TollgateCrypto
+import TollgateRPC
+import TollgateService
+import TollgateStorage
+import TollgateTesting
+
+#if canImport(Glibc)
+import Glibc
+#endif
+
+/// `tollgate worker` as a real process, killed with SIGKILL between storing a notification and
+/// applying it.
+@Suite("Worker crash", .serialized)
+struct WorkerCrashTests {
+  @Test("kill -9 after a notification is stored but before it is applied: after restart it lands, exactly once")
+  func killNine() async throws {
+    let dir = try TemporaryDirectory(prefix: "tollgate-crash")
+    defer { dir.remove() }
+    let key = try P256PrivateKey.generate()
+    let workerPort = try await Stack.freePort()
+    var simConfig = StoreSimulator.Config.defaults
+    simConfig.notificationRetryDelaysMs = [200, 500]
+    simConfig.apple.apps[0].apiKey = .init(keyId: "KEY1", issuerId: "ISSUER", publicKeyPEM: try Stack.publicPEM(key))
+    simConfig.apple.apps[0].notificationURL = "http://127.0.0.1:\(workerPort)/notifications/apple/v2"
+    let sim = try await StoreSimulator.start(config: simConfig, logger: Logger(label: "crash.sim"))
+    defer { Task { await sim.stop() } }
+    try Data(sim.rootCertificate.der).write(to: URL(fileURLWithPath: dir.file("root.cer")))
+    let database = dir.file("tollgate.sqlite")
+    let config: [String: Any] = [
+      "apps": [["id": "ios", "store": "app_store", "bundleId": Stack.bundleId]],
+      "entitlements": [["id": "premium"], ["id": "basic"]],
+      "products": [["productId": Stack.premium, "store": "app_store", "entitlements": ["premium"]]],
+      "worker": [
+        "listen": "127.0.0.1:\(workerPort)", "database": database, "pollMs": 5, "backoffBaseMs": 50, "backoffMaxMs": 200,
+        "leaseMs": 1_000, "followClockURL": sim.baseURL,
+      ],
+      "appStore": [[
+        "bundleId": Stack.bundleId, "appAppleId": simConfig.apple.apps[0].appAppleId, "environment": "sandbox",
+        "apiKeyId": "KEY1", "apiIssuerId": "ISSUER", "apiPrivateKeyEnv": "CRASH_TEST_KEY",
+        "apiBaseURL": sim.baseURL + "/sandbox", "rootCertificates": [dir.file("root.cer")],
+      ]],
+    ]
+    try JSONSerialization.data(withJSONObject: config).write(to: URL(fileURLWithPath: dir.file("config.json")))
+    let environment = ["CRASH_TEST_KEY": try key.pkcs8PEM()]
+    func startWorker() throws -> ChildProcess {
+      let worker = try ChildProcess(
+        ["worker", "--config", dir.file("config.json"), "--log-level", "warning"], environment: environment)
+      #expect(worker.waitForLine(containing: "notifications on") != nil, "the worker did not start")
+      return worker
+    }
+
+    let clock = FollowedClock(virtualMs: sim.clockNowMs)
+    let now: @Sendable () -> Int64 = {
+      clock.observe(virtualMs: sim.clockNowMs)
+      return clock.nowMs()
+    }
+    let storage = try SQLiteEntitlementStorage(path: database, nowMs: now())
+    let server = try await EntitlementServer.start(
+      config: .init(host: "127.0.0.1", port: 0), storage: storage, nowMs: now, logger: Logger(label: "crash.serve"))
+    let follow = Task { try await server.follower.run() }
+    defer {
+      follow.cancel()
+      Task { await server.shutdown() }
+    }
+    let client = TollgateClient(host: "127.0.0.1", port: server.port)
+
+    // 1. A verified purchase, through the first worker process.
+    var first = try startWorker()
+    let purchase = try await sim.purchase(.init(productId: Stack.premium, bundleId: Stack.bundleId, environment: "Sandbox"))
+    var submit = Tollgate_V1_SubmitPurchaseRequest()
+    submit.userID = "alice"
+    submit.store = .appStore
+    submit.receipt = purchase.signedTransaction
+    submit.waitMs = 8_000
+    let verified = try await client.submitPurchase(submit, timeout: .seconds(10))
+    #expect(verified.status == .verified)
+    let before = try await client.isSubscriber(userId: "alice", entitlement: "premium")
+    #expect(before.active)
+
+    // 2. Apple's API goes down; the renewal notification arrives and is stored, but cannot be applied.
+    try sim.addFault(FaultRule(target: "apple.api", mode: .error500, count: nil))
+    _ = try await sim.advance(byMs: 30 * 86_400_000 + 60_000)
+    let workerStorage = try SQLiteWorkerStorage(path: database, nowMs: now())
+    let stored = try await eventually {
+      let counts = try await workerStorage.inboxCounts()
+      return (counts["pending"] ?? 0) + (counts["processing"] ?? 0) >= 1
+    }
+    #expect(stored != nil, "the notification was never stored")
+
+    // 3. kill -9.
+    kill(first.process.processIdentifier, SIGKILL)
+    first.process.waitUntilExit()
+    #expect(first.process.terminationReason == .uncaughtSignal)
+    let during = try await client.isSubscriber(userId: "alice", entitlement: "premium")
+    #expect(during.expiresAtMs == before.expiresAtMs)
+
+    // 4. Apple is back; a new worker process picks the stored notification up.
+    sim.clearFaults()
+    first = try startWorker()
+    defer { first.terminate() }
+    let landed = try await eventually(timeout: .seconds(15)) {
+      try await client.isSubscriber(userId: "alice", entitlement: "premium").expiresAtMs > before.expiresAtMs
+    }
+    #expect(landed != nil, "the renewal never landed")
+    let done = try await eventually {
+      let counts = try await workerStorage.inboxCounts()
+      return (counts["pending"] ?? 0) + (counts["processing"] ?? 0) == 0
+    }
+    #expect(done != nil)
+    try await Task.sleep(for: .milliseconds(300))
+    let renewed = try await workerStorage.events(userId: "alice").filter { $0.kind == "renewed" }
+    #expect(renewed.count == 1)
+    #expect(try await client.isSubscriber(userId: "alice", entitlement: "premium").active)
+    await client.close()
+  }
+}
