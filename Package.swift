@@ -87,6 +87,20 @@ let package = Package(
       swiftSettings: strict
     ),
 
+    // The whole system on one machine (simulator + worker + service): `tollgate demo` and the
+    // end-to-end tests.
+    .target(
+      name: "TollgateDemo",
+      dependencies: [
+        "TollgateCore", "TollgateStorage", "TollgateRPC", "TollgateService", "TollgateWorker", "StoreSimulator",
+        "TollgateCrypto",
+        .product(name: "Logging", package: "swift-log"),
+        .product(name: "NIOCore", package: "swift-nio"),
+        .product(name: "NIOPosix", package: "swift-nio"),
+      ],
+      swiftSettings: strict
+    ),
+
     // Wire protocol: generated protobuf types, protobuf-c-rpc framing, server and client.
     .target(
       name: "TollgateRPC",
@@ -117,7 +131,7 @@ let package = Package(
       name: "tollgate",
       dependencies: [
         "TollgateCore", "TollgateStorage", "TollgateRPC", "TollgateService", "AppStore", "TollgateCrypto",
-        "TollgateWorker", "StoreSimulator",
+        "TollgateWorker", "StoreSimulator", "TollgateDemo",
         .product(name: "ArgumentParser", package: "swift-argument-parser"),
         .product(name: "AsyncHTTPClient", package: "async-http-client"),
         .product(name: "Logging", package: "swift-log"),
@@ -192,7 +206,7 @@ let package = Package(
       name: "EndToEndTests",
       dependencies: [
         "TollgateService", "TollgateStorage", "TollgateCore", "TollgateRPC", "TollgateTesting",
-        "TollgateWorker", "StoreSimulator", "TollgateCrypto", "AppStore",
+        "TollgateWorker", "StoreSimulator", "TollgateCrypto", "AppStore", "TollgateDemo",
         .product(name: "NIOCore", package: "swift-nio"),
         .product(name: "NIOPosix", package: "swift-nio"),
         .product(name: "Logging", package: "swift-log"),

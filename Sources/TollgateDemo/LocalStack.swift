@@ -1,0 +1,178 @@
+import Foundation
+import Logging
+import NIOCore
+import NIOPosix
+import StoreSimulator
+import TollgateCore
+import TollgateCrypto
+import TollgateRPC
+import TollgateService
+import TollgateStorage
+import TollgateWorker
+
+/// The whole system on one machine: the store simulator, the worker and the service, on one
+/// SQLite file, all following the simulator's virtual clock. The production code paths are used
+/// as they are; only base URLs and the pinned root differ. For `tollgate demo` and the
+/// end-to-end tests; never for production.
+public struct LocalStack: Sendable {
+  public struct Ports: Sendable {
+    public var service: Int
+    public var simulator: Int
+    public var worker: Int
+
+    public init(service: Int = 0, simulator: Int = 0, worker: Int = 0) {
+      self.service = service
+      self.simulator = simulator
+      self.worker = worker
+    }
+  }
+
+  public static let bundleId = "com.example.app"
+  public static let premium = "com.example.premium.monthly"
+  public static let monthly = "com.example.monthly"
+  public static let basic = "com.example.basic.monthly"
+
+  public let sim: StoreSimulator
+  public let worker: VerifierWorker
+  public let server: EntitlementServer
+  public let client: TollgateClient
+  public let configuration: WorkerConfiguration
+  public let databasePath: String
+  public let nowMs: @Sendable () -> Int64
+  private let workerTask: Task<Void, any Error>
+  private let followTask: Task<Void, any Error>
+
+  /// The demo catalog: three monthly products in one group; premium ones unlock `premium` and
+  /// `basic`, the basic one `basic`.
+  public static func catalog(transferPolicy: TransferPolicy = .keepWithOriginalOwner) -> TollgateConfig {
+    TollgateConfig(
+      apps: [AppConfig(id: "ios", store: .appStore, bundleId: bundleId)],
+      entitlements: [EntitlementDefinition(id: "premium"), EntitlementDefinition(id: "basic")],
+      products: [
+        ProductConfig(productId: premium, store: .appStore, entitlements: ["premium", "basic"]),
+        ProductConfig(productId: monthly, store: .appStore, entitlements: ["premium", "basic"]),
+        ProductConfig(productId: basic, store: .appStore, entitlements: ["basic"]),
+      ],
+      subscriptionGroups: [
+        SubscriptionGroup(
+          id: "21000001", store: .appStore,
+          products: [.init(productId: premium, level: 1), .init(productId: monthly, level: 2), .init(productId: basic, level: 3)])
+      ],
+      transferPolicy: transferPolicy)
+  }
+
+  /// Starts the three parts in `directory` (the database and the simulator's signing chain live there).
+  public static func start(
+    directory: String, ports: Ports = Ports(), transferPolicy: TransferPolicy = .keepWithOriginalOwner,
+    appEnvironment: String = "sandbox", allowSandbox: Bool = false, logger: Logger
+  ) async throws -> LocalStack {
+    let key = try P256PrivateKey.generate()
+    let workerPort = ports.worker == 0 ? try await freePort() : ports.worker
+    var simConfig = StoreSimulator.Config.defaults
+    simConfig.port = ports.simulator
+    simConfig.dataDirectory = directory + "/storesim"
+    simConfig.notificationRetryDelaysMs = [200, 500, 1_000]
+    simConfig.apple.apps[0].apiKey = .init(keyId: "DEMOKEY", issuerId: "DEMO-ISSUER", publicKeyPEM: try publicPEM(key))
+    simConfig.apple.apps[0].notificationURL = "http://127.0.0.1:\(workerPort)/notifications/apple/v2"
+    let sim = try await StoreSimulator.start(config: simConfig, logger: logger)
+    let root = directory + "/apple-root.cer"
+    try Data(sim.rootCertificate.der).write(to: URL(fileURLWithPath: root))
+
+    var app = AppleAppSettings(bundleId: bundleId)
+    app.appAppleId = simConfig.apple.apps[0].appAppleId
+    app.environment = appEnvironment
+    app.allowSandbox = allowSandbox
+    app.apiKeyId = "DEMOKEY"
+    app.apiIssuerId = "DEMO-ISSUER"
+    app.apiPrivateKeyEnv = "TOLLGATE_DEMO_APPLE_KEY"
+    app.apiBaseURL = appEnvironment == "sandbox" ? sim.baseURL + "/sandbox" : sim.baseURL
+    app.sandboxAPIBaseURL = sim.baseURL + "/sandbox"
+    app.verifyReceiptURL = sim.baseURL + "/verifyReceipt"
+    app.sandboxVerifyReceiptURL = sim.baseURL + "/sandbox/verifyReceipt"
+    app.rootCertificates = [root]
+    var settings = WorkerSettings()
+    settings.listen = "127.0.0.1:\(workerPort)"
+    settings.pollMs = 5
+    settings.backoffBaseMs = 50
+    settings.backoffMaxMs = 400
+    let configuration = WorkerConfiguration(catalog: catalog(transferPolicy: transferPolicy), worker: settings, appStore: [app])
+
+    // Follow the simulator's clock: its jumps, plus real time in between (backoff and leases).
+    let clock = FollowedClock(virtualMs: sim.clockNowMs)
+    let now: @Sendable () -> Int64 = {
+      clock.observe(virtualMs: sim.clockNowMs)
+      return clock.nowMs()
+    }
+    let databasePath = directory + "/tollgate.sqlite"
+    let worker = try VerifierWorker(
+      configuration: configuration, databasePath: databasePath, environment: ["TOLLGATE_DEMO_APPLE_KEY": try key.pkcs8PEM()],
+      nowMs: now, logger: logger)
+    let workerTask = Task { try await worker.run() }
+    _ = await worker.listeningPort()
+    let storage = try SQLiteEntitlementStorage(path: databasePath, nowMs: now())
+    let server = try await EntitlementServer.start(
+      config: .init(host: "127.0.0.1", port: ports.service), storage: storage, nowMs: now, logger: logger)
+    let followTask = Task { try await server.follower.run() }
+    return LocalStack(
+      sim: sim, worker: worker, server: server, client: TollgateClient(host: "127.0.0.1", port: server.port),
+      configuration: configuration, databasePath: databasePath, nowMs: now, workerTask: workerTask, followTask: followTask)
+  }
+
+  public var workerPort: Int { get async { await worker.listeningPort() } }
+
+  public func stop() async {
+    await client.close()
+    followTask.cancel()
+    workerTask.cancel()
+    _ = await workerTask.result
+    await server.shutdown()
+    await sim.stop()
+  }
+
+  /// Buys `productId` in the simulator.
+  public func buy(_ productId: String = premium, offer: String? = nil, environment: String = "Sandbox") async throws
+    -> ApplePurchaseResult
+  {
+    try await sim.purchase(ApplePurchaseRequest(productId: productId, bundleId: Self.bundleId, offer: offer, environment: environment))
+  }
+
+  /// Submits purchase evidence for `userId` through the service, waiting for the verdict.
+  public func submit(_ receipt: String, userId: String) async throws -> Tollgate_V1_SubmitPurchaseResponse {
+    var request = Tollgate_V1_SubmitPurchaseRequest()
+    request.userID = userId
+    request.store = .appStore
+    request.receipt = receipt
+    request.waitMs = 8_000
+    return try await client.submitPurchase(request, timeout: .seconds(10))
+  }
+
+  /// Waits until IsSubscriber satisfies `condition` (the worker and the change feed are
+  /// asynchronous); returns the last answer either way.
+  @discardableResult
+  public func until(
+    _ userId: String, _ entitlement: String = "premium", timeout: Duration = .seconds(10),
+    _ condition: (Tollgate_V1_IsSubscriberResponse) -> Bool
+  ) async throws -> Tollgate_V1_IsSubscriberResponse {
+    let clock = ContinuousClock()
+    let start = clock.now
+    var last = try await client.isSubscriber(userId: userId, entitlement: entitlement)
+    while !condition(last), clock.now - start < timeout {
+      try await Task.sleep(for: .milliseconds(20))
+      last = try await client.isSubscriber(userId: userId, entitlement: entitlement)
+    }
+    return last
+  }
+
+  public static func freePort() async throws -> Int {
+    let channel = try await ServerBootstrap(group: MultiThreadedEventLoopGroup.singleton).bind(host: "127.0.0.1", port: 0).get()
+    let port = channel.localAddress!.port!
+    try await channel.close()
+    return port
+  }
+
+  public static func publicPEM(_ key: P256PrivateKey) throws -> String {
+    let der = try key.publicKey.derRepresentation()
+    let base64 = Data(der).base64EncodedString(options: [.lineLength64Characters, .endLineWithLineFeed])
+    return "-----BEGIN PUBLIC KEY-----\n\(base64)\n-----END PUBLIC KEY-----\n"
+  }
+}

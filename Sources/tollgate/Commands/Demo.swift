@@ -1,0 +1,69 @@
+import ArgumentParser
+import Foundation
+import Logging
+import ServiceLifecycle
+import TollgateDemo
+import TollgateRPC
+
+struct Demo: AsyncParsableCommand {
+  static let configuration = CommandConfiguration(
+    abstract: "Run the store simulator, the worker and the service together, with demo users, until Ctrl-C.")
+
+  @Option(help: "Folder for the database and the simulator's signing chain (default: a new temporary folder).")
+  var data: String?
+
+  @Option(help: "Service port.") var servicePort = 7701
+  @Option(help: "Simulator port.") var simulatorPort = 7702
+  @Option(help: "Worker (notifications) port.") var workerPort = 7703
+
+  @OptionGroup var logging: LoggingOptions
+
+  func run() async throws {
+    let directory = data ?? NSTemporaryDirectory() + "tollgate-demo-\(UUID().uuidString.prefix(8))"
+    try FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: true)
+    var options = logging
+    if options.logLevel == .info { options.logLevel = .warning }
+    let logger = options.makeLogger(label: "tollgate.demo")
+    let stack = try await LocalStack.start(
+      directory: directory, ports: .init(service: servicePort, simulator: simulatorPort, worker: workerPort), logger: logger)
+    let users: [(user: String, answer: Tollgate_V1_IsSubscriberResponse)]
+    do {
+      users = try await DemoUsers.create(on: stack)
+    } catch {
+      await stack.stop()
+      throw error
+    }
+    let bin = CommandLine.arguments.first ?? "tollgate"
+    var lines = [
+      "", "Tollgate demo: service 127.0.0.1:\(servicePort), store simulator 127.0.0.1:\(simulatorPort), worker 127.0.0.1:\(await stack.workerPort)",
+      "database \(stack.databasePath)", "", "Demo users (bought through the simulator, verified by the worker):",
+    ]
+    for (user, answer) in users {
+      let state = QueryOutput.name(answer.state)
+      lines.append("  \(user.padding(toLength: 15, withPad: " ", startingAt: 0)) premium: \(answer.active ? "yes" : "no ") (\(state))")
+    }
+    lines += [
+      "", "Ask it:",
+      "  \(bin) query is-subscriber demo-active premium --server 127.0.0.1:\(servicePort)",
+      "  \(bin) query subscription demo-grace --server 127.0.0.1:\(servicePort) --json",
+      "  \(bin) explain demo-refunded premium --database \(stack.databasePath)",
+      "Move the store's clock (demo-active renews, demo-trial converts, demo-grace lapses into billing retry):",
+      "  \(bin) storesim advance 31d --sim 127.0.0.1:\(simulatorPort)",
+      "Ctrl-C stops everything.", "",
+    ]
+    FileHandle.standardOutput.write(Data((lines.joined(separator: "\n") + "\n").utf8))
+    let group = ServiceGroup(
+      configuration: .init(services: [.init(service: StackService(stack: stack))], gracefulShutdownSignals: [.sigterm, .sigint], logger: logger))
+    try await group.run()
+  }
+}
+
+/// Keeps the demo up until a shutdown signal, then stops the three parts.
+struct StackService: Service {
+  let stack: LocalStack
+
+  func run() async throws {
+    try? await gracefulShutdown()
+    await stack.stop()
+  }
+}
