@@ -64,7 +64,9 @@ public struct LocalStack: Sendable {
   /// Starts the three parts in `directory` (the database and the simulator's signing chain live there).
   public static func start(
     directory: String, ports: Ports = Ports(), transferPolicy: TransferPolicy = .keepWithOriginalOwner,
-    appEnvironment: String = "sandbox", allowSandbox: Bool = false, logger: Logger
+    appEnvironment: String = "sandbox", allowSandbox: Bool = false, webhooks: [WebhookSettings] = [],
+    environment extraEnvironment: [String: String] = [:], configure: (inout WorkerSettings) -> Void = { _ in },
+    logger: Logger
   ) async throws -> LocalStack {
     let key = try P256PrivateKey.generate()
     let workerPort = ports.worker == 0 ? try await freePort() : ports.worker
@@ -95,7 +97,9 @@ public struct LocalStack: Sendable {
     settings.pollMs = 5
     settings.backoffBaseMs = 50
     settings.backoffMaxMs = 400
-    let configuration = WorkerConfiguration(catalog: catalog(transferPolicy: transferPolicy), worker: settings, appStore: [app])
+    configure(&settings)
+    let configuration = WorkerConfiguration(
+      catalog: catalog(transferPolicy: transferPolicy), worker: settings, appStore: [app], webhooks: webhooks)
 
     // Follow the simulator's clock: its jumps, plus real time in between (backoff and leases).
     let clock = FollowedClock(virtualMs: sim.clockNowMs)
@@ -105,7 +109,8 @@ public struct LocalStack: Sendable {
     }
     let databasePath = directory + "/tollgate.sqlite"
     let worker = try VerifierWorker(
-      configuration: configuration, databasePath: databasePath, environment: ["TOLLGATE_DEMO_APPLE_KEY": try key.pkcs8PEM()],
+      configuration: configuration, databasePath: databasePath,
+      environment: extraEnvironment.merging(["TOLLGATE_DEMO_APPLE_KEY": try key.pkcs8PEM()]) { $1 },
       nowMs: now, logger: logger)
     let workerTask = Task { try await worker.run() }
     _ = await worker.listeningPort()

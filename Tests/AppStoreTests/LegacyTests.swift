@@ -1,12 +1,13 @@
 import AppStore
 import Foundation
 import Testing
+import TollgateTesting
 import TollgateCore
 
 /// verifyReceipt bodies (legacy-verifyreceipt/), status codes, V1 notifications.
 @Suite("Legacy verifyReceipt and V1 notifications")
 struct LegacyTests {
-  @Test(.enabled(if: Vectors.isAvailable, Vectors.skipMessage))
+  @Test(.enabled(if: Vectors.isAvailable, Comment(rawValue: Vectors.skipMessage)))
   func sandboxAutoRenew2017() throws {
     let body = Data(try Vectors.bytes("apple/legacy-verifyreceipt/itunes-iap-verifyreceipt-sandbox-autorenew-2017.json"))
     let response = try #require(VerifyReceiptResponse.decode(body))
@@ -24,7 +25,7 @@ struct LegacyTests {
     #expect(histories.flatMap(\.transactions).count == 18)
   }
 
-  @Test(.enabled(if: Vectors.isAvailable, Vectors.skipMessage))
+  @Test(.enabled(if: Vectors.isAvailable, Comment(rawValue: Vectors.skipMessage)))
   func iOS6AutoRenew2012() throws {
     let body = Data(try Vectors.bytes("apple/legacy-verifyreceipt/itunes-iap-verifyreceipt-ios6-autorenew-gist-2012.json"))
     let response = try #require(VerifyReceiptResponse.decode(body))

@@ -1,9 +1,10 @@
 import AppStore
 import Testing
+import TollgateTesting
 import TollgateCrypto
 
 /// EXPECTED-apple.md: "apple-lib/mock_signed_data" and "apple-lib/xcode" (JWS rows).
-@Suite("Apple mock signed data", .enabled(if: Vectors.isAvailable, Vectors.skipMessage))
+@Suite("Apple mock signed data", .enabled(if: Vectors.isAvailable, Comment(rawValue: Vectors.skipMessage)))
 struct MockSignedDataTests {
   let mock = "apple/apple-lib/mock_signed_data/"
 

@@ -1,10 +1,11 @@
 import AppStore
 import Foundation
 import Testing
+import TollgateTesting
 import TollgateCore
 
 /// EXPECTED-apple.md: "apple-lib/models" (plain JSON decodes) and their mapping into Core.
-@Suite("Apple wire models", .enabled(if: Vectors.isAvailable, Vectors.skipMessage))
+@Suite("Apple wire models", .enabled(if: Vectors.isAvailable, Comment(rawValue: Vectors.skipMessage)))
 struct ModelTests {
   func model<T: Decodable>(_ name: String, as type: T.Type = T.self) throws -> T {
     try JSONDecoder().decode(T.self, from: Data(try Vectors.bytes("apple/apple-lib/models/\(name).json")))

@@ -1,10 +1,11 @@
 import AppStore
 import Foundation
 import Testing
+import TollgateTesting
 import TollgateCrypto
 
 /// EXPECTED-apple.md: xcode receipts, `receipts/` against `roots/`, legacy verifyReceipt bodies.
-@Suite("Legacy app receipts", .enabled(if: Vectors.isAvailable, Vectors.skipMessage))
+@Suite("Legacy app receipts", .enabled(if: Vectors.isAvailable, Comment(rawValue: Vectors.skipMessage)))
 struct ReceiptTests {
   func verifier(_ root: String, bundleId: String? = nil) throws -> AppReceiptVerifier {
     AppReceiptVerifier(rootCertificates: [try Fixtures.root("apple/roots/" + root)], bundleId: bundleId)

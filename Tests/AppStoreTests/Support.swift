@@ -1,3 +1,4 @@
+import TollgateTesting
 import AppStore
 import Foundation
 import TollgateCrypto

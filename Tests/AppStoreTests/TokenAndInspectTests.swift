@@ -1,9 +1,10 @@
 import AppStore
 import Foundation
 import Testing
+import TollgateTesting
 import TollgateCrypto
 
-@Suite("API token and inspect", .enabled(if: Vectors.isAvailable, Vectors.skipMessage))
+@Suite("API token and inspect", .enabled(if: Vectors.isAvailable, Comment(rawValue: Vectors.skipMessage)))
 struct TokenAndInspectTests {
   @Test func apiTokenFromTestSigningKey() throws {
     let pem = try Vectors.string("apple/apple-lib/certs/testSigningKey.p8")

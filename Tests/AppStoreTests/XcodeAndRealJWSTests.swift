@@ -1,9 +1,10 @@
 import AppStore
 import Testing
+import TollgateTesting
 import TollgateCrypto
 
 /// EXPECTED-apple.md: "apple-lib/xcode" JWS rows, and the real sandbox JWS under real-jws/.
-@Suite("Xcode and real App Store JWS", .enabled(if: Vectors.isAvailable, Vectors.skipMessage))
+@Suite("Xcode and real App Store JWS", .enabled(if: Vectors.isAvailable, Comment(rawValue: Vectors.skipMessage)))
 struct XcodeAndRealJWSTests {
   let xcode = "apple/apple-lib/xcode/"
   let bundle = "com.example.naturelab.backyardbirds.example"

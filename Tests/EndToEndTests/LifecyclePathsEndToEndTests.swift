@@ -69,6 +69,24 @@ struct LifecyclePathsEndToEndTests {
     }
   }
 
+  @Test("resubscribe after expiry, in the same chain")
+  func resubscribe() async throws {
+    try await withStack { stack in
+      let (purchase, _) = try await stack.buyAndSubmit(userId: "u")
+      _ = try await stack.sim.setAutoRenew(purchase.originalTransactionId, enabled: false)
+      _ = try await stack.sim.advance(byMs: 31 * Self.day)
+      try await stack.settle()
+      #expect(try await stack.answer("u").state == .expired)
+      _ = try await stack.sim.purchase(
+        .init(
+          productId: Stack.premium, bundleId: Stack.bundleId, environment: "Sandbox",
+          originalTransactionId: purchase.originalTransactionId))
+      let back = try await stack.until("u") { $0.active }
+      #expect(back.active)
+      #expect(back.storeSubscriptionID == purchase.originalTransactionId)
+    }
+  }
+
   @Test("dropped notifications: the scheduled check after the expiry finds the renewal anyway")
   func droppedNotificationRecoveredByPolling() async throws {
     try await withStack { stack in
@@ -79,6 +97,24 @@ struct LifecyclePathsEndToEndTests {
       let renewed = try await stack.until("u") { $0.expiresAtMs > before }
       #expect(renewed.expiresAtMs > before)
       #expect(renewed.active)
+    }
+  }
+
+  @Test("out-of-order notifications converge on the store's state")
+  func outOfOrder() async throws {
+    try await withStack { stack in
+      let (purchase, _) = try await stack.buyAndSubmit(userId: "u")
+      try await stack.settle()
+      // The first two of three auto-renew notifications arrive swapped.
+      try stack.sim.addFault(FaultRule(target: "apple.notifications", mode: .reorder, count: 1))
+      _ = try await stack.sim.setAutoRenew(purchase.originalTransactionId, enabled: false)
+      _ = try await stack.sim.setAutoRenew(purchase.originalTransactionId, enabled: true)
+      _ = try await stack.sim.setAutoRenew(purchase.originalTransactionId, enabled: false)
+      try await Task.sleep(for: .milliseconds(200))
+      try await stack.settle()
+      let settled = try await stack.answer("u")
+      #expect(!settled.willRenew, "the store's last word is auto-renew off")
+      #expect(settled.active)
     }
   }
 

@@ -94,6 +94,7 @@ struct WorkerEndToEndTests {
   func duplicateAppliedOnce() async throws {
     try await withStack { stack in
       _ = try await stack.buyAndSubmit(userId: "alice")
+      try await stack.settle()
       let before = try await stack.answer("alice").expiresAtMs
       try stack.sim.addFault(FaultRule(target: "apple.notifications", mode: .duplicate, count: 5))
       _ = try await stack.sim.advance(byMs: 31 * Self.day)
@@ -112,6 +113,7 @@ struct WorkerEndToEndTests {
   func outageThenRecovery() async throws {
     try await withStack { stack in
       _ = try await stack.buyAndSubmit(userId: "alice")
+      try await stack.settle()  // the purchase's own SUBSCRIBED notification
       let before = try await stack.answer("alice")
       try stack.sim.addFault(FaultRule(target: "apple.api", mode: .error500, count: nil))
       _ = try await stack.sim.advance(byMs: 30 * Self.day + 3_600_000)  // past the old expiry, within the leeway

@@ -1,8 +1,9 @@
 import Testing
+import TollgateTesting
 import TollgateCrypto
 
 /// EXPECTED-apple.md, "apple-lib-chain" table, plus the roots' fingerprints.
-@Suite("Apple chain vectors", .enabled(if: Vectors.isAvailable, Vectors.skipMessage))
+@Suite("Apple chain vectors", .enabled(if: Vectors.isAvailable, Comment(rawValue: Vectors.skipMessage)))
 struct ChainVectorTests {
   static let leafOID = "1.2.840.113635.100.6.11.1"
   static let intermediateOID = "1.2.840.113635.100.6.2.1"

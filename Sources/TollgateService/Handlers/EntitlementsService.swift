@@ -109,7 +109,7 @@ public struct EntitlementsService: EntitlementsHandler {
     response.status = .pending
     let waitMs = min(request.waitMs, config.maximumSubmitWaitMs)
     guard waitMs > 0 else { return response }
-    await SubmissionWaiter(storage: storage, pollInterval: config.submitPollInterval, nowMs: nowMs)
+    await SubmissionWaiter(storage: storage, follower: follower, pollInterval: config.submitPollInterval, nowMs: nowMs)
       .wait(id: id, userId: submission.userId, upToMs: Int64(waitMs), into: &response)
     return response
   }

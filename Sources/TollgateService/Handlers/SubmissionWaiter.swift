@@ -5,6 +5,7 @@ import TollgateStorage
 /// Waits, bounded, for the worker to finish a submission, and fills the response with the outcome.
 struct SubmissionWaiter {
   let storage: any EntitlementStorage
+  let follower: ChangeFeedFollower
   let pollInterval: Duration
   let nowMs: @Sendable () -> Int64
 
@@ -21,6 +22,9 @@ struct SubmissionWaiter {
           continue
         case .verified:
           response.status = .verified
+          // Answer only once this service's own index has the write, so the caller's next
+          // IsSubscriber agrees with this answer.
+          _ = await follower.waitUntilApplied(try await storage.headSeq(), timeout: .seconds(2))
           let now = nowMs()
           let records = try await storage.entitlements(forUsers: [userId])[userId] ?? []
           response.entitlements = UserSummary.entitlements(records, at: now)

@@ -55,6 +55,18 @@ public final class ChangeFeedFollower: Service, Sendable {
 
   public var currentPosition: Position { position.withLock { $0 } }
 
+  /// Waits until the index includes change `seq` (read-your-writes for a caller that just saw a
+  /// write land); false if that takes longer than `timeout`.
+  public func waitUntilApplied(_ seq: Int64, timeout: Duration) async -> Bool {
+    let clock = ContinuousClock()
+    let deadline = clock.now + timeout
+    while currentPosition.appliedSeq < seq {
+      guard clock.now < deadline else { return false }
+      do { try await Task.sleep(for: .milliseconds(1)) } catch { return false }
+    }
+    return true
+  }
+
   /// Loads the whole snapshot into the index. Call once before serving.
   public func loadSnapshot() async throws {
     let snapshot = try await storage.loadSnapshot()

@@ -6,6 +6,9 @@ public protocol EntitlementStorage: Sendable {
   /// Every entitlement record, with the change-feed position they are consistent with.
   func loadSnapshot() async throws -> EntitlementSnapshot
 
+  /// The newest change-feed sequence number.
+  func headSeq() async throws -> Int64
+
   /// Change-feed entries after `seq`, oldest first, at most `limit`.
   func changes(after seq: Int64, limit: Int) async throws -> [ChangeFeedEntry]
 

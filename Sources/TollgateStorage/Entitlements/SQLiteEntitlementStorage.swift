@@ -30,6 +30,10 @@ public final class SQLiteEntitlementStorage: EntitlementStorage {
     }
   }
 
+  public func headSeq() async throws -> Int64 {
+    try await reader.read { db in try Self.headSeq(db) }
+  }
+
   public func changes(after seq: Int64, limit: Int) async throws -> [ChangeFeedEntry] {
     try await reader.read { db in
       try db.prepare("SELECT seq, user_id, reason, at_ms FROM change_feed WHERE seq > ? ORDER BY seq LIMIT ?")

@@ -5,6 +5,7 @@ public enum Schema {
     var migrator = Migrator()
     migrator.register("v1-core", v1)
     migrator.register("v2-worker", v2)
+    migrator.register("v3-webhooks", v3)
     return migrator
   }
 
@@ -145,6 +146,18 @@ public enum Schema {
         detail TEXT
       );
       CREATE INDEX events_user ON events(user_id);
+      """)
+  }
+
+  static let v3: Migrator.Body = { db in
+    try db.execute(
+      """
+      -- How far each webhook endpoint has acknowledged the events table (at-least-once, in order).
+      CREATE TABLE webhook_cursors (
+        endpoint TEXT PRIMARY KEY NOT NULL,
+        last_event_id INTEGER NOT NULL,
+        updated_at_ms INTEGER NOT NULL
+      );
       """)
   }
 }

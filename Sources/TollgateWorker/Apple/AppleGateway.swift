@@ -14,6 +14,8 @@ final class AppleGateway: Sendable {
     var app: AppleApp
     var transactionId: String
     var environment: StoreEnvironment?
+    /// Known when the evidence was a signed transaction.
+    var originalTransactionId: String? = nil
   }
 
   /// The verified state of one purchase chain.
@@ -72,7 +74,9 @@ final class AppleGateway: Sendable {
     switch app.verifier.verifyTransaction(jws) {
     case .valid(let transaction):
       guard let id = transaction.transactionId else { throw .rejected("the signed transaction has no transactionId") }
-      return Identified(app: app, transactionId: id, environment: StoreEnvironment(appStore: transaction.environment))
+      return Identified(
+        app: app, transactionId: id, environment: StoreEnvironment(appStore: transaction.environment),
+        originalTransactionId: transaction.originalTransactionId)
     case .invalid(let error):
       throw .rejected("signed transaction: \(error.code) (\(error.message))")
     }

@@ -8,16 +8,23 @@ public struct WorkerConfiguration: Sendable {
   public var catalog: TollgateConfig
   public var worker: WorkerSettings
   public var appStore: [AppleAppSettings]
+  /// The company's endpoints for state-change events.
+  public var webhooks: [WebhookSettings]
 
-  public init(catalog: TollgateConfig, worker: WorkerSettings = WorkerSettings(), appStore: [AppleAppSettings]) {
+  public init(
+    catalog: TollgateConfig, worker: WorkerSettings = WorkerSettings(), appStore: [AppleAppSettings],
+    webhooks: [WebhookSettings] = []
+  ) {
     self.catalog = catalog
     self.worker = worker
     self.appStore = appStore
+    self.webhooks = webhooks
   }
 
   private struct Sections: Decodable {
     var worker: WorkerSettings?
     var appStore: [AppleAppSettings]?
+    var webhooks: [WebhookSettings]?
   }
 
   /// Decodes the file's JSON; problems are reported with their path.
@@ -26,7 +33,8 @@ public struct WorkerConfiguration: Sendable {
       let catalog = try JSONDecoder().decode(TollgateConfig.self, from: data)
       let sections = try JSONDecoder().decode(Sections.self, from: data)
       return WorkerConfiguration(
-        catalog: catalog, worker: sections.worker ?? WorkerSettings(), appStore: sections.appStore ?? [])
+        catalog: catalog, worker: sections.worker ?? WorkerSettings(), appStore: sections.appStore ?? [],
+        webhooks: sections.webhooks ?? [])
     } catch let error as DecodingError {
       throw WorkerConfigurationError(problems: [error.readablePath])
     }
@@ -43,6 +51,9 @@ public struct WorkerConfiguration: Sendable {
       }
     }
     problems += worker.problems().map { "worker: \($0)" }
+    for (index, webhook) in webhooks.enumerated() {
+      problems += webhook.problems(environment: environment).map { "webhooks[\(index)]: \($0)" }
+    }
     return problems
   }
 }

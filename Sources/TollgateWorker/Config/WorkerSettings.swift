@@ -16,6 +16,9 @@ public struct WorkerSettings: Sendable, Decodable, Hashable {
   public var backoffMaxMs: Int64 = 3_600_000
   /// Store calls in flight at once, per store.
   public var storeConcurrency: Int = 4
+  /// Bind a purchase nobody submitted yet to the user named by its `appAccountToken`, for apps
+  /// that set that token to the user's id (a UUID) when they start a purchase.
+  public var bindAppAccountToken: Bool = false
   /// Follow a store simulator's virtual clock (`GET {url}/sim/clock`). For demos and tests only.
   public var followClockURL: String?
 
@@ -23,7 +26,7 @@ public struct WorkerSettings: Sendable, Decodable, Hashable {
 
   enum CodingKeys: String, CodingKey {
     case listen, database, pollMs, leaseMs, sweepIntervalMs, recheckDelayMs, backoffBaseMs, backoffMaxMs,
-      storeConcurrency, followClockURL
+      storeConcurrency, followClockURL, bindAppAccountToken
   }
 
   public init(from decoder: any Decoder) throws {
@@ -39,6 +42,7 @@ public struct WorkerSettings: Sendable, Decodable, Hashable {
     backoffMaxMs = try c.decodeIfPresent(Int64.self, forKey: .backoffMaxMs) ?? d.backoffMaxMs
     storeConcurrency = try c.decodeIfPresent(Int.self, forKey: .storeConcurrency) ?? d.storeConcurrency
     followClockURL = try c.decodeIfPresent(String.self, forKey: .followClockURL)
+    bindAppAccountToken = try c.decodeIfPresent(Bool.self, forKey: .bindAppAccountToken) ?? d.bindAppAccountToken
   }
 
   func problems() -> [String] {

@@ -12,6 +12,8 @@ struct ItemProcessor: Sendable {
   let storage: SQLiteWorkerStorage
   let backoff: Backoff
   let environment: [String: String]
+  let stats: WorkerStats
+  let chains: KeyedLock
   let nowMs: @Sendable () -> Int64
   let logger: Logger
 
@@ -21,6 +23,7 @@ struct ItemProcessor: Sendable {
       case .purchase: try await processPurchase(item)
       case .notification: try await processNotification(item)
       }
+      stats.verified()
     } catch let failure as WorkerFailure {
       await handle(failure, item: item)
     } catch {
@@ -40,9 +43,11 @@ struct ItemProcessor: Sendable {
       throw WorkerFailure.rejected("\(submission.store.rawValue) purchases are not verified by this version yet")
     }
     let identified = try await gateway.identify(receipt: receipt, appId: submission.appId)
-    let chain = try await gateway.fetchChain(
-      app: identified.app, transactionId: identified.transactionId, environment: identified.environment)
-    _ = try await reconciler.apply(chain, claimant: submission.userId, completes: item.id, reason: "purchase")
+    try await chains.withLock(identified.originalTransactionId ?? identified.transactionId) {
+      let chain = try await gateway.fetchChain(
+        app: identified.app, transactionId: identified.transactionId, environment: identified.environment)
+      _ = try await reconciler.apply(chain, claimant: submission.userId, completes: item.id, reason: "purchase")
+    }
   }
 
   private func processNotification(_ item: InboxItem) async throws {
@@ -74,10 +79,11 @@ struct ItemProcessor: Sendable {
     }
     // The notification says something changed; what changed is read from the store itself.
     let environment = verified.transaction.map { StoreEnvironment(appStore: $0.environment) }
-    let chain = try await gateway.fetchChain(app: app, transactionId: transactionId, environment: environment)
-    _ = try await reconciler.apply(
-      chain, claimant: nil, completes: item.id,
-      reason: "notification \(verified.notification.notificationType ?? "")/\(verified.notification.subtype ?? "")")
+    let reason = "notification \(verified.notification.notificationType ?? "")/\(verified.notification.subtype ?? "")"
+    try await chains.withLock(transactionId) {
+      let chain = try await gateway.fetchChain(app: app, transactionId: transactionId, environment: environment)
+      _ = try await reconciler.apply(chain, claimant: nil, completes: item.id, reason: reason)
+    }
   }
 
   private func processAppleV1(_ item: InboxItem) async throws {
@@ -96,8 +102,11 @@ struct ItemProcessor: Sendable {
       try await storage.finishInbox(id: item.id, state: .verified, outcome: "informational V1", nowMs: nowMs())
       return
     }
-    let chain = try await gateway.fetchChain(app: app, transactionId: id, environment: nil)
-    _ = try await reconciler.apply(chain, claimant: nil, completes: item.id, reason: "notification v1 \(notification.notificationType ?? "")")
+    let reason = "notification v1 \(notification.notificationType ?? "")"
+    try await chains.withLock(id) {
+      let chain = try await gateway.fetchChain(app: app, transactionId: id, environment: nil)
+      _ = try await reconciler.apply(chain, claimant: nil, completes: item.id, reason: reason)
+    }
   }
 
   private func handle(_ failure: WorkerFailure, item: InboxItem) async {
@@ -105,11 +114,13 @@ struct ItemProcessor: Sendable {
     do {
       switch failure {
       case .rejected(let reason):
+        stats.rejected()
         logger.notice("inbox item rejected", metadata: ["inbox.id": "\(item.id)", "reason": "\(reason)"])
         try await storage.finishInbox(id: item.id, state: .rejected, outcome: reason, nowMs: now)
       case .store(let error) where !error.isRetryable && error.code != .invalidResponse:
         try await storage.finishInbox(id: item.id, state: .rejected, outcome: error.description, nowMs: now)
       case .store(let error):
+        stats.storeFailure(error.description, atMs: now)
         let delay = backoff.delayMs(attempt: item.attempts, retryAfterMs: error.retryAfterMs)
         logger.warning(
           "store unavailable; will retry",

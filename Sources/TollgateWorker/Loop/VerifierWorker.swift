@@ -13,6 +13,9 @@ public final class VerifierWorker: Service, Sendable {
   public let storage: SQLiteWorkerStorage
   let processor: ItemProcessor
   let rescheduler: Rescheduler
+  let webhooks: WebhookDispatcher
+  let stats = WorkerStats()
+  let chains = KeyedLock()
   let settings: WorkerSettings
   let host: String
   let port: Int
@@ -45,9 +48,15 @@ public final class VerifierWorker: Service, Sendable {
     let reconciler = Reconciler(storage: storage, catalog: configuration.catalog, settings: settings, nowMs: nowMs, logger: logger)
     let backoff = Backoff(baseMs: settings.backoffBaseMs, maxMs: settings.backoffMaxMs)
     processor = ItemProcessor(
-      gateway: gateway, reconciler: reconciler, storage: storage, backoff: backoff, environment: environment, nowMs: nowMs,
+      gateway: gateway, reconciler: reconciler, storage: storage, backoff: backoff, environment: environment, stats: stats,
+      chains: chains, nowMs: nowMs, logger: logger)
+    rescheduler = Rescheduler(
+      gateway: gateway, reconciler: reconciler, storage: storage, backoff: backoff, stats: stats, chains: chains, nowMs: nowMs,
       logger: logger)
-    rescheduler = Rescheduler(gateway: gateway, reconciler: reconciler, storage: storage, backoff: backoff, nowMs: nowMs, logger: logger)
+    webhooks = WebhookDispatcher(
+      endpoints: configuration.webhooks,
+      secrets: Dictionary(configuration.webhooks.map { ($0.url, Array((environment[$0.secretEnv] ?? "").utf8)) }) { a, _ in a },
+      storage: storage, httpClient: httpClient, backoff: backoff, pollMs: settings.pollMs, nowMs: nowMs, logger: logger)
   }
 
   /// The HTTP port, once listening (useful with port 0).
@@ -58,7 +67,8 @@ public final class VerifierWorker: Service, Sendable {
     NotificationRoutes.add(to: router, storage: storage, nowMs: nowMs, logger: logger)
     router.get("/health") { _, _ -> Response in
       let counts = (try? await self.storage.inboxCounts()) ?? [:]
-      let body = (try? JSONSerialization.data(withJSONObject: ["status": "serving", "inbox": counts], options: [.sortedKeys])) ?? Data()
+      let health: [String: Any] = ["status": "serving", "inbox": counts, "processed": self.stats.json]
+      let body = (try? JSONSerialization.data(withJSONObject: health, options: [.sortedKeys])) ?? Data()
       return Response(status: .ok, headers: [.contentType: "application/json"], body: .init(byteBuffer: ByteBuffer(bytes: body)))
     }
     let boundPort = self.boundPort
@@ -68,6 +78,7 @@ public final class VerifierWorker: Service, Sendable {
     try await withThrowingDiscardingTaskGroup { group in
       group.addTask { try await app.run() }
       group.addTask { await cancelWhenGracefulShutdown { await self.loop() } }
+      group.addTask { await cancelWhenGracefulShutdown { await self.webhooks.run() } }
     }
   }
 

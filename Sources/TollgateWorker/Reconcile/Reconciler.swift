@@ -54,9 +54,14 @@ struct Reconciler: Sendable {
       } else {
         owner = claimant
       }
+    } else if owner == nil, settings.bindAppAccountToken, let token = chain.appAccountToken, !token.isEmpty {
+      // A notification came before any submission; the app told the store who the buyer is.
+      owner = token.lowercased()
     }
 
-    events += EventDeriver.events(previous: existing, now: evaluation, userId: owner, atMs: now)
+    // The first time a chain gets a user (a notification came first), that user has just bought it.
+    let firstBinding = existing?.userId == nil && owner != nil
+    events += EventDeriver.events(previous: firstBinding ? nil : existing, now: evaluation, userId: owner, atMs: now)
     let subscription = StoredSubscription(
       store: .appStore, purchaseId: chain.originalTransactionId, appId: chain.app.bundleId, userId: owner,
       history: chain.history, evidence: chain.evidence, state: evaluation.state, reason: evaluation.reason.rawValue,

@@ -9,6 +9,8 @@ struct Rescheduler: Sendable {
   let reconciler: Reconciler
   let storage: SQLiteWorkerStorage
   let backoff: Backoff
+  let stats: WorkerStats
+  let chains: KeyedLock
   let nowMs: @Sendable () -> Int64
   let logger: Logger
 
@@ -21,10 +23,13 @@ struct Rescheduler: Sendable {
       return
     }
     do {
-      let chain = try await gateway.fetchChain(
-        app: app, transactionId: subscription.purchaseId, environment: subscription.history.environment)
-      _ = try await reconciler.apply(chain, claimant: nil, completes: nil, reason: "scheduled check")
+      try await chains.withLock(subscription.purchaseId) {
+        let chain = try await gateway.fetchChain(
+          app: app, transactionId: subscription.purchaseId, environment: subscription.history.environment)
+        _ = try await reconciler.apply(chain, claimant: nil, completes: nil, reason: "scheduled check")
+      }
     } catch let failure as WorkerFailure {
+      stats.storeFailure("\(failure)", atMs: nowMs())
       let failures = subscription.failures + 1
       var retryAfter: Int64?
       if case .store(let error) = failure { retryAfter = error.retryAfterMs }

@@ -74,6 +74,17 @@ struct Stack {
     return events
   }
 
+  /// Waits until the worker has nothing pending or in flight.
+  func settle(timeout: Duration = .seconds(10)) async throws {
+    let clock = ContinuousClock()
+    let start = clock.now
+    while clock.now - start < timeout {
+      let counts = try await worker.storage.inboxCounts()
+      if (counts["pending"] ?? 0) + (counts["processing"] ?? 0) == 0 { return }
+      try await Task.sleep(for: .milliseconds(10))
+    }
+  }
+
   static func freePort() async throws -> Int { try await LocalStack.freePort() }
   static func publicPEM(_ key: P256PrivateKey) throws -> String { try LocalStack.publicPEM(key) }
 }

@@ -1,20 +1,19 @@
 import Foundation
-import Testing
 
 /// The public test vectors at `<repo>/../shared/vectors`, read in place and never copied.
-enum Vectors {
-  /// `<repo>/../shared/vectors`, computed from this file's path.
-  static let directory: String = {
+public enum Vectors {
+  /// `<repo>/../shared/vectors`, computed from this file's path (Tests/TollgateTesting/Vectors.swift).
+  public static let directory: String = {
     let repo = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
       .deletingLastPathComponent()
     return repo.appendingPathComponent("../shared/vectors").standardizedFileURL.path
   }()
 
-  static var isAvailable: Bool { FileManager.default.fileExists(atPath: directory + "/apple/roots") }
+  public static var isAvailable: Bool { FileManager.default.fileExists(atPath: directory + "/apple/roots") }
 
-  static let skipMessage: Comment = "public vectors not found at ../shared/vectors; skipping"
+  public static let skipMessage = "public vectors not found at ../shared/vectors; skipping"
 
-  static func bytes(_ relativePath: String) throws -> [UInt8] {
+  public static func bytes(_ relativePath: String) throws -> [UInt8] {
     let path = directory + "/" + relativePath
     guard let data = FileManager.default.contents(atPath: path) else {
       throw CocoaError(.fileReadNoSuchFile, userInfo: [NSFilePathErrorKey: path])
@@ -22,14 +21,12 @@ enum Vectors {
     return Array(data)
   }
 
-  static func string(_ relativePath: String) throws -> String {
+  public static func string(_ relativePath: String) throws -> String {
     String(decoding: try bytes(relativePath), as: UTF8.self)
   }
-}
 
-extension Vectors {
   /// A vector file's text without surrounding whitespace (JWS files end with a newline).
-  static func trimmed(_ relativePath: String) throws -> String {
+  public static func trimmed(_ relativePath: String) throws -> String {
     try string(relativePath).trimmingCharacters(in: .whitespacesAndNewlines)
   }
 }
