@@ -19,6 +19,9 @@ struct Serve: AsyncParsableCommand {
   @Option(help: "JSON config file; its \"service\" section sets what the flags do not.")
   var config: String?
 
+  @Option(help: "Follow a store simulator's virtual clock at this URL (demos and tests only, never production).")
+  var followClock: String?
+
   @OptionGroup var logging: LoggingOptions
 
   func run() async throws {
@@ -39,15 +42,16 @@ struct Serve: AsyncParsableCommand {
     var service = EntitlementsService.Config.defaults
     if let value = settings.maxSubmitWaitMs { service.maximumSubmitWaitMs = value }
 
-    let storage = try SQLiteEntitlementStorage(path: database, nowMs: SystemClock.nowMs())
+    let clock = try await WorkerClock.make(followURL: followClock, logger: logger)
+    let storage = try SQLiteEntitlementStorage(path: database, nowMs: clock.nowMs())
     let server = try await EntitlementServer.start(
       config: .init(host: listen.host, port: listen.port, rpc: rpc, feed: feed, service: service),
-      storage: storage, logger: logger)
+      storage: storage, nowMs: clock.nowMs, logger: logger)
     // Written unbuffered: scripts and tests wait for this line to learn the port.
     FileHandle.standardOutput.write(
       Data("tollgate serve: listening on \(HostPort(host: listen.host, port: server.port)), database \(database)\n".utf8))
     let group = ServiceGroup(
-      configuration: .init(services: [.init(service: server)], gracefulShutdownSignals: [.sigterm, .sigint], logger: logger))
+      configuration: .init(services: [.init(service: server)] + clock.services, gracefulShutdownSignals: [.sigterm, .sigint], logger: logger))
     try await group.run()
   }
 }

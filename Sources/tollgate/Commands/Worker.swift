@@ -18,11 +18,15 @@ struct Worker: AsyncParsableCommand {
   @Option(help: "HTTP address for store notifications, HOST:PORT (default: worker.listen, else 127.0.0.1:7703).")
   var listen: HostPort?
 
+  @Option(help: "Follow a store simulator's virtual clock at this URL (demos and tests only; also worker.followClockURL).")
+  var followClock: String?
+
   @OptionGroup var logging: LoggingOptions
 
   func run() async throws {
     var configuration = try ConfigFile.worker(config)
     if let listen { configuration.worker.listen = listen.description }
+    if let followClock { configuration.worker.followClockURL = followClock }
     let databasePath = try ConfigFile.database(flag: database, config: config)
     let logger = logging.makeLogger(label: "tollgate.worker")
     let clock = try await WorkerClock.make(followURL: configuration.worker.followClockURL, logger: logger)
