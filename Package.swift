@@ -21,6 +21,8 @@ let package = Package(
     .package(url: "https://github.com/swift-server/swift-service-lifecycle.git", from: "2.13.0"),
     .package(url: "https://github.com/swift-server/async-http-client.git", from: "1.37.0"),
     .package(url: "https://github.com/hummingbird-project/hummingbird.git", from: "2.28.1"),
+    .package(url: "https://github.com/apple/swift-metrics.git", from: "2.13.0"),
+    .package(url: "https://github.com/swift-server/swift-prometheus.git", from: "2.4.1"),
     .package(url: "https://github.com/x-sheep/swift-property-based.git", from: "2.0.1"),
   ],
   targets: [
@@ -65,6 +67,7 @@ let package = Package(
       dependencies: [
         "TollgateCore", "TollgateStorage", "TollgateCrypto", "AppStore",
         .product(name: "AsyncHTTPClient", package: "async-http-client"),
+        .product(name: "CoreMetrics", package: "swift-metrics"),
         .product(name: "Hummingbird", package: "hummingbird"),
         .product(name: "Logging", package: "swift-log"),
         .product(name: "NIOCore", package: "swift-nio"),
@@ -97,6 +100,7 @@ let package = Package(
         .product(name: "Logging", package: "swift-log"),
         .product(name: "NIOCore", package: "swift-nio"),
         .product(name: "NIOPosix", package: "swift-nio"),
+        .product(name: "Prometheus", package: "swift-prometheus"),
       ],
       swiftSettings: strict
     ),
@@ -134,6 +138,7 @@ let package = Package(
         "TollgateWorker", "StoreSimulator", "TollgateDemo",
         .product(name: "ArgumentParser", package: "swift-argument-parser"),
         .product(name: "AsyncHTTPClient", package: "async-http-client"),
+        .product(name: "Prometheus", package: "swift-prometheus"),
         .product(name: "Logging", package: "swift-log"),
         .product(name: "NIOPosix", package: "swift-nio"),
         .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),

@@ -2,6 +2,7 @@ import Foundation
 import Logging
 import NIOCore
 import NIOPosix
+import Prometheus
 import StoreSimulator
 import TollgateCore
 import TollgateCrypto
@@ -39,6 +40,8 @@ public struct LocalStack: Sendable {
   public let configuration: WorkerConfiguration
   public let databasePath: String
   public let nowMs: @Sendable () -> Int64
+  /// The worker's metrics in Prometheus' text format (what `GET /metrics` serves).
+  public let metricsText: @Sendable () -> String
   private let workerTask: Task<Void, any Error>
   private let followTask: Task<Void, any Error>
 
@@ -108,9 +111,11 @@ public struct LocalStack: Sendable {
       return clock.nowMs()
     }
     let databasePath = directory + "/tollgate.sqlite"
+    let registry = PrometheusCollectorRegistry()
     let worker = try VerifierWorker(
       configuration: configuration, databasePath: databasePath,
       environment: extraEnvironment.merging(["TOLLGATE_DEMO_APPLE_KEY": try key.pkcs8PEM()]) { $1 },
+      metrics: (PrometheusMetricsFactory(registry: registry), { registry.emitToString() }),
       nowMs: now, logger: logger)
     let workerTask = Task { try await worker.run() }
     _ = await worker.listeningPort()
@@ -120,7 +125,8 @@ public struct LocalStack: Sendable {
     let followTask = Task { try await server.follower.run() }
     return LocalStack(
       sim: sim, worker: worker, server: server, client: TollgateClient(host: "127.0.0.1", port: server.port),
-      configuration: configuration, databasePath: databasePath, nowMs: now, workerTask: workerTask, followTask: followTask)
+      configuration: configuration, databasePath: databasePath, nowMs: now, metricsText: { registry.emitToString() },
+      workerTask: workerTask, followTask: followTask)
   }
 
   public var workerPort: Int { get async { await worker.listeningPort() } }

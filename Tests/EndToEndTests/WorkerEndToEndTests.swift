@@ -127,6 +127,10 @@ struct WorkerEndToEndTests {
       #expect(after.active)
       #expect(after.expiresAtMs > before.expiresAtMs)
       #expect(after.verifiedAtMs > before.verifiedAtMs)
+      // The outage is visible to monitoring.
+      let metrics = stack.local.metricsText()
+      let failures = metrics.split(separator: "\n").first { $0.hasPrefix("tollgate_store_failures_total{") }
+      #expect((failures?.split(separator: " ").last).flatMap { Double($0) } ?? 0 > 0, "\(metrics)")
     }
   }
 

@@ -1,4 +1,5 @@
 import AsyncHTTPClient
+import CoreMetrics
 import Foundation
 import Hummingbird
 import Logging
@@ -14,7 +15,8 @@ public final class VerifierWorker: Service, Sendable {
   let processor: ItemProcessor
   let rescheduler: Rescheduler
   let webhooks: WebhookDispatcher
-  let stats = WorkerStats()
+  let stats: WorkerStats
+  let metricsText: (@Sendable () -> String)?
   let chains = KeyedLock()
   let settings: WorkerSettings
   let host: String
@@ -24,10 +26,16 @@ public final class VerifierWorker: Service, Sendable {
   private let boundPort = BoundPort()
 
   /// Builds the worker; throws on an invalid configuration with every problem listed.
+  /// - Parameters:
+  ///   - metrics: where the worker's counters go, and how to render them for `GET /metrics`
+  ///     (the executable passes a Prometheus registry); without it, no /metrics route.
   public init(
     configuration: WorkerConfiguration, databasePath: String, environment: [String: String] = ProcessInfo.processInfo.environment,
-    httpClient: HTTPClient = .shared, nowMs: @escaping @Sendable () -> Int64, logger: Logger
+    httpClient: HTTPClient = .shared, metrics: (factory: any MetricsFactory, render: @Sendable () -> String)? = nil,
+    nowMs: @escaping @Sendable () -> Int64, logger: Logger
   ) throws {
+    stats = WorkerStats(factory: metrics?.factory ?? NOOPMetricsHandler.instance)
+    metricsText = metrics?.render
     let problems = configuration.problems(environment: environment)
     guard problems.isEmpty else { throw WorkerConfigurationError(problems: problems) }
     let settings = configuration.worker
@@ -55,6 +63,7 @@ public final class VerifierWorker: Service, Sendable {
       logger: logger)
     webhooks = WebhookDispatcher(
       endpoints: configuration.webhooks,
+      stats: stats,
       secrets: Dictionary(configuration.webhooks.map { ($0.url, Array((environment[$0.secretEnv] ?? "").utf8)) }) { a, _ in a },
       storage: storage, httpClient: httpClient, backoff: backoff, pollMs: settings.pollMs, nowMs: nowMs, logger: logger)
   }
@@ -71,6 +80,13 @@ public final class VerifierWorker: Service, Sendable {
       let body = (try? JSONSerialization.data(withJSONObject: health, options: [.sortedKeys])) ?? Data()
       return Response(status: .ok, headers: [.contentType: "application/json"], body: .init(byteBuffer: ByteBuffer(bytes: body)))
     }
+    if let render = metricsText {
+      router.get("/metrics") { _, _ -> Response in
+        Response(
+          status: .ok, headers: [.contentType: "text/plain; version=0.0.4"],
+          body: .init(byteBuffer: ByteBuffer(string: render())))
+      }
+    }
     let boundPort = self.boundPort
     let app = Application(
       router: router, configuration: .init(address: .hostname(host, port: port)),
@@ -84,9 +100,15 @@ public final class VerifierWorker: Service, Sendable {
 
   /// Processes due inbox items and due subscriptions; sleeps when there is nothing to do.
   func loop() async {
+    let clock = ContinuousClock()
+    var gaugeUpdatedAt = clock.now - .seconds(10)
     while !Task.isCancelled {
       var worked = false
       do {
+        if clock.now - gaugeUpdatedAt > .seconds(5) {
+          gaugeUpdatedAt = clock.now
+          stats.inboxPending.record((try? await storage.inboxCounts()["pending"]) ?? 0)
+        }
         let items = try await storage.claimInbox(nowMs: nowMs(), limit: settings.storeConcurrency * 4, leaseMs: settings.leaseMs)
         worked = !items.isEmpty
         await withTaskGroup(of: Void.self) { group in

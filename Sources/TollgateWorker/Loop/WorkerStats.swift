@@ -1,22 +1,46 @@
+import CoreMetrics
 import Synchronization
 
-/// What the worker has been through, for `/health`: failures stay visible even though they never
-/// change anyone's entitlements.
+/// What the worker has been through, as metrics (swift-metrics; the executable exports them for
+/// Prometheus at `/metrics`) and as a summary for `/health`. Failures stay visible even though
+/// they never change anyone's entitlements.
 final class WorkerStats: Sendable {
   struct Snapshot: Sendable {
     var verified = 0
     var rejected = 0
     var storeFailures = 0
+    var webhookFailures = 0
     var lastStoreFailureAtMs: Int64?
     var lastStoreError: String?
   }
 
   private let state = Mutex(Snapshot())
+  private let verifiedCounter: Counter
+  private let rejectedCounter: Counter
+  private let storeFailureCounter: Counter
+  private let webhookFailureCounter: Counter
+  let inboxPending: Gauge
+
+  /// Dimensions are bounded: outcome and store, never a user or a purchase.
+  init(factory: any MetricsFactory) {
+    verifiedCounter = Counter(label: "tollgate_worker_items_total", dimensions: [("outcome", "verified")], factory: factory)
+    rejectedCounter = Counter(label: "tollgate_worker_items_total", dimensions: [("outcome", "rejected")], factory: factory)
+    storeFailureCounter = Counter(label: "tollgate_store_failures_total", dimensions: [("store", "app_store")], factory: factory)
+    webhookFailureCounter = Counter(label: "tollgate_webhook_failures_total", factory: factory)
+    inboxPending = Gauge(label: "tollgate_worker_inbox_pending", factory: factory)
+  }
 
   var snapshot: Snapshot { state.withLock { $0 } }
 
-  func verified() { state.withLock { $0.verified += 1 } }
-  func rejected() { state.withLock { $0.rejected += 1 } }
+  func verified() {
+    state.withLock { $0.verified += 1 }
+    verifiedCounter.increment()
+  }
+
+  func rejected() {
+    state.withLock { $0.rejected += 1 }
+    rejectedCounter.increment()
+  }
 
   func storeFailure(_ error: String, atMs: Int64) {
     state.withLock {
@@ -24,11 +48,19 @@ final class WorkerStats: Sendable {
       $0.lastStoreFailureAtMs = atMs
       $0.lastStoreError = error
     }
+    storeFailureCounter.increment()
+  }
+
+  func webhookFailure() {
+    state.withLock { $0.webhookFailures += 1 }
+    webhookFailureCounter.increment()
   }
 
   var json: [String: Any] {
     let s = snapshot
-    var object: [String: Any] = ["verified": s.verified, "rejected": s.rejected, "storeFailures": s.storeFailures]
+    var object: [String: Any] = [
+      "verified": s.verified, "rejected": s.rejected, "storeFailures": s.storeFailures, "webhookFailures": s.webhookFailures,
+    ]
     if let at = s.lastStoreFailureAtMs { object["lastStoreFailureAtMs"] = at }
     if let error = s.lastStoreError { object["lastStoreError"] = error }
     return object

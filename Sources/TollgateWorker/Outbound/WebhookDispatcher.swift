@@ -14,6 +14,7 @@ import TollgateStorage
 /// time, and ignores an event id it has already seen.
 struct WebhookDispatcher: Sendable {
   let endpoints: [WebhookSettings]
+  let stats: WorkerStats
   let secrets: [String: [UInt8]]
   let storage: SQLiteWorkerStorage
   let httpClient: HTTPClient
@@ -53,6 +54,7 @@ struct WebhookDispatcher: Sendable {
         return
       } catch {
         failures += 1
+        stats.webhookFailure()
         let delay = backoff.delayMs(attempt: failures)
         logger.warning(
           "webhook delivery failed; will retry", metadata: ["webhook.url": "\(endpoint.url)", "error": "\(error)", "retry.in_ms": "\(delay)"])

@@ -1,6 +1,7 @@
 import ArgumentParser
 import Foundation
 import Logging
+import Prometheus
 import ServiceLifecycle
 import TollgateService
 import TollgateWorker
@@ -32,7 +33,10 @@ struct Worker: AsyncParsableCommand {
     let clock = try await WorkerClock.make(followURL: configuration.worker.followClockURL, logger: logger)
     let worker: VerifierWorker
     do {
-      worker = try VerifierWorker(configuration: configuration, databasePath: databasePath, nowMs: clock.nowMs, logger: logger)
+      let registry = PrometheusCollectorRegistry()
+      worker = try VerifierWorker(
+        configuration: configuration, databasePath: databasePath,
+        metrics: (PrometheusMetricsFactory(registry: registry), { registry.emitToString() }), nowMs: clock.nowMs, logger: logger)
     } catch let error as WorkerConfigurationError {
       throw ValidationError("config file \(config): \(error)")
     }
