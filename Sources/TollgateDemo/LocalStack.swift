@@ -29,6 +29,8 @@ public struct LocalStack: Sendable {
   }
 
   public static let bundleId = "com.example.app"
+  /// An app the simulator sells but Tollgate is not configured for.
+  public static let otherBundleId = "com.example.other"
   public static let premium = "com.example.premium.monthly"
   public static let monthly = "com.example.monthly"
   public static let basic = "com.example.basic.monthly"
@@ -79,6 +81,8 @@ public struct LocalStack: Sendable {
     simConfig.notificationRetryDelaysMs = [200, 500, 1_000]
     simConfig.apple.apps[0].apiKey = .init(keyId: "DEMOKEY", issuerId: "DEMO-ISSUER", publicKeyPEM: try publicPEM(key))
     simConfig.apple.apps[0].notificationURL = "http://127.0.0.1:\(workerPort)/notifications/apple/v2"
+    // Another company's app in the same store: its receipts must be refused.
+    simConfig.apple.apps.append(.init(bundleId: otherBundleId, appAppleId: 987_654_321))
     let sim = try await StoreSimulator.start(config: simConfig, logger: logger)
     let root = directory + "/apple-root.cer"
     try Data(sim.rootCertificate.der).write(to: URL(fileURLWithPath: root))

@@ -2,6 +2,7 @@ import Foundation
 import StoreSimulator
 import Testing
 import TollgateCore
+import TollgateDemo
 import TollgateRPC
 import TollgateStorage
 import TollgateTesting
@@ -159,6 +160,27 @@ struct WorkerEndToEndTests {
       let old = try await stack.until("old") { !$0.active }
       #expect(!old.active)
       #expect(try await stack.events("new").contains("transferred"))
+    }
+  }
+
+  @Test("another app's receipt is refused, as a signed transaction and as a transaction id")
+  func anotherAppsReceipt() async throws {
+    try await withStack { stack in
+      let other = try await stack.sim.purchase(
+        .init(productId: Stack.premium, bundleId: LocalStack.otherBundleId, environment: "Sandbox"))
+      let signed = try await stack.submit(other.signedTransaction, userId: "thief")
+      #expect(signed.status == .rejected)
+      #expect(signed.rejectionReason.contains("invalid_app_identifier"), "\(signed.rejectionReason)")
+      var request = Tollgate_V1_SubmitPurchaseRequest()
+      request.userID = "thief"
+      request.store = .appStore
+      request.receipt = other.transactionId
+      request.appID = LocalStack.otherBundleId
+      request.waitMs = 5_000
+      let byId = try await stack.client.submitPurchase(request)
+      #expect(byId.status == .rejected)
+      #expect(byId.rejectionReason.contains("not a configured App Store app"))
+      #expect(!(try await stack.answer("thief").active))
     }
   }
 
