@@ -39,7 +39,7 @@ public struct Certificate: Sendable {
   }
 
   /// SHA-256 of the DER, lower-case hex.
-  public var sha256Fingerprint: String { SHA256.hash(der).map { String(format2hex: $0) }.joined() }
+  public var sha256Fingerprint: String { SHA256.hash(der).hexString }
 
   public func hasExtension(oid: String) -> Bool { tg_cert_has_extension(handle.pointer, oid) == 1 }
 
@@ -62,12 +62,5 @@ public struct Certificate: Sendable {
     try Shim.check(tg_cert_public_key(handle.pointer, &key), "cannot read public key", parse: .malformedKey)
     guard let key else { throw CryptoError(code: .internalFailure, message: "no key returned") }
     return KeyHandle(key)
-  }
-}
-
-extension String {
-  init(format2hex byte: UInt8) {
-    let digits = Array("0123456789abcdef".utf8)
-    self = String(decoding: [digits[Int(byte >> 4)], digits[Int(byte & 15)]], as: UTF8.self)
   }
 }

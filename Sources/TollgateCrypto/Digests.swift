@@ -31,3 +31,16 @@ public enum HMACSHA256 {
     return difference == 0
   }
 }
+
+extension Sequence<UInt8> {
+  /// Lowercase hexadecimal, two digits a byte (digests, fingerprints, MACs).
+  public var hexString: String {
+    let digits = Array("0123456789abcdef".utf8)
+    var text: [UInt8] = []
+    for byte in self {
+      text.append(digits[Int(byte >> 4)])
+      text.append(digits[Int(byte & 15)])
+    }
+    return String(decoding: text, as: UTF8.self)
+  }
+}

@@ -109,11 +109,7 @@ public struct LocalStack: Sendable {
       catalog: catalog(transferPolicy: transferPolicy), worker: settings, appStore: [app], webhooks: webhooks)
 
     // Follow the simulator's clock: its jumps, plus real time in between (backoff and leases).
-    let clock = FollowedClock(virtualMs: sim.clockNowMs)
-    let now: @Sendable () -> Int64 = {
-      clock.observe(virtualMs: sim.clockNowMs)
-      return clock.nowMs()
-    }
+    let now = FollowedClock.following { sim.clockNowMs }
     let databasePath = directory + "/tollgate.sqlite"
     let registry = PrometheusCollectorRegistry()
     let worker = try VerifierWorker(

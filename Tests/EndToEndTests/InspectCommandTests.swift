@@ -5,8 +5,7 @@ import TollgateTesting
 /// `tollgate inspect` as a support engineer runs it, on the public vectors in ../shared/vectors.
 @Suite("tollgate inspect", .serialized)
 struct InspectCommandTests {
-  static let vectors = URL(fileURLWithPath: #filePath).deletingLastPathComponent()
-    .appendingPathComponent("../../../shared/vectors/apple").standardized.path
+  static let vectors = Vectors.directory + "/apple"
   static var available: Bool { FileManager.default.fileExists(atPath: vectors + "/roots/AppleRootCA-G3.cer") }
 
   func json(_ text: String) throws -> [String: Any] {

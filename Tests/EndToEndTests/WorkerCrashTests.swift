@@ -54,11 +54,7 @@ struct WorkerCrashTests {
       return worker
     }
 
-    let clock = FollowedClock(virtualMs: sim.clockNowMs)
-    let now: @Sendable () -> Int64 = {
-      clock.observe(virtualMs: sim.clockNowMs)
-      return clock.nowMs()
-    }
+    let now = FollowedClock.following { sim.clockNowMs }
     let storage = try SQLiteEntitlementStorage(path: database, nowMs: now())
     let server = try await EntitlementServer.start(
       config: .init(host: "127.0.0.1", port: 0), storage: storage, nowMs: now, logger: Logger(label: "crash.serve"))

@@ -55,16 +55,7 @@ public struct EntitlementsService: EntitlementsHandler {
     guard let best = records.lazy.filter({ $0.entitlement == request.entitlement }).bestEvaluation(at: now) else {
       return response
     }
-    let status = Tollgate_V1_EntitlementStatus(best)
-    response.active = status.active
-    response.expiresAtMs = status.expiresAtMs
-    response.state = status.state
-    response.willRenew = status.willRenew
-    response.store = status.store
-    response.productID = status.productID
-    response.environment = status.environment
-    response.verifiedAtMs = status.verifiedAtMs
-    response.storeSubscriptionID = status.storeSubscriptionID
+    response.fill(best)
     return response
   }
 

@@ -73,6 +73,22 @@ extension Tollgate_V1_EntitlementStatus {
   }
 }
 
+extension Tollgate_V1_IsSubscriberResponse {
+  /// The hot path's answer, filled straight from the evaluation (no intermediate message).
+  mutating func fill(_ evaluation: EvaluatedEntitlement) {
+    let record = evaluation.record
+    active = evaluation.active
+    expiresAtMs = record.accessEndsAtMs
+    state = .init(evaluation.state)
+    willRenew = record.willRenew
+    store = .init(record.store)
+    productID = record.productId
+    environment = .init(record.environment)
+    verifiedAtMs = record.verifiedAtMs
+    storeSubscriptionID = record.storeSubscriptionId
+  }
+}
+
 extension EntitlementRecord {
   /// The store's own id from `source` (`app_store:<originalTransactionId>` → the id).
   var storeSubscriptionId: String {

@@ -26,6 +26,15 @@ public final class FollowedClock: Sendable {
     }
   }
 
+  /// A clock function that follows `virtualNowMs` (read in-process, each time it is asked).
+  public static func following(_ virtualNowMs: @escaping @Sendable () -> Int64) -> @Sendable () -> Int64 {
+    let clock = FollowedClock(virtualMs: virtualNowMs())
+    return {
+      clock.observe(virtualMs: virtualNowMs())
+      return clock.nowMs()
+    }
+  }
+
   public func nowMs() -> Int64 {
     let current = reading.withLock { $0 }
     return current.virtualMs + max(0, realMs() - current.realMs)

@@ -140,7 +140,7 @@ final class AppleGateway: Sendable {
     if let signedRenewal = last?.signedRenewalInfo {
       let payload = try verified(app.verifier.verifyRenewalInfo(signedRenewal), what: "renewal info of \(originalTransactionId)")
       renewal = payload
-      evidence.append(.init(kind: "renewal_info", id: originalTransactionId, sha256: Self.hex(signedRenewal), signedAtMs: payload.signedDate))
+      evidence.append(.init(kind: "renewal_info", id: originalTransactionId, sha256: SHA256.hash(signedRenewal).hexString, signedAtMs: payload.signedDate))
     }
     let signedHistory = try await call { () async throws(AppStoreAPIError) in
       try await api.getAllTransactions(transactionId: originalTransactionId)
@@ -151,7 +151,7 @@ final class AppleGateway: Sendable {
       let transaction = try verified(app.verifier.verifyTransaction(signedTransaction), what: "a transaction of \(originalTransactionId)")
       guard transaction.originalTransactionId == originalTransactionId, let id = transaction.transactionId else { continue }
       transactions.append(transaction)
-      let sha = Self.hex(signedTransaction)
+      let sha = SHA256.hash(signedTransaction).hexString
       evidence.append(.init(kind: "transaction", id: id, sha256: sha, signedAtMs: transaction.signedDate))
       rows.append(
         TransactionRow(
@@ -208,9 +208,5 @@ final class AppleGateway: Sendable {
 
   private func environmentRefusal(_ environment: StoreEnvironment, app: AppleApp) -> String {
     "a \(environment.rawValue) purchase is not accepted by \(app.bundleId) (\(app.settings.environment) app)"
-  }
-
-  static func hex(_ text: String) -> String {
-    SHA256.hash(text).map { String($0, radix: 16).count == 1 ? "0" + String($0, radix: 16) : String($0, radix: 16) }.joined()
   }
 }

@@ -66,7 +66,8 @@ public struct WorkerConfigurationError: Error, CustomStringConvertible {
 }
 
 extension DecodingError {
-  var readablePath: String {
+  /// Where in the file the problem is, and what it is, for an operator.
+  public var readablePath: String {
     func at(_ context: Context) -> String {
       let path = context.codingPath.map(\.stringValue).joined(separator: ".")
       return path.isEmpty ? context.debugDescription : "\(path): \(context.debugDescription)"

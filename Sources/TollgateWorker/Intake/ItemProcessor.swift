@@ -8,12 +8,11 @@ import TollgateStorage
 /// puts it back for later when the store could not be asked. Never changes state on a failure.
 struct ItemProcessor: Sendable {
   let gateway: AppleGateway
-  let reconciler: Reconciler
+  let refresher: ChainRefresher
   let storage: SQLiteWorkerStorage
   let backoff: Backoff
   let environment: [String: String]
   let stats: WorkerStats
-  let chains: KeyedLock
   let nowMs: @Sendable () -> Int64
   let logger: Logger
 
@@ -43,11 +42,9 @@ struct ItemProcessor: Sendable {
       throw WorkerFailure.rejected("\(submission.store.rawValue) purchases are not verified by this version yet")
     }
     let identified = try await gateway.identify(receipt: receipt, appId: submission.appId)
-    try await chains.withLock(identified.originalTransactionId ?? identified.transactionId) {
-      let chain = try await gateway.fetchChain(
-        app: identified.app, transactionId: identified.transactionId, environment: identified.environment)
-      _ = try await reconciler.apply(chain, claimant: submission.userId, completes: item.id, reason: "purchase")
-    }
+    try await refresher.refresh(
+      app: identified.app, transactionId: identified.transactionId, environment: identified.environment,
+      lockKey: identified.originalTransactionId, claimant: submission.userId, completes: item.id, reason: "purchase")
   }
 
   private func processNotification(_ item: InboxItem) async throws {
@@ -80,10 +77,8 @@ struct ItemProcessor: Sendable {
     // The notification says something changed; what changed is read from the store itself.
     let environment = verified.transaction.map { StoreEnvironment(appStore: $0.environment) }
     let reason = "notification \(verified.notification.notificationType ?? "")/\(verified.notification.subtype ?? "")"
-    try await chains.withLock(transactionId) {
-      let chain = try await gateway.fetchChain(app: app, transactionId: transactionId, environment: environment)
-      _ = try await reconciler.apply(chain, claimant: nil, completes: item.id, reason: reason)
-    }
+    try await refresher.refresh(
+      app: app, transactionId: transactionId, environment: environment, claimant: nil, completes: item.id, reason: reason)
   }
 
   private func processAppleV1(_ item: InboxItem) async throws {
@@ -103,10 +98,7 @@ struct ItemProcessor: Sendable {
       return
     }
     let reason = "notification v1 \(notification.notificationType ?? "")"
-    try await chains.withLock(id) {
-      let chain = try await gateway.fetchChain(app: app, transactionId: id, environment: nil)
-      _ = try await reconciler.apply(chain, claimant: nil, completes: item.id, reason: reason)
-    }
+    try await refresher.refresh(app: app, transactionId: id, environment: nil, claimant: nil, completes: item.id, reason: reason)
   }
 
   private func handle(_ failure: WorkerFailure, item: InboxItem) async {

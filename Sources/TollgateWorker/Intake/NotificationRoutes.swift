@@ -23,7 +23,7 @@ enum NotificationRoutes {
       let bytes = Array(body.readableBytesView)
       let facts = unverifiedAppleV2Facts(bytes)
       guard facts.isWellFormed else { return Response(status: .badRequest) }
-      let key = "\(appleV2):" + (facts.notificationUUID ?? hex(SHA256.hash(bytes)))
+      let key = "\(appleV2):" + (facts.notificationUUID ?? SHA256.hash(bytes).hexString)
       return await store(route: appleV2, key: key, bytes: bytes, storage: storage, nowMs: nowMs, logger: logger)
     }
     router.post("/notifications/apple/v1") { request, _ -> Response in
@@ -33,7 +33,7 @@ enum NotificationRoutes {
       }
       let bytes = Array(body.readableBytesView)
       guard (try? JSONSerialization.jsonObject(with: Data(bytes))) is [String: Any] else { return Response(status: .badRequest) }
-      return await store(route: appleV1, key: "\(appleV1):" + hex(SHA256.hash(bytes)), bytes: bytes, storage: storage, nowMs: nowMs, logger: logger)
+      return await store(route: appleV1, key: "\(appleV1):" + SHA256.hash(bytes).hexString, bytes: bytes, storage: storage, nowMs: nowMs, logger: logger)
     }
   }
 
@@ -76,9 +76,5 @@ enum NotificationRoutes {
 
   static func unverifiedAppleV1BundleId(_ bytes: [UInt8]) -> String? {
     ((try? JSONSerialization.jsonObject(with: Data(bytes))) as? [String: Any])?["bid"] as? String
-  }
-
-  static func hex(_ bytes: [UInt8]) -> String {
-    bytes.map { ($0 < 16 ? "0" : "") + String($0, radix: 16) }.joined()
   }
 }

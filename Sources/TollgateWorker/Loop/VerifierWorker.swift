@@ -17,7 +17,6 @@ public final class VerifierWorker: Service, Sendable {
   let webhooks: WebhookDispatcher
   let stats: WorkerStats
   let metricsText: (@Sendable () -> String)?
-  let chains = KeyedLock()
   let settings: WorkerSettings
   let host: String
   let port: Int
@@ -55,11 +54,12 @@ public final class VerifierWorker: Service, Sendable {
     let gateway = AppleGateway(apps: apps, concurrency: settings.storeConcurrency, nowMs: nowMs, logger: logger)
     let reconciler = Reconciler(storage: storage, catalog: configuration.catalog, settings: settings, nowMs: nowMs, logger: logger)
     let backoff = Backoff(baseMs: settings.backoffBaseMs, maxMs: settings.backoffMaxMs)
+    let refresher = ChainRefresher(gateway: gateway, reconciler: reconciler)
     processor = ItemProcessor(
-      gateway: gateway, reconciler: reconciler, storage: storage, backoff: backoff, environment: environment, stats: stats,
-      chains: chains, nowMs: nowMs, logger: logger)
+      gateway: gateway, refresher: refresher, storage: storage, backoff: backoff, environment: environment, stats: stats,
+      nowMs: nowMs, logger: logger)
     rescheduler = Rescheduler(
-      gateway: gateway, reconciler: reconciler, storage: storage, backoff: backoff, stats: stats, chains: chains, nowMs: nowMs,
+      gateway: gateway, refresher: refresher, storage: storage, backoff: backoff, stats: stats, nowMs: nowMs,
       logger: logger)
     webhooks = WebhookDispatcher(
       endpoints: configuration.webhooks,

@@ -109,6 +109,6 @@ struct WebhookDispatcher: Sendable {
   /// `t=<ms>,v1=<hex HMAC-SHA256(secret, "<t>.<body>")>`.
   static func signature(body: [UInt8], timestampMs: Int64, secret: [UInt8]) -> String {
     let mac = HMACSHA256.authenticationCode(for: Array("\(timestampMs).".utf8) + body, key: secret)
-    return "t=\(timestampMs),v1=" + mac.map { ($0 < 16 ? "0" : "") + String($0, radix: 16) }.joined()
+    return "t=\(timestampMs),v1=" + mac.hexString
   }
 }

@@ -6,11 +6,10 @@ import TollgateStorage
 /// slow sweep). A failed store call postpones the check with backoff and changes nothing else.
 struct Rescheduler: Sendable {
   let gateway: AppleGateway
-  let reconciler: Reconciler
+  let refresher: ChainRefresher
   let storage: SQLiteWorkerStorage
   let backoff: Backoff
   let stats: WorkerStats
-  let chains: KeyedLock
   let nowMs: @Sendable () -> Int64
   let logger: Logger
 
@@ -23,11 +22,9 @@ struct Rescheduler: Sendable {
       return
     }
     do {
-      try await chains.withLock(subscription.purchaseId) {
-        let chain = try await gateway.fetchChain(
-          app: app, transactionId: subscription.purchaseId, environment: subscription.history.environment)
-        _ = try await reconciler.apply(chain, claimant: nil, completes: nil, reason: "scheduled check")
-      }
+      try await refresher.refresh(
+        app: app, transactionId: subscription.purchaseId, environment: subscription.history.environment, claimant: nil,
+        completes: nil, reason: "scheduled check")
     } catch let failure as WorkerFailure {
       stats.storeFailure("\(failure)", atMs: nowMs())
       let failures = subscription.failures + 1

@@ -42,7 +42,7 @@ struct Serve: AsyncParsableCommand {
     var service = EntitlementsService.Config.defaults
     if let value = settings.maxSubmitWaitMs { service.maximumSubmitWaitMs = value }
 
-    let clock = try await WorkerClock.make(followURL: followClock, logger: logger)
+    let clock = try await ProcessClock.make(followURL: followClock, logger: logger)
     let storage = try SQLiteEntitlementStorage(path: database, nowMs: clock.nowMs())
     let server = try await EntitlementServer.start(
       config: .init(host: listen.host, port: listen.port, rpc: rpc, feed: feed, service: service),

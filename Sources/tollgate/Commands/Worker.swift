@@ -30,7 +30,7 @@ struct Worker: AsyncParsableCommand {
     if let followClock { configuration.worker.followClockURL = followClock }
     let databasePath = try ConfigFile.database(flag: database, config: config)
     let logger = logging.makeLogger(label: "tollgate.worker")
-    let clock = try await WorkerClock.make(followURL: configuration.worker.followClockURL, logger: logger)
+    let clock = try await ProcessClock.make(followURL: configuration.worker.followClockURL, logger: logger)
     let worker: VerifierWorker
     do {
       let registry = PrometheusCollectorRegistry()

@@ -1,4 +1,5 @@
 import ArgumentParser
+import StoreSimulator
 import Foundation
 import TollgateWorker
 
@@ -52,18 +53,13 @@ struct TimeArgument: ExpressibleByArgument, Sendable {
   }
 }
 
-/// `31d`, `12h`, `90m`, `45s`, `500ms`, or plain milliseconds.
+/// A duration: `31d`, `12h`, `90m`, `45s`, `500ms`, an ISO 8601 period (`P1M`), or plain
+/// milliseconds — read as the store simulator reads them.
 struct DurationArgument: ExpressibleByArgument, Sendable {
   var milliseconds: Int64
 
   init?(argument: String) {
-    let units: [(String, Int64)] = [("ms", 1), ("d", 86_400_000), ("h", 3_600_000), ("m", 60_000), ("s", 1_000)]
-    for (suffix, factor) in units where argument.hasSuffix(suffix) {
-      guard let value = Int64(argument.dropLast(suffix.count)), value >= 0 else { return nil }
-      milliseconds = value * factor
-      return
-    }
-    guard let value = Int64(argument), value >= 0 else { return nil }
-    milliseconds = value
+    guard let milliseconds = SimDuration.milliseconds(argument) else { return nil }
+    self.milliseconds = milliseconds
   }
 }

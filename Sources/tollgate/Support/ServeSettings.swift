@@ -1,4 +1,5 @@
 import Foundation
+import TollgateWorker
 
 /// The `service` section of the config file (JSON). Flags given on the command line win.
 ///
@@ -29,7 +30,7 @@ struct ServeSettings: Decodable, Sendable {
     do {
       return try JSONDecoder().decode(File.self, from: data).service ?? ServeSettings()
     } catch let error as DecodingError {
-      throw ConfigError(path: path, problem: error.readable)
+      throw ConfigError(path: path, problem: error.readablePath)
     }
   }
 
@@ -52,21 +53,4 @@ struct ConfigError: Error, CustomStringConvertible {
   var path: String?
   var problem: String
   var description: String { path.map { "config file \($0): \(problem)" } ?? "config: \(problem)" }
-}
-
-extension DecodingError {
-  var readable: String {
-    func at(_ context: Context) -> String {
-      let path = context.codingPath.map(\.stringValue).joined(separator: ".")
-      return path.isEmpty ? context.debugDescription : "\(path): \(context.debugDescription)"
-    }
-    switch self {
-    case .typeMismatch(_, let context), .valueNotFound(_, let context), .dataCorrupted(let context):
-      return at(context)
-    case .keyNotFound(let key, let context):
-      return "\(at(context)) (missing \(key.stringValue))"
-    @unknown default:
-      return "\(self)"
-    }
-  }
 }

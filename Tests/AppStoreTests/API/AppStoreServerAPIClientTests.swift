@@ -7,9 +7,7 @@ import TollgateTesting
 
 @Suite("App Store Server API client over HTTP")
 struct AppStoreServerAPIClientTests {
-  static let vectors = URL(fileURLWithPath: #filePath).deletingLastPathComponent().appendingPathComponent(
-    "../../../../shared/vectors/apple/apple-lib/models"
-  ).standardized.path
+  static let vectors = Vectors.directory + "/apple/apple-lib/models"
 
   func withClient(
     timeout: Duration = .seconds(5), _ body: (AppStoreServerAPIClient, ScriptedHTTPServer) async throws -> Void

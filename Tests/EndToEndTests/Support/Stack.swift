@@ -64,24 +64,15 @@ struct Stack {
 
   /// Waits until the user's events include `kind`, and returns them all.
   func events(_ userId: String, awaiting kind: String, timeout: Duration = .seconds(10)) async throws -> [String] {
-    let clock = ContinuousClock()
-    let start = clock.now
-    var events = try await self.events(userId)
-    while !events.contains(kind), clock.now - start < timeout {
-      try await Task.sleep(for: .milliseconds(20))
-      events = try await self.events(userId)
-    }
-    return events
+    _ = try await eventually(timeout: timeout) { try await self.events(userId).contains(kind) }
+    return try await events(userId)
   }
 
   /// Waits until the worker has nothing pending or in flight.
   func settle(timeout: Duration = .seconds(10)) async throws {
-    let clock = ContinuousClock()
-    let start = clock.now
-    while clock.now - start < timeout {
+    _ = try await eventually(timeout: timeout) {
       let counts = try await worker.storage.inboxCounts()
-      if (counts["pending"] ?? 0) + (counts["processing"] ?? 0) == 0 { return }
-      try await Task.sleep(for: .milliseconds(10))
+      return (counts["pending"] ?? 0) + (counts["processing"] ?? 0) == 0
     }
   }
 

@@ -4,18 +4,18 @@ import Logging
 import ServiceLifecycle
 import TollgateService
 
-/// The worker's and the service's clock: the machine's, or, for demos and tests only, a store
+/// A process's clock (serve, worker): the machine's, or, for demos and tests only, a store
 /// simulator's virtual clock (`GET {url}/sim/clock` → `{"nowMs": …}`), followed by polling.
-struct WorkerClock: Sendable {
+struct ProcessClock: Sendable {
   let nowMs: @Sendable () -> Int64
   let services: [ServiceGroupConfiguration.ServiceConfiguration]
 
-  static func make(followURL: String?, logger: Logger) async throws -> WorkerClock {
-    guard let followURL else { return WorkerClock(nowMs: SystemClock.nowMs, services: []) }
+  static func make(followURL: String?, logger: Logger) async throws -> ProcessClock {
+    guard let followURL else { return ProcessClock(nowMs: SystemClock.nowMs, services: []) }
     let follower = SimulatorClockFollower(url: followURL, logger: logger)
     try await follower.refresh()
     logger.warning("following a simulator's virtual clock; never do this in production", metadata: ["clock.url": "\(followURL)"])
-    return WorkerClock(nowMs: { follower.nowMs() }, services: [.init(service: follower)])
+    return ProcessClock(nowMs: { follower.nowMs() }, services: [.init(service: follower)])
   }
 }
 

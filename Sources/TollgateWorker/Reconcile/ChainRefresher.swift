@@ -1,0 +1,22 @@
+import TollgateCore
+
+/// Reads a purchase chain from the store and applies it, one verification of a chain at a time:
+/// the lock spans the read and the write, so a later read is always written last. Every path
+/// that changes a chain (submissions, notifications, scheduled checks) goes through here.
+struct ChainRefresher: Sendable {
+  let gateway: AppleGateway
+  let reconciler: Reconciler
+  let chains = KeyedLock()
+
+  /// - Parameter lockKey: the chain's originalTransactionId when known; else `transactionId`.
+  @discardableResult
+  func refresh(
+    app: AppleApp, transactionId: String, environment: StoreEnvironment?, lockKey: String? = nil, claimant: String?,
+    completes inboxId: Int64?, reason: String
+  ) async throws -> Reconciler.Outcome {
+    try await chains.withLock(lockKey ?? transactionId) {
+      let chain = try await gateway.fetchChain(app: app, transactionId: transactionId, environment: environment)
+      return try await reconciler.apply(chain, claimant: claimant, completes: inboxId, reason: reason)
+    }
+  }
+}
