@@ -15,8 +15,12 @@ struct ChainRefresher: Sendable {
     completes inboxId: Int64?, reason: String
   ) async throws -> Reconciler.Outcome {
     try await chains.withLock(lockKey ?? transactionId) {
+      // The store's answer describes the chain as of the moment we asked, not the moment it
+      // arrived: evaluating it at a later `now` could expire a subscription whose renewal the
+      // store recorded in between (the clock can jump, or the call can be slow).
+      let askedAtMs = reconciler.nowMs()
       let chain = try await gateway.fetchChain(app: app, transactionId: transactionId, environment: environment)
-      return try await reconciler.apply(chain, claimant: claimant, completes: inboxId, reason: reason)
+      return try await reconciler.apply(chain, observedAtMs: askedAtMs, claimant: claimant, completes: inboxId, reason: reason)
     }
   }
 }

@@ -19,10 +19,12 @@ struct Reconciler: Sendable {
   }
 
   /// - Parameters:
+  ///   - observedAtMs: when the store was asked; the chain is evaluated at that moment.
   ///   - claimant: the user who submitted the purchase; nil for notifications and scheduled checks.
   ///   - completes: the inbox item this verification finishes.
-  func apply(_ chain: AppleGateway.Chain, claimant: String?, completes inboxId: Int64?, reason: String) async throws -> Outcome {
-    let now = nowMs()
+  func apply(
+    _ chain: AppleGateway.Chain, observedAtMs now: Int64, claimant: String?, completes inboxId: Int64?, reason: String
+  ) async throws -> Outcome {
     let existing = try await storage.subscription(store: .appStore, purchaseId: chain.originalTransactionId)
     let evaluation = catalog.evaluate(chain.history, at: now)
     var owner = existing?.userId
