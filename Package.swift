@@ -24,6 +24,7 @@ let package = Package(
     .package(url: "https://github.com/apple/swift-metrics.git", from: "2.13.0"),
     .package(url: "https://github.com/swift-server/swift-prometheus.git", from: "2.4.1"),
     .package(url: "https://github.com/x-sheep/swift-property-based.git", from: "2.0.1"),
+    .package(url: "https://github.com/HdrHistogram/hdrhistogram-swift.git", from: "0.2.0"),
   ],
   targets: [
     // Pure domain: no I/O, no dependencies.
@@ -131,11 +132,20 @@ let package = Package(
       swiftSettings: strict
     ),
 
+    // `tollgate bench`: a load generator for the wire protocol (epoll, one loop per thread, HDR
+    // histograms). The C shim exposes epoll and the monotonic clock, which Glibc's module lacks.
+    .target(name: "CTollgateBench"),
+    .target(
+      name: "TollgateBench",
+      dependencies: ["CTollgateBench", .product(name: "Histogram", package: "hdrhistogram-swift")],
+      swiftSettings: strict
+    ),
+
     .executableTarget(
       name: "tollgate",
       dependencies: [
         "TollgateCore", "TollgateStorage", "TollgateRPC", "TollgateService", "AppStore", "TollgateCrypto",
-        "TollgateWorker", "StoreSimulator", "TollgateDemo",
+        "TollgateWorker", "StoreSimulator", "TollgateDemo", "TollgateBench",
         .product(name: "ArgumentParser", package: "swift-argument-parser"),
         .product(name: "AsyncHTTPClient", package: "async-http-client"),
         .product(name: "Prometheus", package: "swift-prometheus"),
@@ -205,6 +215,11 @@ let package = Package(
     .testTarget(
       name: "TollgateServiceTests",
       dependencies: ["TollgateService", "TollgateStorage", "TollgateCore", "TollgateRPC", "TollgateTesting"],
+      swiftSettings: strict
+    ),
+    .testTarget(
+      name: "TollgateBenchTests",
+      dependencies: ["TollgateBench", "TollgateRPC", "TollgateTesting", .product(name: "NIOCore", package: "swift-nio")],
       swiftSettings: strict
     ),
     .testTarget(

@@ -1,0 +1,184 @@
+import CTollgateBench
+
+#if canImport(Glibc)
+  import Glibc
+#endif
+
+/// One thread's share of the load: its connections, one epoll loop, its request sequence.
+/// Confined to the thread that runs it.
+final class LoadGenerator {
+  private let configuration: BenchConfiguration
+  private let connections: [LoadConnection]
+  private let epoll: Int32
+  private var random: SplitMix64
+  private let sampler: UserSampler
+  private let userPrefix: [UInt8]
+  private let entitlement: [UInt8]
+  private var tally = ThreadTally()
+
+  /// Connects `count` connections (numbered from `firstIndex` among `totalConnections`).
+  init(
+    configuration: BenchConfiguration, firstIndex: Int, count: Int, totalConnections: Int, requestBudget: Int?,
+    sampler: UserSampler, seed: UInt64
+  ) throws(BenchError) {
+    self.configuration = configuration
+    self.sampler = sampler
+    random = SplitMix64(seed: seed)
+    userPrefix = Array(configuration.userPrefix.utf8)
+    entitlement = Array(configuration.entitlement.utf8)
+    epoll = tg_bench_epoll_create()
+    guard epoll >= 0 else { throw .system("epoll_create1", errno) }
+    var connections: [LoadConnection] = []
+    for n in 0..<count {
+      let fd = tg_bench_connect(configuration.host, Int32(configuration.port))
+      guard fd >= 0 else {
+        let code = errno
+        _ = Glibc.close(epoll)
+        throw .connect(host: configuration.host, port: configuration.port, errno: code)
+      }
+      let connection = LoadConnection(fd: fd, token: UInt64(n), pipeline: configuration.pipeline)
+      if let budget = requestBudget {
+        // Spread the budget: the first `budget % total` connections send one more.
+        let index = firstIndex + n
+        connection.budget = budget / totalConnections + (index < budget % totalConnections ? 1 : 0)
+      }
+      _ = tg_bench_epoll_watch(epoll, fd, 0, UInt64(n), 0)
+      connections.append(connection)
+    }
+    self.connections = connections
+  }
+
+  deinit {
+    for connection in connections { connection.close() }
+    _ = Glibc.close(epoll)
+  }
+
+  /// Runs the load along `timeline` and returns what it counted.
+  func run(_ timeline: Timeline, totalConnections: Int, firstIndex: Int) -> ThreadTally {
+    if let rate = configuration.rate {
+      let perConnection = rate / Double(totalConnections)
+      for (n, connection) in connections.enumerated() {
+        connection.pacer = OpenLoopPacer(
+          ratePerSecond: perConnection, startNs: timeline.startNs, index: firstIndex + n, of: totalConnections)
+      }
+    }
+    while tg_bench_now_ns() < timeline.startNs {}
+    let timed = configuration.requests == nil
+    var events = [tg_bench_event](repeating: tg_bench_event(), count: 256)
+
+    for connection in connections { fillAndFlush(connection, nowNs: tg_bench_now_ns(), timeline: timeline, timed: timed) }
+    while true {
+      let now = tg_bench_now_ns()
+      let sending = timed ? now < timeline.measureEndNs : connections.contains { $0.isOpen && ($0.budget ?? 0) > 0 }
+      let outstanding = connections.reduce(0) { $0 + ($1.isOpen ? $1.inFlight.count : 0) }
+      if !sending, outstanding == 0 { break }
+      if now >= timeline.giveUpNs || !connections.contains(where: \.isOpen) { break }
+
+      var timeoutMs: Int32 = 10
+      if sending, configuration.rate != nil {
+        var earliest = UInt64.max
+        for connection in connections where connection.isOpen {
+          fillAndFlush(connection, nowNs: now, timeline: timeline, timed: timed)
+          if connection.inFlight.count < configuration.pipeline, let pacer = connection.pacer {
+            earliest = min(earliest, pacer.nextDueNs)
+          }
+        }
+        let after = tg_bench_now_ns()
+        // Busy-poll when the next request is due within a millisecond: epoll's timeout is in ms.
+        timeoutMs = earliest <= after + 1_000_000 ? 0 : Int32(min((earliest - after) / 1_000_000, 10))
+      }
+      let ready = events.withUnsafeMutableBufferPointer { buffer in
+        tg_bench_epoll_wait(epoll, buffer.baseAddress!, Int32(buffer.count), timeoutMs)
+      }
+      for i in 0..<Int(max(ready, 0)) {
+        let event = events[i]
+        let connection = connections[Int(event.token)]
+        guard connection.isOpen else { continue }
+        if event.events & (tg_bench_readable | tg_bench_hangup) != 0 {
+          if case .closed = connection.receive({ answer in handle(answer, on: connection, timeline: timeline) }) {
+            lose(connection)
+            continue
+          }
+        }
+        fillAndFlush(connection, nowNs: tg_bench_now_ns(), timeline: timeline, timed: timed)
+      }
+    }
+    for connection in connections where connection.isOpen { tally.unanswered += connection.inFlight.count }
+    return tally
+  }
+
+  private func handle(_ answer: LoadConnection.Answer, on connection: LoadConnection, timeline: Timeline) {
+    let now = tg_bench_now_ns()
+    guard let startNs = connection.inFlight.remove(id: answer.requestId) else {
+      tally.unmatched += 1
+      return
+    }
+    tally.answered += 1
+    let inWindow = now >= timeline.measureStartNs && (configuration.requests != nil || now <= timeline.measureEndNs)
+    switch answer.status {
+    case 0: break
+    case 2: tally.tooManyPending += 1
+    default: tally.serviceFailed += 1
+    }
+    guard inWindow else { return }
+    tally.measured += 1
+    tally.latency.record(ns: now &- startNs)
+    if answer.status == 0, answer.methodIndex == RequestEncoder.isSubscriberMethod {
+      tally.measuredIsSubscriber += 1
+      // `active` is field 1; protobuf writers emit fields in number order, so it leads when true.
+      if answer.payload.count >= 2, answer.payload[0] == 0x08, answer.payload[1] == 0x01 { tally.active += 1 }
+    }
+  }
+
+  /// Tops the connection up to its pipeline depth (closed loop) or with the requests now due
+  /// (open loop), then writes.
+  private func fillAndFlush(_ connection: LoadConnection, nowNs: UInt64, timeline: Timeline, timed: Bool) {
+    guard connection.isOpen else { return }
+    let depth = configuration.pipeline
+    while connection.inFlight.count < depth {
+      if timed {
+        guard nowNs < timeline.measureEndNs else { break }
+      } else {
+        guard let budget = connection.budget, budget > 0 else { break }
+      }
+      let startNs: UInt64
+      if var pacer = connection.pacer {
+        guard let due = pacer.takeDue(nowNs: nowNs) else { break }
+        connection.pacer = pacer
+        startNs = due
+      } else {
+        startNs = nowNs
+      }
+      if !timed { connection.budget! -= 1 }
+      enqueueRequest(on: connection, startNs: startNs)
+    }
+    switch connection.flush() {
+    case .ok: connection.setWatchingWritable(false, epoll: epoll)
+    case .wouldBlock: connection.setWatchingWritable(true, epoll: epoll)
+    case .closed: lose(connection)
+    }
+  }
+
+  private func enqueueRequest(on connection: LoadConnection, startNs: UInt64) {
+    let user = sampler.next(using: &random).number
+    let getSubscription = configuration.getSubscriptionShare > 0 && random.nextUnit() < configuration.getSubscriptionShare
+    let prefix = userPrefix
+    let entitlement = self.entitlement
+    connection.enqueue(startNs: startNs) { buffer, id in
+      if getSubscription {
+        RequestEncoder.appendGetSubscription(to: &buffer, requestId: id, userPrefix: prefix, userNumber: user)
+      } else {
+        RequestEncoder.appendIsSubscriber(
+          to: &buffer, requestId: id, userPrefix: prefix, userNumber: user, entitlement: entitlement)
+      }
+    }
+    tally.sent += 1
+  }
+
+  private func lose(_ connection: LoadConnection) {
+    guard connection.isOpen else { return }
+    tally.connectionsLost += 1
+    tally.unanswered += connection.inFlight.count
+    connection.close()
+  }
+}
