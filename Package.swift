@@ -208,6 +208,7 @@ let package = Package(
         "TollgateRPC", "TollgateTesting",
         .product(name: "NIOCore", package: "swift-nio"),
         .product(name: "NIOEmbedded", package: "swift-nio"),
+        .product(name: "PropertyBased", package: "swift-property-based"),
         .product(name: "NIOTestUtils", package: "swift-nio"),
       ],
       swiftSettings: strict

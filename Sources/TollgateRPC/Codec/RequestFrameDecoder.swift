@@ -20,6 +20,11 @@ public struct RequestFrameDecoder: NIOSingleStepByteToMessageDecoder {
   }
 
   public mutating func decode(buffer: inout ByteBuffer) throws -> InboundRequest? {
+    decodeFrame(buffer: &buffer)
+  }
+
+  /// The next request (or oversized header) in `buffer`; nil until one is complete.
+  public mutating func decodeFrame(buffer: inout ByteBuffer) -> InboundRequest? {
     if bytesToDiscard > 0 {
       let discarded = min(bytesToDiscard, buffer.readableBytes)
       buffer.moveReaderIndex(forwardBy: discarded)
@@ -50,6 +55,6 @@ public struct RequestFrameDecoder: NIOSingleStepByteToMessageDecoder {
 
   public mutating func decodeLast(buffer: inout ByteBuffer, seenEOF: Bool) throws -> InboundRequest? {
     // A partial frame at EOF is dropped: its sender is gone and cannot read an answer.
-    try decode(buffer: &buffer)
+    decodeFrame(buffer: &buffer)
   }
 }

@@ -7,46 +7,80 @@ struct EntitlementsDispatcher: Sendable {
   let handler: any EntitlementsHandler
 
   enum Outcome {
-    /// Answered on the spot: the frame's status and payload.
-    case immediate(RPCStatus, ByteBuffer)
+    /// The answer frame is in the output buffer.
+    case answered
     /// Answered later by running `work` off the event loop (not started yet, so the caller can
     /// refuse it); a thrown error answers `serviceFailed`.
     case deferred(@Sendable () async throws -> ByteBuffer)
   }
 
-  func dispatch(methodIndex: UInt32, payload: ByteBuffer, allocator: ByteBufferAllocator)
-    -> Outcome
-  {
+  /// Appends the answer to `output`, or hands back the work of a deferred call.
+  func dispatch(methodIndex: UInt32, requestId: UInt32, payload: ByteBuffer, into output: inout ByteBuffer) -> Outcome {
     guard let method = EntitlementsMethod(rawValue: methodIndex) else {
-      return .immediate(.serviceFailed, allocator.buffer(capacity: 0))
+      output.writeResponseFrame(status: .serviceFailed, methodIndex: methodIndex, requestId: requestId) { _ in }
+      return .answered
     }
     do {
       switch method {
       case .isSubscriber:
-        let request = try Tollgate_V1_IsSubscriberRequest(serializedBytes: payload.readableBytesSpan)
-        return .immediate(.success, try handler.isSubscriber(request).encoded(allocator))
+        guard let query = IsSubscriberQuery(decoding: payload) else { throw DecodingFailed() }
+        if let answer = handler.isSubscriberAnswer(query) {
+          output.writeIsSubscriberResponseFrame(methodIndex: methodIndex, requestId: requestId, answer: answer)
+        } else {
+          var request = Tollgate_V1_IsSubscriberRequest()
+          request.userID = query.userId
+          request.entitlement = query.entitlement
+          try output.writeResponseFrame(methodIndex: methodIndex, requestId: requestId, message: handler.isSubscriber(request))
+        }
       case .getSubscription:
         let request = try Tollgate_V1_GetSubscriptionRequest(serializedBytes: payload.readableBytesSpan)
-        return .immediate(.success, try handler.getSubscription(request).encoded(allocator))
+        try output.writeResponseFrame(methodIndex: methodIndex, requestId: requestId, message: handler.getSubscription(request))
       case .health:
         let request = try Tollgate_V1_HealthRequest(serializedBytes: payload.readableBytesSpan)
-        return .immediate(.success, try handler.health(request).encoded(allocator))
+        try output.writeResponseFrame(methodIndex: methodIndex, requestId: requestId, message: handler.health(request))
       case .submitPurchase:
         let request = try Tollgate_V1_SubmitPurchaseRequest(serializedBytes: payload.readableBytesSpan)
         let handler = self.handler
-        return .deferred { try await handler.submitPurchase(request).encoded(allocator) }
+        return .deferred { try await handler.submitPurchase(request).encoded() }
       }
     } catch {
       // Undecodable payload (or, in theory, an unencodable response): the call fails, the
       // connection does not.
-      return .immediate(.serviceFailed, allocator.buffer(capacity: 0))
+      output.writeResponseFrame(status: .serviceFailed, methodIndex: methodIndex, requestId: requestId) { _ in }
     }
+    return .answered
   }
+
+  private struct DecodingFailed: Error {}
 }
 
 extension SwiftProtobuf.Message {
-  func encoded(_ allocator: ByteBufferAllocator) throws -> ByteBuffer {
+  func encoded() throws -> ByteBuffer {
     let bytes: [UInt8] = try serializedBytes()
-    return allocator.buffer(bytes: bytes)
+    return ByteBuffer(bytes: bytes)
+  }
+}
+
+extension ByteBuffer {
+  /// Appends a response frame whose payload `writePayload` appends; the length is filled in after.
+  mutating func writeResponseFrame(
+    status: RPCStatus, methodIndex: UInt32, requestId: UInt32, _ writePayload: (inout ByteBuffer) throws -> Void
+  ) rethrows {
+    let headerAt = writerIndex
+    writeResponseHeader(status: status, methodIndex: methodIndex, requestId: requestId, messageLength: 0)
+    do {
+      try writePayload(&self)
+    } catch {
+      moveWriterIndex(to: headerAt)
+      throw error
+    }
+    let length = writerIndex - headerAt - ResponseFrame.headerLength
+    setInteger(UInt32(length), at: headerAt + 8, endianness: .little)
+  }
+
+  /// Appends a successful response frame carrying `message`.
+  mutating func writeResponseFrame(methodIndex: UInt32, requestId: UInt32, message: some SwiftProtobuf.Message) throws {
+    let bytes: [UInt8] = try message.serializedBytes()
+    writeResponseFrame(status: .success, methodIndex: methodIndex, requestId: requestId) { $0.writeBytes(bytes) }
   }
 }

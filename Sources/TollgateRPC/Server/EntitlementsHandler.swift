@@ -8,4 +8,12 @@ public protocol EntitlementsHandler: Sendable {
   func getSubscription(_ request: Tollgate_V1_GetSubscriptionRequest) -> Tollgate_V1_GetSubscriptionResponse
   func submitPurchase(_ request: Tollgate_V1_SubmitPurchaseRequest) async -> Tollgate_V1_SubmitPurchaseResponse
   func health(_ request: Tollgate_V1_HealthRequest) -> Tollgate_V1_HealthResponse
+
+  /// The hot path: IsSubscriber without protobuf messages. Nil means "answer through
+  /// `isSubscriber(_:)`" (an error response, or a handler without a fast path).
+  func isSubscriberAnswer(_ query: IsSubscriberQuery) -> IsSubscriberAnswer?
+}
+
+extension EntitlementsHandler {
+  public func isSubscriberAnswer(_ query: IsSubscriberQuery) -> IsSubscriberAnswer? { nil }
 }

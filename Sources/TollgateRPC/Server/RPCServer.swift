@@ -50,11 +50,11 @@ public final class RPCServer: Sendable {
       )
       .childChannelInitializer { channel in
         channel.eventLoop.makeCompletedFuture {
-          try channel.pipeline.syncOperations.addHandler(
-            ByteToMessageHandler(RequestFrameDecoder(maximumPayloadLength: config.maximumPayloadLength)))
+          // One handler splits frames and answers them: no per-frame trip through the pipeline.
           try channel.pipeline.syncOperations.addHandler(
             RPCServerHandler(
-              dispatcher: dispatcher, maximumPending: config.maximumPendingPerConnection, logger: logger))
+              dispatcher: dispatcher, maximumPayloadLength: config.maximumPayloadLength,
+              maximumPending: config.maximumPendingPerConnection, logger: logger))
         }
       }
       .bind(host: host, port: port)

@@ -1,66 +1,99 @@
 import Logging
 import NIOCore
 
-/// One connection's request loop: answers each decoded frame, matches answers by request id,
-/// bounds the deferred calls in flight, flushes once per read burst, and stops reading while the
-/// peer is not reading its answers.
+/// One connection's request loop: splits the byte stream into frames, answers each, matches
+/// deferred answers by request id, bounds the deferred calls in flight, writes the answers to one
+/// read burst as one buffer with one flush, and stops reading while the peer is not reading its
+/// answers.
 final class RPCServerHandler: ChannelDuplexHandler {
-  typealias InboundIn = InboundRequest
+  typealias InboundIn = ByteBuffer
   typealias OutboundIn = ByteBuffer
   typealias OutboundOut = ByteBuffer
 
   private let dispatcher: EntitlementsDispatcher
   private let maximumPending: Int
   private let logger: Logger
+  private var decoder: RequestFrameDecoder
+  /// Received bytes not yet decoded (a partial frame).
+  private var received: ByteBuffer?
+  /// Answers of the current read burst, written at its end.
+  private var output: ByteBuffer?
   private var pending = 0
   private var needsFlush = false
   private var readSuppressed = false
   private var isActive = true
 
-  init(dispatcher: EntitlementsDispatcher, maximumPending: Int, logger: Logger) {
+  init(dispatcher: EntitlementsDispatcher, maximumPayloadLength: Int, maximumPending: Int, logger: Logger) {
     self.dispatcher = dispatcher
+    self.decoder = RequestFrameDecoder(maximumPayloadLength: maximumPayloadLength)
     self.maximumPending = maximumPending
     self.logger = logger
   }
 
   func channelRead(context: ChannelHandlerContext, data: NIOAny) {
-    switch unwrapInboundIn(data) {
+    var bytes = unwrapInboundIn(data)
+    if var buffered = received.take(), buffered.readableBytes > 0 {
+      buffered.writeBuffer(&bytes)
+      bytes = buffered
+    }
+    var out = output.take() ?? context.channel.allocator.buffer(capacity: 4_096)
+    // Locals in the loop: each access to a stored property of a class costs a runtime
+    // exclusivity check, per frame.
+    var decoder = self.decoder
+    while let request = decoder.decodeFrame(buffer: &bytes) {
+      handle(request, into: &out, context: context)
+    }
+    self.decoder = decoder
+    if bytes.readableBytes > 0 {
+      bytes.discardReadBytes()
+      received = bytes
+    }
+    output = out
+  }
+
+  private func handle(_ request: InboundRequest, into out: inout ByteBuffer, context: ChannelHandlerContext) {
+    switch request {
     case .oversized(let methodIndex, let requestId, let length):
       logger.debug(
         "request payload over the limit",
         metadata: ["rpc.method_index": "\(methodIndex)", "rpc.message_length": "\(length)"])
-      respond(context: context, status: .serviceFailed, methodIndex: methodIndex, requestId: requestId, payload: nil)
+      out.writeResponseFrame(status: .serviceFailed, methodIndex: methodIndex, requestId: requestId) { _ in }
 
     case .request(let frame):
-      let outcome = dispatcher.dispatch(
-        methodIndex: frame.methodIndex, payload: frame.payload, allocator: context.channel.allocator)
-      switch outcome {
-      case .immediate(let status, let payload):
-        respond(context: context, status: status, methodIndex: frame.methodIndex, requestId: frame.requestId, payload: payload)
+      switch dispatcher.dispatch(methodIndex: frame.methodIndex, requestId: frame.requestId, payload: frame.payload, into: &out) {
+      case .answered:
+        break
       case .deferred(let work):
         guard pending < maximumPending else {
-          respond(context: context, status: .tooManyPending, methodIndex: frame.methodIndex, requestId: frame.requestId, payload: nil)
+          out.writeResponseFrame(status: .tooManyPending, methodIndex: frame.methodIndex, requestId: frame.requestId) { _ in }
           return
         }
         pending += 1
         context.eventLoop.makeFutureWithTask(work).assumeIsolated().whenComplete { result in
           self.pending -= 1
           guard self.isActive else { return }
+          var answer = context.channel.allocator.buffer(capacity: 256)
           switch result {
           case .success(let payload):
-            self.respond(context: context, status: .success, methodIndex: frame.methodIndex, requestId: frame.requestId, payload: payload)
+            answer.writeResponseFrame(status: .success, methodIndex: frame.methodIndex, requestId: frame.requestId) {
+              $0.writeImmutableBuffer(payload)
+            }
           case .failure(let error):
             self.logger.warning("deferred call failed", metadata: ["rpc.method_index": "\(frame.methodIndex)", "error": "\(error)"])
-            self.respond(context: context, status: .serviceFailed, methodIndex: frame.methodIndex, requestId: frame.requestId, payload: nil)
+            answer.writeResponseFrame(status: .serviceFailed, methodIndex: frame.methodIndex, requestId: frame.requestId) { _ in }
           }
-          self.flushIfNeeded(context: context)
+          context.write(self.wrapOutboundOut(answer), promise: nil)
+          context.flush()
         }
       }
     }
   }
 
   func channelReadComplete(context: ChannelHandlerContext) {
-    flushIfNeeded(context: context)
+    if let out = output.take(), out.readableBytes > 0 {
+      context.write(wrapOutboundOut(out), promise: nil)
+      context.flush()
+    }
     context.fireChannelReadComplete()
   }
 
@@ -89,22 +122,6 @@ final class RPCServerHandler: ChannelDuplexHandler {
   func errorCaught(context: ChannelHandlerContext, error: any Error) {
     logger.debug("connection error", metadata: ["error": "\(error)"])
     context.close(promise: nil)
-  }
-
-  private func respond(context: ChannelHandlerContext, status: RPCStatus, methodIndex: UInt32, requestId: UInt32, payload: ByteBuffer?) {
-    let length = payload?.readableBytes ?? 0
-    var buffer = context.channel.allocator.buffer(capacity: ResponseFrame.headerLength + length)
-    buffer.writeResponseHeader(status: status, methodIndex: methodIndex, requestId: requestId, messageLength: UInt32(length))
-    if let payload { buffer.writeImmutableBuffer(payload) }
-    context.write(wrapOutboundOut(buffer), promise: nil)
-    needsFlush = true
-  }
-
-  private func flushIfNeeded(context: ChannelHandlerContext) {
-    if needsFlush {
-      needsFlush = false
-      context.flush()
-    }
   }
 }
 

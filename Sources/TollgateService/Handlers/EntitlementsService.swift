@@ -59,6 +59,14 @@ public struct EntitlementsService: EntitlementsHandler {
     return response
   }
 
+  public func isSubscriberAnswer(_ query: IsSubscriberQuery) -> IsSubscriberAnswer? {
+    // Invalid requests take the message path, which explains the problem in `error`.
+    guard RequestValidation.userId(query.userId) == nil, RequestValidation.entitlement(query.entitlement) == nil else {
+      return nil
+    }
+    return index.isSubscriberAnswer(userId: query.userId, entitlement: query.entitlement, nowMs: nowMs())
+  }
+
   public func getSubscription(_ request: Tollgate_V1_GetSubscriptionRequest) -> Tollgate_V1_GetSubscriptionResponse {
     var response = Tollgate_V1_GetSubscriptionResponse()
     if let problem = RequestValidation.userId(request.userID) {

@@ -69,13 +69,19 @@ public final class ChangeFeedFollower: Service, Sendable {
 
   /// Loads the whole snapshot into the index. Call once before serving.
   public func loadSnapshot() async throws {
-    let snapshot = try await storage.loadSnapshot()
-    index.load(snapshot.records)
+    let started = ContinuousClock.now
+    index.reset()
+    let index = self.index
+    let headSeq = try await storage.streamSnapshot { index.insert($0) }
+    let elapsed = ContinuousClock.now - started
     let now = nowMs()
-    position.withLock { $0 = Position(appliedSeq: snapshot.headSeq, headSeq: snapshot.headSeq, lastReadAtMs: now) }
+    position.withLock { $0 = Position(appliedSeq: headSeq, headSeq: headSeq, lastReadAtMs: now) }
     logger.info(
       "index loaded",
-      metadata: ["index.users": "\(index.userCount)", "index.records": "\(index.recordCount)", "feed.seq": "\(snapshot.headSeq)"])
+      metadata: [
+        "index.users": "\(index.userCount)", "index.records": "\(index.recordCount)", "feed.seq": "\(headSeq)",
+        "index.load_ms": "\(elapsed.components.seconds * 1_000 + elapsed.components.attoseconds / 1_000_000_000_000_000)",
+      ])
   }
 
   /// Applies every change after the applied position; returns how many entries it applied.

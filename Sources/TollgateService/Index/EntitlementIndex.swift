@@ -2,45 +2,112 @@ import Synchronization
 import TollgateCore
 
 /// Every user's entitlement records, in memory: what IsSubscriber and GetSubscription answer from.
-/// Reads take a short lock and copy out one user's records; writes replace one user at a time.
+///
+/// Compact, because it holds every user: a dictionary from user id to the slot of the user's
+/// first record, and the records in one array (`IndexedRecord`, 64 bytes, chained per user), with
+/// repeated strings interned. A million users with one record each take about 110 MB.
+/// Reads take a short lock; writes replace one user at a time.
 public final class EntitlementIndex: Sendable {
-  private struct State {
-    var users: [String: [EntitlementRecord]] = [:]
+  struct State {
+    var heads: [String: Int32] = [:]
+    var slots: [IndexedRecord] = []
+    var freeSlots: [Int32] = []
+    var strings = InternTable()
     var recordCount = 0
+
+    mutating func add(userId: String, _ records: [EntitlementRecord]) {
+      var head: Int32 = -1
+      for record in records.reversed() {
+        var indexed = IndexedRecord(record, strings: &strings)
+        indexed.next = head
+        if let free = freeSlots.popLast() {
+          slots[Int(free)] = indexed
+          head = free
+        } else {
+          head = Int32(slots.count)
+          slots.append(indexed)
+        }
+      }
+      if head >= 0 { heads[userId] = head }
+      recordCount += records.count
+    }
+
+    mutating func remove(userId: String) {
+      guard var slot = heads.removeValue(forKey: userId) else { return }
+      while slot >= 0 {
+        let next = slots[Int(slot)].next
+        if case .text = slots[Int(slot)].source { slots[Int(slot)].source = .numbered(prefix: 0, number: 0) }
+        freeSlots.append(slot)
+        recordCount -= 1
+        slot = next
+      }
+    }
+
+    /// Calls `body` with each record of `userId`.
+    func forEach(of userId: String, _ body: (IndexedRecord) -> Void) {
+      var slot = heads[userId] ?? -1
+      while slot >= 0 {
+        let record = slots[Int(slot)]
+        body(record)
+        slot = record.next
+      }
+    }
   }
 
-  private let state = Mutex(State())
+  let state = Mutex(State())
 
   public init() {}
 
   /// The records of `userId` (empty when the user is unknown).
   public func records(for userId: String) -> [EntitlementRecord] {
-    state.withLock { $0.users[userId] ?? [] }
+    state.withLock { state in
+      var records: [EntitlementRecord] = []
+      state.forEach(of: userId) { records.append($0.record(userId: userId, strings: state.strings)) }
+      return records
+    }
   }
 
   /// Replaces everything with `records` (start-up).
   public func load(_ records: [EntitlementRecord]) {
-    var users: [String: [EntitlementRecord]] = [:]
-    users.reserveCapacity(records.count)
-    for record in records {
-      users[record.userId, default: []].append(record)
-    }
-    let count = records.count
+    var grouped: [String: [EntitlementRecord]] = [:]
+    for record in records { grouped[record.userId, default: []].append(record) }
     state.withLock { state in
-      state.users = users
-      state.recordCount = count
+      state = State()
+      state.heads.reserveCapacity(grouped.count)
+      state.slots.reserveCapacity(records.count)
+      for (userId, records) in grouped { state.add(userId: userId, records) }
+    }
+  }
+
+  /// Empties the index before a snapshot is streamed in with `insert`.
+  public func reset() {
+    state.withLock { $0 = State() }
+  }
+
+  /// Adds one record of a snapshot being streamed in (start-up); a user's records need not be
+  /// adjacent.
+  public func insert(_ record: EntitlementRecord) {
+    state.withLock { state in
+      if let head = state.heads[record.userId] {
+        var indexed = IndexedRecord(record, strings: &state.strings)
+        indexed.next = head
+        state.heads[record.userId] = Int32(state.slots.count)
+        state.slots.append(indexed)
+        state.recordCount += 1
+      } else {
+        state.add(userId: record.userId, [record])
+      }
     }
   }
 
   /// Replaces the records of one user; an empty array removes the user.
   public func replace(userId: String, with records: [EntitlementRecord]) {
     state.withLock { state in
-      let previous = state.users[userId]?.count ?? 0
-      state.users[userId] = records.isEmpty ? nil : records
-      state.recordCount += records.count - previous
+      state.remove(userId: userId)
+      state.add(userId: userId, records)
     }
   }
 
-  public var userCount: Int { state.withLock { $0.users.count } }
+  public var userCount: Int { state.withLock { $0.heads.count } }
   public var recordCount: Int { state.withLock { $0.recordCount } }
 }

@@ -6,6 +6,10 @@ public protocol EntitlementStorage: Sendable {
   /// Every entitlement record, with the change-feed position they are consistent with.
   func loadSnapshot() async throws -> EntitlementSnapshot
 
+  /// The same snapshot, streamed: `each` sees every record in turn (on the storage's own thread),
+  /// so a large one is never held in memory twice. Returns the snapshot's change-feed sequence.
+  func streamSnapshot(_ each: @escaping @Sendable (EntitlementRecord) -> Void) async throws -> Int64
+
   /// The newest change-feed sequence number.
   func headSeq() async throws -> Int64
 

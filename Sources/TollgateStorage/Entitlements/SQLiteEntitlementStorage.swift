@@ -30,6 +30,17 @@ public final class SQLiteEntitlementStorage: EntitlementStorage {
     }
   }
 
+  public func streamSnapshot(_ each: @escaping @Sendable (EntitlementRecord) -> Void) async throws -> Int64 {
+    try await reader.read { db in
+      try db.execute("BEGIN")
+      defer { try? db.execute("COMMIT") }
+      let head = try Self.headSeq(db)
+      let statement = try db.prepare("SELECT \(Self.recordColumns) FROM entitlements")
+      while try statement.step() { each(Self.record(statement)) }
+      return head
+    }
+  }
+
   public func headSeq() async throws -> Int64 {
     try await reader.read { db in try Self.headSeq(db) }
   }

@@ -4,6 +4,13 @@ import TollgateBench
 
 struct Bench: ParsableCommand {
   static let configuration = CommandConfiguration(
+    abstract: "Measure a running service: load (the default) or change-feed visibility.",
+    subcommands: [Load.self, Visibility.self], defaultSubcommand: Load.self)
+}
+
+extension Bench {
+  struct Load: ParsableCommand {
+  static let configuration = CommandConfiguration(
     abstract: "Load-test a running service over the wire protocol and report throughput and latency.",
     discussion: """
       Closed loop by default: every connection keeps --pipeline requests in flight. With --rate the load \
@@ -112,4 +119,5 @@ struct Bench: ParsableCommand {
     }
     if result.errors.total > 0 { throw ExitCode(1) }
   }
+}
 }

@@ -1,6 +1,7 @@
 import ArgumentParser
 import Foundation
 import Logging
+import NIOPosix
 import ServiceLifecycle
 import TollgateRPC
 import TollgateService
@@ -22,7 +23,14 @@ struct Serve: AsyncParsableCommand {
   @Option(help: "Follow a store simulator's virtual clock at this URL (demos and tests only, never production).")
   var followClock: String?
 
+  @Option(help: "Event-loop threads answering RPCs (default: one per core).")
+  var threads: Int?
+
   @OptionGroup var logging: LoggingOptions
+
+  func validate() throws {
+    if let threads, !(1...256).contains(threads) { throw ValidationError("--threads must be between 1 and 256") }
+  }
 
   func run() async throws {
     let settings = try config.map(ServeSettings.load(path:)) ?? ServeSettings()
@@ -44,9 +52,11 @@ struct Serve: AsyncParsableCommand {
 
     let clock = try await ProcessClock.make(followURL: followClock, logger: logger)
     let storage = try SQLiteEntitlementStorage(path: database, nowMs: clock.nowMs())
+    let eventLoops: MultiThreadedEventLoopGroup =
+      (threads ?? settings.eventLoopThreads).map { MultiThreadedEventLoopGroup(numberOfThreads: $0) } ?? .singleton
     let server = try await EntitlementServer.start(
       config: .init(host: listen.host, port: listen.port, rpc: rpc, feed: feed, service: service),
-      storage: storage, nowMs: clock.nowMs, logger: logger)
+      storage: storage, nowMs: clock.nowMs, group: eventLoops, logger: logger)
     // Written unbuffered: scripts and tests wait for this line to learn the port.
     FileHandle.standardOutput.write(
       Data("tollgate serve: listening on \(HostPort(host: listen.host, port: server.port)), database \(database)\n".utf8))

@@ -6,7 +6,7 @@ import TollgateWorker
 /// ```json
 /// { "service": { "listen": "127.0.0.1:7701", "database": "tollgate.sqlite",
 ///                "maxMessageBytes": 1048576, "maxPendingPerConnection": 64,
-///                "feedPollMs": 2, "maxSubmitWaitMs": 10000 } }
+///                "feedPollMs": 2, "maxSubmitWaitMs": 10000, "eventLoopThreads": 2 } }
 /// ```
 struct ServeSettings: Decodable, Sendable {
   var listen: String?
@@ -15,6 +15,7 @@ struct ServeSettings: Decodable, Sendable {
   var maxPendingPerConnection: Int?
   var feedPollMs: Int?
   var maxSubmitWaitMs: UInt32?
+  var eventLoopThreads: Int?
 
   private struct File: Decodable {
     var service: ServeSettings?
@@ -42,6 +43,9 @@ struct ServeSettings: Decodable, Sendable {
     }
     if let value = maxPendingPerConnection, value < 1 {
       throw ConfigError(path: nil, problem: "service.maxPendingPerConnection must be at least 1")
+    }
+    if let value = eventLoopThreads, !(1...256).contains(value) {
+      throw ConfigError(path: nil, problem: "service.eventLoopThreads must be between 1 and 256")
     }
     if let value = feedPollMs, !(1...10_000).contains(value) {
       throw ConfigError(path: nil, problem: "service.feedPollMs must be between 1 and 10000")

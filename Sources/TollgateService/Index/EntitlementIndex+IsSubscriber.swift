@@ -1,0 +1,36 @@
+import TollgateCore
+import TollgateRPC
+
+extension EntitlementIndex {
+  /// The hot path: IsSubscriber's answer for `userId` and `entitlement` at `nowMs`, straight from
+  /// the compact records (no copies of the user's records, no strings built for numeric ids).
+  /// Picks as `bestEvaluation` does; an unknown user or entitlement is simply not active.
+  func isSubscriberAnswer(userId: String, entitlement: String, nowMs: Int64) -> IsSubscriberAnswer {
+    state.withLock { state in
+      var answer = IsSubscriberAnswer()
+      answer.evaluatedAtMs = nowMs
+      guard let wanted = state.strings.number(of: entitlement) else { return answer }
+      var best: IndexedRecord?
+      state.forEach(of: userId) { record in
+        guard record.entitlement == wanted else { return }
+        if let current = best, !record.isPreferred(over: current, at: nowMs, strings: state.strings) { return }
+        best = record
+      }
+      guard let best else { return answer }
+      let active = best.isActive(at: nowMs)
+      answer.active = active
+      answer.expiresAtMs = best.accessEndsAtMs
+      answer.state = .init(best.state.isEntitledByDefault && !active ? .expired : best.state)
+      answer.willRenew = best.willRenew
+      answer.store = .init(best.store)
+      answer.productId = state.strings[best.productId]
+      answer.environment = .init(best.environment)
+      answer.verifiedAtMs = best.verifiedAtMs
+      switch best.source {
+      case .numbered(_, let number): answer.numericStoreSubscriptionId = number
+      case .text: answer.storeSubscriptionId = best.source.storeSubscriptionId(state.strings)
+      }
+      return answer
+    }
+  }
+}

@@ -1,0 +1,91 @@
+import ArgumentParser
+import Foundation
+import TollgateBench
+import TollgateCore
+import TollgateRPC
+import TollgateService
+import TollgateStorage
+
+extension Bench {
+  struct Visibility: AsyncParsableCommand {
+    static let configuration = CommandConfiguration(
+      abstract: "How long a write by another process takes to reach IsSubscriber answers.",
+      discussion: """
+        Writes an entitlement for a fresh user into the database (as the worker would: one transaction \
+        with its change-feed entry), then asks the service until it answers active; repeats --samples \
+        times and prints percentiles of the delay from commit to the first active answer. Run it beside \
+        `tollgate bench` to measure visibility under load. The probe users are removed at the end.
+        """)
+
+    @Option(help: "The service, HOST:PORT.")
+    var server = HostPort(host: "127.0.0.1", port: 7701)
+
+    @Option(help: "The service's SQLite database file.")
+    var database: String
+
+    @Option(help: "How many writes to time.")
+    var samples = 200
+
+    @Option(help: "Milliseconds between writes.")
+    var intervalMs = 20
+
+    @Option(help: "Give up on one write after this many milliseconds.")
+    var timeoutMs = 5_000
+
+    @Flag(help: "Print the result as JSON.")
+    var json = false
+
+    func validate() throws {
+      guard samples >= 1 else { throw ValidationError("--samples must be at least 1") }
+      guard intervalMs >= 0, timeoutMs >= 1 else { throw ValidationError("--interval-ms and --timeout-ms must be positive") }
+    }
+
+    func run() async throws {
+      let storage = try SQLiteEntitlementStorage(path: database, nowMs: SystemClock.nowMs())
+      let client = TollgateClient(host: server.host, port: server.port)
+      defer { Task { await client.close() } }
+      var latency = LatencyHistogram()
+      var lost = 0
+      let tag = "visibility-\(getpid())-"
+      for n in 0..<samples {
+        let userId = tag + String(n)
+        let now = SystemClock.nowMs()
+        let record = EntitlementRecord(
+          userId: userId, entitlement: "visibility-probe", source: "promotional:\(userId)", store: .promotional,
+          productId: "probe", environment: .production, state: .active, willRenew: false, expiresAtMs: now + 3_600_000,
+          accessEndsAtMs: now + 3_600_000, verifiedAtMs: now)
+        _ = try await storage.replaceEntitlements(userId: userId, with: [record], reason: "visibility probe", nowMs: now)
+        let committed = ContinuousClock.now
+        var seen = false
+        while ContinuousClock.now - committed < .milliseconds(timeoutMs) {
+          if try await client.isSubscriber(userId: userId, entitlement: "visibility-probe").active {
+            seen = true
+            break
+          }
+        }
+        if seen { latency.record(ContinuousClock.now - committed) } else { lost += 1 }
+        try await Task.sleep(for: .milliseconds(intervalMs))
+      }
+      let cleanup = (0..<samples).map { (userId: tag + String($0), records: [EntitlementRecord]()) }
+      try await storage.replaceEntitlements(batch: cleanup, reason: "visibility probe cleanup", nowMs: SystemClock.nowMs())
+
+      let summary = latency.summary
+      if json {
+        struct Output: Encodable {
+          var samples: Int
+          var notSeen: Int
+          var latency: LatencySummary
+        }
+        let encoder = JSONEncoder()
+        encoder.outputFormatting = [.prettyPrinted, .sortedKeys]
+        print(String(decoding: try encoder.encode(Output(samples: samples, notSeen: lost, latency: summary)), as: UTF8.self))
+      } else {
+        print(
+          "tollgate bench visibility → \(server): \(samples) writes, commit → first active answer, µs: "
+            + "p50 \(Int(summary.p50Us))  p90 \(Int(summary.p90Us))  p99 \(Int(summary.p99Us))  max \(Int(summary.maxUs))"
+            + (lost > 0 ? "; \(lost) not seen within \(timeoutMs) ms" : ""))
+      }
+      if lost > 0 { throw ExitCode(1) }
+    }
+  }
+}
