@@ -1,0 +1,141 @@
+/* Tollgate C client: the connection and the calls.
+ *
+ * A tollgate_client is one TCP connection to `tollgate serve` speaking protobuf-c-rpc's default
+ * framing (docs/protocol.md). Every call blocks until its answer, its timeout or a transport
+ * error. The *_batch calls pipeline: they keep up to max_in_flight requests on the wire at once
+ * and match the answers by request id, so one connection carries many calls per round trip.
+ *
+ * Connection lifecycle
+ *   - tollgate_connect() connects at once and fails early when the server cannot be reached.
+ *   - When the connection breaks (the server restarted, a timeout, a protocol error), the call
+ *     that saw it fails and the connection is dropped; the next call connects again. A call
+ *     first checks whether the server closed an idle connection and, if so, reconnects before
+ *     sending, so a server restart between calls costs no failed call. A request already sent is
+ *     never sent twice.
+ *   - After a timeout the connection is dropped too: answers that come late are never mistaken
+ *     for the answers of later calls.
+ *
+ * Thread safety
+ *   A tollgate_client is NOT thread-safe: use one client per thread, or guard a shared client
+ *   with your own mutex. Distinct clients share nothing; the library has no global state and
+ *   never raises SIGPIPE (it sends with MSG_NOSIGNAL).
+ *
+ * Errors
+ *   Every call returns a tollgate_status (status.h) and, when `error` is not NULL, fills it with
+ *   the status and a message. On failure the result pointer is set to NULL.
+ *
+ * Strings
+ *   String arguments are copied onto the wire during the call; NULL is sent as "" (which the
+ *   server rejects with TOLLGATE_INVALID_ARGUMENT where a value is required).
+ */
+#ifndef TOLLGATE_CLIENT_H
+#define TOLLGATE_CLIENT_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "tollgate/results.h"
+#include "tollgate/status.h"
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+typedef struct tollgate_client tollgate_client;
+
+typedef struct tollgate_options {
+    /* Longest wait for a TCP connection, per connection attempt. Default 5000; <= 0 waits forever. */
+    int connect_timeout_ms;
+    /* Longest wait for a call's answer; for a batch, the longest wait for the next answer.
+     * Default 5000; <= 0 waits forever. */
+    int call_timeout_ms;
+    /* Longest response payload accepted; a longer one is TOLLGATE_BAD_RESPONSE. Default 16 MiB. */
+    uint32_t max_response_bytes;
+} tollgate_options;
+
+/* Fills options with the defaults. */
+void tollgate_options_init(tollgate_options *options);
+
+/* Connects to host:port with connect and call timeouts of timeout_ms. On success *client is a
+ * new client to release with tollgate_close(); on failure it is NULL. */
+tollgate_status tollgate_connect(const char *host, uint16_t port, int timeout_ms, tollgate_client **client,
+                                 tollgate_error *error);
+
+/* Like tollgate_connect(), with every option given (NULL: the defaults). */
+tollgate_status tollgate_connect_with(const char *host, uint16_t port, const tollgate_options *options,
+                                      tollgate_client **client, tollgate_error *error);
+
+/* Closes the connection and frees the client. NULL is accepted. */
+void tollgate_close(tollgate_client *client);
+
+/* Is user_id entitled to entitlement now? An unknown user is not an error (active is false). */
+tollgate_status tollgate_is_subscriber(tollgate_client *client, const char *user_id, const char *entitlement,
+                                       tollgate_is_subscriber_result **result, tollgate_error *error);
+
+/* Every subscription and entitlement of user_id; TOLLGATE_NOT_FOUND for a user with nothing. */
+tollgate_status tollgate_get_subscription(tollgate_client *client, const char *user_id,
+                                          tollgate_subscription_info **info, tollgate_error *error);
+
+/* The service's health and index size. */
+tollgate_status tollgate_health(tollgate_client *client, tollgate_health_report **report, tollgate_error *error);
+
+/* A purchase to submit for verification. NULL strings are sent as empty. Which evidence a store
+ * needs: App Store `receipt` (transaction id, signed transaction or app receipt); Google Play
+ * `purchase_token` and `product_id`; Amazon `receipt_id` and `amazon_user_id`. */
+typedef struct tollgate_purchase {
+    const char *user_id;
+    tollgate_store store;
+    const char *receipt;
+    const char *purchase_token;
+    const char *receipt_id;
+    const char *amazon_user_id;
+    const char *product_id;
+    const char *app_id;
+    uint32_t wait_ms; /* how long the server may wait for verification before answering PENDING */
+} tollgate_purchase;
+
+/* Submits one purchase. The call timeout should exceed wait_ms. */
+tollgate_status tollgate_submit_purchase(tollgate_client *client, const tollgate_purchase *purchase,
+                                         tollgate_submission **submission, tollgate_error *error);
+
+/* ---- Pipelined batches ----
+ *
+ * A batch sends `count` requests on the one connection, at most max_in_flight at a time
+ * (0: all at once), and fills items[i] with the outcome of request i. Each item has its own
+ * error (an invalid user id fails only its item). The return value is TOLLGATE_OK when every
+ * request was answered, whatever the answers were; otherwise the transport error that stopped
+ * the batch, which every unanswered item carries too. Release the items' results with the
+ * matching *_items_clear function whatever the return value. */
+
+typedef struct tollgate_query {
+    const char *user_id;
+    const char *entitlement;
+} tollgate_query;
+
+typedef struct tollgate_is_subscriber_item {
+    tollgate_is_subscriber_result *result; /* set when error.code is TOLLGATE_OK */
+    tollgate_error error;
+} tollgate_is_subscriber_item;
+
+tollgate_status tollgate_is_subscriber_batch(tollgate_client *client, const tollgate_query *queries, size_t count,
+                                             size_t max_in_flight, tollgate_is_subscriber_item *items,
+                                             tollgate_error *error);
+void tollgate_is_subscriber_items_clear(tollgate_is_subscriber_item *items, size_t count);
+
+typedef struct tollgate_submission_item {
+    tollgate_submission *submission; /* set when error.code is TOLLGATE_OK */
+    tollgate_error error;
+} tollgate_submission_item;
+
+/* SubmitPurchase calls are deferred by the server: more than its per-connection limit in flight
+ * (service.maxPendingPerConnection, default 64) are refused with TOLLGATE_TOO_MANY_PENDING. */
+tollgate_status tollgate_submit_purchase_batch(tollgate_client *client, const tollgate_purchase *purchases,
+                                               size_t count, size_t max_in_flight, tollgate_submission_item *items,
+                                               tollgate_error *error);
+void tollgate_submission_items_clear(tollgate_submission_item *items, size_t count);
+
+#ifdef __cplusplus
+}
+#endif
+
+#endif

@@ -1,0 +1,31 @@
+/* The pipelined request/response loop every call goes through: it keeps up to `window` requests
+ * of one method on the wire, matches answers to requests by request id, and turns frame-level
+ * statuses, timeouts and broken connections into per-call errors. */
+#ifndef TG_EXCHANGE_H
+#define TG_EXCHANGE_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include <protobuf-c/protobuf-c.h>
+
+#include "client_internal.h"
+
+typedef struct tg_exchange_ops {
+    uint32_t method_index;
+    /* The request message of call `index`; it is packed before `request` is called again. */
+    const ProtobufCMessage *(*request)(void *context, size_t index);
+    /* Call `index` was answered with status 0 and this payload (valid during the callback only). */
+    void (*answered)(void *context, size_t index, const uint8_t *payload, size_t length);
+    /* Call `index` failed: a frame-level status, a transport error or a timeout. */
+    void (*failed)(void *context, size_t index, const tollgate_error *error);
+} tg_exchange_ops;
+
+/* Runs `count` calls (window 0: all at once). Every call ends in exactly one `answered` or
+ * `failed`. Returns TOLLGATE_OK when every call got an answer frame; otherwise the transport
+ * error that ended the exchange (also given to every unanswered call), after which the
+ * connection has been dropped. */
+tollgate_status tg_exchange(tollgate_client *client, const tg_exchange_ops *ops, void *context, size_t count,
+                            size_t window, tollgate_error *error);
+
+#endif

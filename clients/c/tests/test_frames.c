@@ -1,0 +1,159 @@
+/* The golden frames in proto/testdata: what this client writes must equal the request frames
+ * byte for byte, and it must read the response frames as documented. */
+#include <stdlib.h>
+#include <string.h>
+
+#include "buffer.h"
+#include "check.h"
+#include "decode.h"
+#include "frame.h"
+#include "golden.h"
+
+static void check_request(const char *file, uint32_t method, uint32_t request_id, const ProtobufCMessage *message) {
+    uint8_t expected[256];
+    size_t expected_length = golden_read(file, expected, sizeof expected);
+    REQUIRE(expected_length > 0);
+    tg_buffer out = {0};
+    REQUIRE(tg_frame_append_request(&out, method, request_id, message));
+    CHECK_INT(tg_buffer_length(&out), expected_length);
+    CHECK(tg_buffer_length(&out) == expected_length && memcmp(out.data + out.start, expected, expected_length) == 0);
+    tg_buffer_free(&out);
+}
+
+static void request_is_subscriber(void) {
+    Tollgate__V1__IsSubscriberRequest request = TOLLGATE__V1__IS_SUBSCRIBER_REQUEST__INIT;
+    request.user_id = "user-42";
+    request.entitlement = "premium";
+    check_request("request-is-subscriber.hex", TG_METHOD_IS_SUBSCRIBER, 42, &request.base);
+}
+
+static void request_get_subscription(void) {
+    Tollgate__V1__GetSubscriptionRequest request = TOLLGATE__V1__GET_SUBSCRIPTION_REQUEST__INIT;
+    request.user_id = "user-42";
+    check_request("request-get-subscription.hex", TG_METHOD_GET_SUBSCRIPTION, 7, &request.base);
+}
+
+static void request_health(void) {
+    Tollgate__V1__HealthRequest request = TOLLGATE__V1__HEALTH_REQUEST__INIT;
+    check_request("request-health.hex", TG_METHOD_HEALTH, 0xdeadbeef, &request.base);
+}
+
+/* Reads a golden response: its header, and a pointer to its payload inside `frame`. */
+static int read_response(const char *file, uint8_t *frame, size_t capacity, tg_response_header *header) {
+    size_t length = golden_read(file, frame, capacity);
+    if (length < TG_RESPONSE_HEADER_LENGTH) return 0;
+    *header = tg_frame_read_response_header(frame);
+    return length == TG_RESPONSE_HEADER_LENGTH + header->message_length;
+}
+
+static void response_success_is_subscriber(void) {
+    uint8_t frame[256];
+    tg_response_header header;
+    REQUIRE(read_response("response-success-is-subscriber.hex", frame, sizeof frame, &header));
+    CHECK_INT(tg_frame_status(header.status_code), TOLLGATE_OK);
+    CHECK_INT(header.method_index, TG_METHOD_IS_SUBSCRIBER);
+    CHECK_INT(header.request_id, 42);
+    tollgate_is_subscriber_result *result = NULL;
+    tollgate_error error = {0};
+    CHECK_INT(tg_decode_is_subscriber(frame + TG_RESPONSE_HEADER_LENGTH, header.message_length, &result, &error),
+              TOLLGATE_OK);
+    REQUIRE(result != NULL);
+    CHECK(result->active);
+    CHECK_INT(result->expires_at_ms, 1700000000000LL);
+    CHECK_INT(result->state, TOLLGATE_STATE_ACTIVE);
+    CHECK(result->will_renew);
+    CHECK_INT(result->store, TOLLGATE_STORE_APP_STORE);
+    CHECK_STR(result->product_id, "monthly");
+    CHECK_INT(result->environment, TOLLGATE_ENVIRONMENT_PRODUCTION);
+    CHECK_INT(result->verified_at_ms, 1699999000000LL);
+    CHECK_STR(result->store_subscription_id, "");
+    tollgate_is_subscriber_result_free(result);
+}
+
+static void response_success_not_found(void) {
+    uint8_t frame[256];
+    tg_response_header header;
+    REQUIRE(read_response("response-success-not-found.hex", frame, sizeof frame, &header));
+    CHECK_INT(tg_frame_status(header.status_code), TOLLGATE_OK);
+    CHECK_INT(header.method_index, TG_METHOD_GET_SUBSCRIPTION);
+    CHECK_INT(header.request_id, 7);
+    tollgate_subscription_info placeholder;
+    tollgate_subscription_info *info = &placeholder; /* must come back NULL */
+    tollgate_error error = {0};
+    CHECK_INT(tg_decode_subscription_info(frame + TG_RESPONSE_HEADER_LENGTH, header.message_length, &info, &error),
+              TOLLGATE_NOT_FOUND);
+    CHECK(info == NULL);
+    CHECK_INT(error.code, TOLLGATE_NOT_FOUND);
+    CHECK_STR(error.message, "no subscriptions or grants for this user");
+    CHECK(!tollgate_status_is_retryable(error.code));
+}
+
+static void response_service_failed(void) {
+    uint8_t frame[64];
+    tg_response_header header;
+    REQUIRE(read_response("response-service-failed.hex", frame, sizeof frame, &header));
+    CHECK_INT(tg_frame_status(header.status_code), TOLLGATE_SERVICE_FAILED);
+    CHECK_INT(header.method_index, 9);
+    CHECK_INT(header.message_length, 0);
+    CHECK_INT(header.request_id, 5);
+}
+
+static void response_too_many_pending(void) {
+    uint8_t frame[64];
+    tg_response_header header;
+    REQUIRE(read_response("response-too-many-pending.hex", frame, sizeof frame, &header));
+    CHECK_INT(tg_frame_status(header.status_code), TOLLGATE_TOO_MANY_PENDING);
+    CHECK_INT(header.method_index, TG_METHOD_SUBMIT_PURCHASE);
+    CHECK_INT(header.message_length, 0);
+    CHECK_INT(header.request_id, 0x01020304);
+    CHECK(tollgate_status_is_retryable(TOLLGATE_TOO_MANY_PENDING));
+}
+
+static void unknown_frame_status_is_a_bad_response(void) {
+    CHECK_INT(tg_frame_status(3), TOLLGATE_BAD_RESPONSE);
+    CHECK_INT(tg_frame_status(0xffffffffu), TOLLGATE_BAD_RESPONSE);
+}
+
+static void unknown_error_code_reads_as_internal(void) {
+    /* IsSubscriberResponse{error: {code: 42, message: "x"}} */
+    const uint8_t payload[] = {0x4a, 0x05, 0x08, 0x2a, 0x12, 0x01, 'x'};
+    tollgate_is_subscriber_result *result = NULL;
+    tollgate_error error = {0};
+    CHECK_INT(tg_decode_is_subscriber(payload, sizeof payload, &result, &error), TOLLGATE_INTERNAL);
+    CHECK(result == NULL);
+    CHECK_STR(error.message, "x");
+}
+
+static void undecodable_payload_is_a_bad_response(void) {
+    const uint8_t payload[] = {0x0a, 0x7f, 'a'}; /* a string field longer than the payload */
+    tollgate_is_subscriber_result *result = NULL;
+    tollgate_error error = {0};
+    CHECK_INT(tg_decode_is_subscriber(payload, sizeof payload, &result, &error), TOLLGATE_BAD_RESPONSE);
+    CHECK(result == NULL);
+}
+
+static void status_names(void) {
+    CHECK_STR(tollgate_status_name(TOLLGATE_TOO_MANY_PENDING), "too_many_pending");
+    CHECK_STR(tollgate_status_name(TOLLGATE_INVALID_ARGUMENT), "invalid_argument");
+    CHECK_STR(tollgate_status_name((tollgate_status)77), "unknown");
+    CHECK_STR(tollgate_state_name(TOLLGATE_STATE_GRACE_PERIOD), "grace_period");
+    CHECK_STR(tollgate_state_name((tollgate_subscription_state)42), "unknown");
+    CHECK_STR(tollgate_store_name(TOLLGATE_STORE_GOOGLE_PLAY), "google_play");
+}
+
+int main(void) {
+    static const test_case cases[] = {
+        {"request_is_subscriber", request_is_subscriber},
+        {"request_get_subscription", request_get_subscription},
+        {"request_health", request_health},
+        {"response_success_is_subscriber", response_success_is_subscriber},
+        {"response_success_not_found", response_success_not_found},
+        {"response_service_failed", response_service_failed},
+        {"response_too_many_pending", response_too_many_pending},
+        {"unknown_frame_status_is_a_bad_response", unknown_frame_status_is_a_bad_response},
+        {"unknown_error_code_reads_as_internal", unknown_error_code_reads_as_internal},
+        {"undecodable_payload_is_a_bad_response", undecodable_payload_is_a_bad_response},
+        {"status_names", status_names},
+    };
+    return run_tests("c/frames", cases, sizeof cases / sizeof cases[0]);
+}

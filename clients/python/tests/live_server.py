@@ -1,0 +1,81 @@
+"""A real `tollgate serve` for the tests: seeded with `tollgate seed`, started on a port (0: any
+free one, read back from its "listening on HOST:PORT" line), stopped with SIGTERM.
+
+The binary is $TOLLGATE_BIN, or the repository's .build/debug/tollgate (what `swift build` makes)."""
+
+from __future__ import annotations
+
+import os
+import re
+import subprocess
+import time
+from pathlib import Path
+
+REPO = Path(__file__).resolve().parents[3]
+LISTENING = re.compile(rb"listening on [^\s]+:(\d+)")
+
+
+def tollgate_bin() -> str:
+    configured = os.environ.get("TOLLGATE_BIN")
+    binary = configured or str(REPO / ".build" / "debug" / "tollgate")
+    if not os.access(binary, os.X_OK):
+        raise RuntimeError(f"no tollgate binary at {binary}: run `swift build` or set TOLLGATE_BIN")
+    return binary
+
+
+def seed(database: Path, users: int, inactive_share: float = 0.0) -> None:
+    subprocess.run(
+        [tollgate_bin(), "seed", "--database", str(database), "--users", str(users),
+         "--inactive-share", str(inactive_share)],
+        check=True, stdout=subprocess.DEVNULL,
+    )
+
+
+class ServerProcess:
+    def __init__(self, database: Path, log: Path, config: Path | None = None) -> None:
+        self.database = database
+        self.log = log
+        self.config = config
+        self.process: subprocess.Popen[bytes] | None = None
+        self.port = 0
+
+    def start(self, port: int = 0) -> int:
+        """Starts the server (on `port`, or any free one) and returns the port it listens on."""
+        arguments = [tollgate_bin(), "serve", "--listen", f"127.0.0.1:{port}", "--database", str(self.database),
+                     "--log-level", "warning"]
+        if self.config is not None:
+            arguments += ["--config", str(self.config)]
+        offset = self.log.stat().st_size if self.log.exists() else 0
+        with open(self.log, "ab") as log:
+            self.process = subprocess.Popen(arguments, stdout=log, stderr=subprocess.STDOUT,
+                                            stdin=subprocess.DEVNULL)
+        deadline = time.monotonic() + 30
+        while time.monotonic() < deadline:
+            with open(self.log, "rb") as log:
+                log.seek(offset)
+                found = LISTENING.search(log.read())
+            if found:
+                self.port = int(found.group(1))
+                return self.port
+            if self.process.poll() is not None:
+                raise RuntimeError(f"tollgate serve exited with {self.process.returncode}; see {self.log}")
+            time.sleep(0.02)
+        self.stop()
+        raise RuntimeError(f"tollgate serve did not listen within 30 s; see {self.log}")
+
+    def stop(self) -> None:
+        if self.process is None:
+            return
+        self.process.terminate()
+        try:
+            self.process.wait(timeout=10)
+        except subprocess.TimeoutExpired:
+            self.process.kill()
+            self.process.wait()
+        self.process = None
+
+    def restart(self) -> None:
+        """Stops the server and starts it again on the same port."""
+        port = self.port
+        self.stop()
+        self.start(port)
