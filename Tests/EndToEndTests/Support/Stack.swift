@@ -4,7 +4,9 @@ import StoreSimulator
 import TollgateCore
 import TollgateCrypto
 import TollgateDemo
+import Testing
 import TollgateRPC
+import TollgateStorage
 import TollgateTesting
 import TollgateWorker
 
@@ -68,12 +70,16 @@ struct Stack {
     return try await events(userId)
   }
 
-  /// Waits until the worker has nothing pending or in flight.
+  /// Waits until the worker has nothing pending or in flight, and the service's index has every
+  /// change the worker wrote (it follows the change feed every few milliseconds).
   func settle(timeout: Duration = .seconds(10)) async throws {
     _ = try await eventually(timeout: timeout) {
       let counts = try await worker.storage.inboxCounts()
       return (counts["pending"] ?? 0) + (counts["processing"] ?? 0) == 0
     }
+    let head = try await SQLiteEntitlementStorage(path: local.databasePath, nowMs: local.nowMs()).headSeq()
+    let applied = await local.server.follower.waitUntilApplied(head, timeout: timeout)
+    #expect(applied, "the service's index did not reach change \(head)")
   }
 
   static func freePort() async throws -> Int { try await LocalStack.freePort() }
