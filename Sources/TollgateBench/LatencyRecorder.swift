@@ -1,22 +1,29 @@
 import Histogram
 
 /// Latencies in nanoseconds in an HDR histogram (3 significant digits, 1 ns … 100 s), reported
-/// in microseconds.
-struct LatencyRecorder: Sendable {
+/// in microseconds. The load generator's, and any other measurement's (`bench visibility`).
+public struct LatencyRecorder: Sendable {
   static let highestTrackableNs: UInt64 = 100_000_000_000
   private(set) var histogram = Histogram<UInt64>(
     lowestDiscernibleValue: 1, highestTrackableValue: LatencyRecorder.highestTrackableNs, numberOfSignificantValueDigits: .three)
+
+  public init() {}
 
   mutating func record(ns: UInt64) {
     _ = histogram.record(min(max(ns, 1), Self.highestTrackableNs))
   }
 
+  public mutating func record(_ duration: Duration) {
+    let (seconds, attoseconds) = duration.components
+    record(ns: UInt64(max(0, seconds)) * 1_000_000_000 + UInt64(max(0, attoseconds) / 1_000_000_000))
+  }
+
   mutating func merge(_ other: LatencyRecorder) { histogram.add(other.histogram) }
 
-  var count: UInt64 { histogram.totalCount }
+  public var count: UInt64 { histogram.totalCount }
 
   /// The summary a report prints.
-  var summary: LatencySummary {
+  public var summary: LatencySummary {
     func us(_ ns: UInt64) -> Double { Double(ns) / 1_000 }
     guard histogram.totalCount > 0 else { return LatencySummary() }
     return LatencySummary(

@@ -15,6 +15,8 @@ final class LoadGenerator {
   private let userPrefix: [UInt8]
   private let entitlement: [UInt8]
   private var tally = ThreadTally()
+  /// A timed run (sends until the window ends), or a request-count run (sends its budget).
+  private var timed: Bool { configuration.requests == nil }
 
   /// Connects `count` connections (numbered from `firstIndex` among `totalConnections`).
   init(
@@ -63,10 +65,9 @@ final class LoadGenerator {
       }
     }
     while tg_bench_now_ns() < timeline.startNs {}
-    let timed = configuration.requests == nil
     var events = [tg_bench_event](repeating: tg_bench_event(), count: 256)
 
-    for connection in connections { fillAndFlush(connection, nowNs: tg_bench_now_ns(), timeline: timeline, timed: timed) }
+    for connection in connections { fillAndFlush(connection, nowNs: tg_bench_now_ns(), timeline: timeline) }
     while true {
       let now = tg_bench_now_ns()
       let sending = timed ? now < timeline.measureEndNs : connections.contains { $0.isOpen && ($0.budget ?? 0) > 0 }
@@ -78,7 +79,7 @@ final class LoadGenerator {
       if sending, configuration.rate != nil {
         var earliest = UInt64.max
         for connection in connections where connection.isOpen {
-          fillAndFlush(connection, nowNs: now, timeline: timeline, timed: timed)
+          fillAndFlush(connection, nowNs: now, timeline: timeline)
           if connection.inFlight.count < configuration.pipeline, let pacer = connection.pacer {
             earliest = min(earliest, pacer.nextDueNs)
           }
@@ -100,7 +101,7 @@ final class LoadGenerator {
             continue
           }
         }
-        fillAndFlush(connection, nowNs: tg_bench_now_ns(), timeline: timeline, timed: timed)
+        fillAndFlush(connection, nowNs: tg_bench_now_ns(), timeline: timeline)
       }
     }
     for connection in connections where connection.isOpen { tally.unanswered += connection.inFlight.count }
@@ -132,7 +133,7 @@ final class LoadGenerator {
 
   /// Tops the connection up to its pipeline depth (closed loop) or with the requests now due
   /// (open loop), then writes.
-  private func fillAndFlush(_ connection: LoadConnection, nowNs: UInt64, timeline: Timeline, timed: Bool) {
+  private func fillAndFlush(_ connection: LoadConnection, nowNs: UInt64, timeline: Timeline) {
     guard connection.isOpen else { return }
     let depth = configuration.pipeline
     while connection.inFlight.count < depth {

@@ -8,13 +8,43 @@ public struct EvaluatedEntitlement: Sendable, Hashable {
 
   public init(record: EntitlementRecord, at nowMs: Int64) {
     self.record = record
-    let inTime = nowMs < record.accessEndsAtMs
-    self.active = record.state.isEntitledByDefault && inTime
-    if record.state.isEntitledByDefault && !inTime {
-      self.state = .expired
-    } else {
-      self.state = record.state
-    }
+    (active, state) = record.state.atQueryTime(accessEndsAtMs: record.accessEndsAtMs, nowMs: nowMs)
+  }
+
+  /// What ranks this evaluation among others for the same entitlement.
+  public var rank: EntitlementRank {
+    EntitlementRank(active: active, accessEndsAtMs: record.accessEndsAtMs, verifiedAtMs: record.verifiedAtMs)
+  }
+}
+
+extension SubscriptionState {
+  /// How a record in this state reads at `nowMs`: whether it gives access, and its state (an
+  /// entitled state whose access has ended reads as `expired`). The one rule for query time.
+  public func atQueryTime(accessEndsAtMs: Int64, nowMs: Int64) -> (active: Bool, state: SubscriptionState) {
+    guard isEntitledByDefault else { return (false, self) }
+    return nowMs < accessEndsAtMs ? (true, self) : (false, .expired)
+  }
+}
+
+/// Which of two records that grant the same entitlement answers for it: an active one over an
+/// inactive one, then the one whose access lasts longest, then the most recently verified.
+public struct EntitlementRank: Sendable, Hashable {
+  public var active: Bool
+  public var accessEndsAtMs: Int64
+  public var verifiedAtMs: Int64
+
+  public init(active: Bool, accessEndsAtMs: Int64, verifiedAtMs: Int64) {
+    self.active = active
+    self.accessEndsAtMs = accessEndsAtMs
+    self.verifiedAtMs = verifiedAtMs
+  }
+
+  /// True or false when the ranks differ; nil on a tie, which the sources' order breaks.
+  public func isPreferred(over other: EntitlementRank) -> Bool? {
+    if active != other.active { return active }
+    if accessEndsAtMs != other.accessEndsAtMs { return accessEndsAtMs > other.accessEndsAtMs }
+    if verifiedAtMs != other.verifiedAtMs { return verifiedAtMs > other.verifiedAtMs }
+    return nil
   }
 }
 
@@ -43,13 +73,6 @@ extension Sequence where Element == EntitlementRecord {
 
 extension EvaluatedEntitlement {
   func isPreferred(over other: EvaluatedEntitlement) -> Bool {
-    if active != other.active { return active }
-    if record.accessEndsAtMs != other.record.accessEndsAtMs {
-      return record.accessEndsAtMs > other.record.accessEndsAtMs
-    }
-    if record.verifiedAtMs != other.record.verifiedAtMs {
-      return record.verifiedAtMs > other.record.verifiedAtMs
-    }
-    return record.source < other.record.source
+    rank.isPreferred(over: other.rank) ?? (record.source < other.record.source)
   }
 }

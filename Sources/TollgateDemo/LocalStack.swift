@@ -38,6 +38,8 @@ public struct LocalStack: Sendable {
   public let sim: StoreSimulator
   public let worker: VerifierWorker
   public let server: EntitlementServer
+  /// The service's storage (the change feed it follows).
+  public let storage: SQLiteEntitlementStorage
   public let client: TollgateClient
   public let configuration: WorkerConfiguration
   public let databasePath: String
@@ -124,7 +126,7 @@ public struct LocalStack: Sendable {
       config: .init(host: "127.0.0.1", port: ports.service), storage: storage, nowMs: now, logger: logger)
     let followTask = Task { try await server.follower.run() }
     return LocalStack(
-      sim: sim, worker: worker, server: server, client: TollgateClient(host: "127.0.0.1", port: server.port),
+      sim: sim, worker: worker, server: server, storage: storage, client: TollgateClient(host: "127.0.0.1", port: server.port),
       configuration: configuration, databasePath: databasePath, nowMs: now, metricsText: { registry.emitToString() },
       workerTask: workerTask, followTask: followTask)
   }

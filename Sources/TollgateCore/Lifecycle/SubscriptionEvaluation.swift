@@ -72,7 +72,7 @@ public struct SubscriptionEvaluation: Sendable, Hashable, Codable {
   public var source: String { "\(store.rawValue):\(purchaseId)" }
 
   /// Whether the user has access at `evaluatedAtMs` under the default access policy.
-  public var isEntitled: Bool { state.isEntitledByDefault && evaluatedAtMs < accessEndsAtMs }
+  public var isEntitled: Bool { state.atQueryTime(accessEndsAtMs: accessEndsAtMs, nowMs: evaluatedAtMs).active }
 }
 
 /// Why a subscription is in its state.

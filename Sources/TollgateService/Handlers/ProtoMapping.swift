@@ -73,25 +73,11 @@ extension Tollgate_V1_EntitlementStatus {
   }
 }
 
-extension Tollgate_V1_IsSubscriberResponse {
-  /// The hot path's answer, filled straight from the evaluation (no intermediate message).
-  mutating func fill(_ evaluation: EvaluatedEntitlement) {
-    let record = evaluation.record
-    active = evaluation.active
-    expiresAtMs = record.accessEndsAtMs
-    state = .init(evaluation.state)
-    willRenew = record.willRenew
-    store = .init(record.store)
-    productID = record.productId
-    environment = .init(record.environment)
-    verifiedAtMs = record.verifiedAtMs
-    storeSubscriptionID = record.storeSubscriptionId
-  }
-}
-
 extension EntitlementRecord {
   /// The store's own id from `source` (`app_store:<originalTransactionId>` → the id).
-  var storeSubscriptionId: String {
+  var storeSubscriptionId: String { Self.storeSubscriptionId(fromSource: source) }
+
+  static func storeSubscriptionId(fromSource source: String) -> String {
     guard let colon = source.firstIndex(of: ":") else { return source }
     return String(source[source.index(after: colon)...])
   }

@@ -80,7 +80,7 @@ public final class ChangeFeedFollower: Service, Sendable {
       "index loaded",
       metadata: [
         "index.users": "\(index.userCount)", "index.records": "\(index.recordCount)", "feed.seq": "\(headSeq)",
-        "index.load_ms": "\(elapsed.components.seconds * 1_000 + elapsed.components.attoseconds / 1_000_000_000_000_000)",
+        "index.load_ms": "\(elapsed.milliseconds)",
       ])
   }
 

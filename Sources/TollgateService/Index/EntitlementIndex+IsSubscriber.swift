@@ -17,10 +17,10 @@ extension EntitlementIndex {
         best = record
       }
       guard let best else { return answer }
-      let active = best.isActive(at: nowMs)
-      answer.active = active
+      let now = best.atQueryTime(nowMs)
+      answer.active = now.active
       answer.expiresAtMs = best.accessEndsAtMs
-      answer.state = .init(best.state.isEntitledByDefault && !active ? .expired : best.state)
+      answer.state = .init(now.state)
       answer.willRenew = best.willRenew
       answer.store = .init(best.store)
       answer.productId = state.strings[best.productId]
@@ -28,7 +28,7 @@ extension EntitlementIndex {
       answer.verifiedAtMs = best.verifiedAtMs
       switch best.source {
       case .numbered(_, let number): answer.numericStoreSubscriptionId = number
-      case .text: answer.storeSubscriptionId = best.source.storeSubscriptionId(state.strings)
+      case .text(let source): answer.storeSubscriptionId = EntitlementRecord.storeSubscriptionId(fromSource: source)
       }
       return answer
     }

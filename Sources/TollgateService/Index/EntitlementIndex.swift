@@ -15,8 +15,9 @@ public final class EntitlementIndex: Sendable {
     var strings = InternTable()
     var recordCount = 0
 
+    /// Adds `records` in front of the user's existing ones.
     mutating func add(userId: String, _ records: [EntitlementRecord]) {
-      var head: Int32 = -1
+      var head = heads[userId] ?? -1
       for record in records.reversed() {
         var indexed = IndexedRecord(record, strings: &strings)
         indexed.next = head
@@ -67,18 +68,6 @@ public final class EntitlementIndex: Sendable {
     }
   }
 
-  /// Replaces everything with `records` (start-up).
-  public func load(_ records: [EntitlementRecord]) {
-    var grouped: [String: [EntitlementRecord]] = [:]
-    for record in records { grouped[record.userId, default: []].append(record) }
-    state.withLock { state in
-      state = State()
-      state.heads.reserveCapacity(grouped.count)
-      state.slots.reserveCapacity(records.count)
-      for (userId, records) in grouped { state.add(userId: userId, records) }
-    }
-  }
-
   /// Empties the index before a snapshot is streamed in with `insert`.
   public func reset() {
     state.withLock { $0 = State() }
@@ -87,17 +76,7 @@ public final class EntitlementIndex: Sendable {
   /// Adds one record of a snapshot being streamed in (start-up); a user's records need not be
   /// adjacent.
   public func insert(_ record: EntitlementRecord) {
-    state.withLock { state in
-      if let head = state.heads[record.userId] {
-        var indexed = IndexedRecord(record, strings: &state.strings)
-        indexed.next = head
-        state.heads[record.userId] = Int32(state.slots.count)
-        state.slots.append(indexed)
-        state.recordCount += 1
-      } else {
-        state.add(userId: record.userId, [record])
-      }
-    }
+    state.withLock { $0.add(userId: record.userId, [record]) }
   }
 
   /// Replaces the records of one user; an empty array removes the user.

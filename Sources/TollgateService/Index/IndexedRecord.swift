@@ -66,18 +66,17 @@ extension IndexedRecord {
       expiresAtMs: expiresAtMs, accessEndsAtMs: accessEndsAtMs, verifiedAtMs: verifiedAtMs)
   }
 
-  /// Whether it gives access at `nowMs` (as `EvaluatedEntitlement` decides).
-  func isActive(at nowMs: Int64) -> Bool { state.isEntitledByDefault && nowMs < accessEndsAtMs }
+  /// How it reads at `nowMs`, by Core's rule.
+  func atQueryTime(_ nowMs: Int64) -> (active: Bool, state: SubscriptionState) {
+    state.atQueryTime(accessEndsAtMs: accessEndsAtMs, nowMs: nowMs)
+  }
 
-  /// The same preference as `EvaluatedEntitlement.isPreferred(over:)`: active first, then the
-  /// longest access, then the most recently verified, then the source.
+  /// Core's preference (`EntitlementRank`), the source breaking ties.
   func isPreferred(over other: IndexedRecord, at nowMs: Int64, strings: InternTable) -> Bool {
-    let active = isActive(at: nowMs)
-    let otherActive = other.isActive(at: nowMs)
-    if active != otherActive { return active }
-    if accessEndsAtMs != other.accessEndsAtMs { return accessEndsAtMs > other.accessEndsAtMs }
-    if verifiedAtMs != other.verifiedAtMs { return verifiedAtMs > other.verifiedAtMs }
-    return source.text(strings) < other.source.text(strings)
+    let rank = EntitlementRank(active: atQueryTime(nowMs).active, accessEndsAtMs: accessEndsAtMs, verifiedAtMs: verifiedAtMs)
+    let otherRank = EntitlementRank(
+      active: other.atQueryTime(nowMs).active, accessEndsAtMs: other.accessEndsAtMs, verifiedAtMs: other.verifiedAtMs)
+    return rank.isPreferred(over: otherRank) ?? (source.text(strings) < other.source.text(strings))
   }
 }
 
@@ -102,16 +101,6 @@ extension IndexedSource {
     switch self {
     case .numbered(let prefix, let number): strings[prefix] + String(number)
     case .text(let text): text
-    }
-  }
-
-  /// The store's own id: what follows the first colon.
-  func storeSubscriptionId(_ strings: InternTable) -> String {
-    switch self {
-    case .numbered(_, let number): return String(number)
-    case .text(let text):
-      guard let colon = text.firstIndex(of: ":") else { return text }
-      return String(text[text.index(after: colon)...])
     }
   }
 }

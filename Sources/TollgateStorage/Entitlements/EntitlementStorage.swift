@@ -1,13 +1,12 @@
+import Synchronization
 import TollgateCore
 
 /// Everything the entitlement service needs from storage. SQLite implements it today; a
 /// PostgreSQL implementation goes behind the same interface.
 public protocol EntitlementStorage: Sendable {
-  /// Every entitlement record, with the change-feed position they are consistent with.
-  func loadSnapshot() async throws -> EntitlementSnapshot
-
-  /// The same snapshot, streamed: `each` sees every record in turn (on the storage's own thread),
-  /// so a large one is never held in memory twice. Returns the snapshot's change-feed sequence.
+  /// Every entitlement record, streamed: `each` sees every record in turn (on the storage's own
+  /// thread), so a large snapshot is never held in memory. Returns the snapshot's change-feed
+  /// sequence: the records include every change up to it.
   func streamSnapshot(_ each: @escaping @Sendable (EntitlementRecord) -> Void) async throws -> Int64
 
   /// The newest change-feed sequence number.
@@ -31,6 +30,16 @@ public protocol EntitlementStorage: Sendable {
 
   /// A submission as it stands now, or nil if there is none with that id.
   func submission(id: Int64) async throws -> SubmissionRecord?
+}
+
+extension EntitlementStorage {
+  /// Every entitlement record in one array, with the change-feed position they are consistent
+  /// with (small stores and tests; the service streams).
+  public func loadSnapshot() async throws -> EntitlementSnapshot {
+    let collected = Mutex<[EntitlementRecord]>([])
+    let headSeq = try await streamSnapshot { record in collected.withLock { $0.append(record) } }
+    return EntitlementSnapshot(records: collected.withLock { $0 }, headSeq: headSeq)
+  }
 }
 
 public struct EntitlementSnapshot: Sendable {

@@ -20,16 +20,6 @@ public final class SQLiteEntitlementStorage: EntitlementStorage {
     self.reader = try SerializedConnection(path: path, label: "tollgate.sqlite.reader")
   }
 
-  public func loadSnapshot() async throws -> EntitlementSnapshot {
-    try await reader.read { db in
-      try db.execute("BEGIN")
-      defer { try? db.execute("COMMIT") }
-      let head = try Self.headSeq(db)
-      let records = try db.prepare("SELECT \(Self.recordColumns) FROM entitlements").rows([], Self.record)
-      return EntitlementSnapshot(records: records, headSeq: head)
-    }
-  }
-
   public func streamSnapshot(_ each: @escaping @Sendable (EntitlementRecord) -> Void) async throws -> Int64 {
     try await reader.read { db in
       try db.execute("BEGIN")

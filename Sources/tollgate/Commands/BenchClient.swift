@@ -57,7 +57,7 @@ extension Bench {
       }
       let elapsed = clock.now - started
       await client.close()
-      let perSecond = Double(total) / (Double(elapsed.components.seconds) + Double(elapsed.components.attoseconds) / 1e18)
+      let perSecond = Double(total) / (elapsed / .seconds(1))
       print("swift client: \(Int(perSecond)) round trips/s (depth \(depth), \(total) calls)")
     }
   }

@@ -44,7 +44,7 @@ extension Bench {
       let storage = try SQLiteEntitlementStorage(path: database, nowMs: SystemClock.nowMs())
       let client = TollgateClient(host: server.host, port: server.port)
       defer { Task { await client.close() } }
-      var latency = LatencyHistogram()
+      var latency = LatencyRecorder()
       var lost = 0
       let tag = "visibility-\(getpid())-"
       for n in 0..<samples {

@@ -29,7 +29,10 @@ struct Serve: AsyncParsableCommand {
   @OptionGroup var logging: LoggingOptions
 
   func validate() throws {
-    if let threads, !(1...256).contains(threads) { throw ValidationError("--threads must be between 1 and 256") }
+    let range = ServeSettings.eventLoopThreadRange
+    if let threads, !range.contains(threads) {
+      throw ValidationError("--threads must be between \(range.lowerBound) and \(range.upperBound)")
+    }
   }
 
   func run() async throws {

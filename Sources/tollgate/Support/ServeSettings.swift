@@ -17,6 +17,9 @@ struct ServeSettings: Decodable, Sendable {
   var maxSubmitWaitMs: UInt32?
   var eventLoopThreads: Int?
 
+  /// How many event-loop threads `--threads` and `service.eventLoopThreads` may ask for.
+  static let eventLoopThreadRange = 1...256
+
   private struct File: Decodable {
     var service: ServeSettings?
   }
@@ -44,8 +47,9 @@ struct ServeSettings: Decodable, Sendable {
     if let value = maxPendingPerConnection, value < 1 {
       throw ConfigError(path: nil, problem: "service.maxPendingPerConnection must be at least 1")
     }
-    if let value = eventLoopThreads, !(1...256).contains(value) {
-      throw ConfigError(path: nil, problem: "service.eventLoopThreads must be between 1 and 256")
+    if let value = eventLoopThreads, !Self.eventLoopThreadRange.contains(value) {
+      let range = Self.eventLoopThreadRange
+      throw ConfigError(path: nil, problem: "service.eventLoopThreads must be between \(range.lowerBound) and \(range.upperBound)")
     }
     if let value = feedPollMs, !(1...10_000).contains(value) {
       throw ConfigError(path: nil, problem: "service.feedPollMs must be between 1 and 10000")

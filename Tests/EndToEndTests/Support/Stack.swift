@@ -6,7 +6,6 @@ import TollgateCrypto
 import TollgateDemo
 import Testing
 import TollgateRPC
-import TollgateStorage
 import TollgateTesting
 import TollgateWorker
 
@@ -77,7 +76,7 @@ struct Stack {
       let counts = try await worker.storage.inboxCounts()
       return (counts["pending"] ?? 0) + (counts["processing"] ?? 0) == 0
     }
-    let head = try await SQLiteEntitlementStorage(path: local.databasePath, nowMs: local.nowMs()).headSeq()
+    let head = try await local.storage.headSeq()
     let applied = await local.server.follower.waitUntilApplied(head, timeout: timeout)
     #expect(applied, "the service's index did not reach change \(head)")
   }

@@ -12,12 +12,10 @@ typedef struct batch {
     Tollgate__V1__IsSubscriberRequest request;
 } batch;
 
-static char *text(const char *value) { return (char *)(value ? value : ""); }
-
 static const ProtobufCMessage *request(void *context, size_t index) {
     batch *b = context;
-    b->request.user_id = text(b->queries[index].user_id);
-    b->request.entitlement = text(b->queries[index].entitlement);
+    b->request.user_id = tg_text(b->queries[index].user_id);
+    b->request.entitlement = tg_text(b->queries[index].entitlement);
     return &b->request.base;
 }
 

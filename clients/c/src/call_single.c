@@ -60,7 +60,7 @@ tollgate_status tollgate_get_subscription(tollgate_client *client, const char *u
     if (!info) return tg_error_set(error, TOLLGATE_USAGE, "info must not be NULL");
     *info = NULL;
     Tollgate__V1__GetSubscriptionRequest message = TOLLGATE__V1__GET_SUBSCRIPTION_REQUEST__INIT;
-    message.user_id = (char *)(user_id ? user_id : "");
+    message.user_id = tg_text(user_id);
     void *result = NULL;
     tollgate_status status = call(client, TG_METHOD_GET_SUBSCRIPTION, &message.base, decode_subscription_info, &result, error);
     *info = result;

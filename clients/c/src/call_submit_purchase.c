@@ -13,19 +13,17 @@ typedef struct batch {
     Tollgate__V1__SubmitPurchaseRequest request;
 } batch;
 
-static char *text(const char *value) { return (char *)(value ? value : ""); }
-
 static const ProtobufCMessage *request(void *context, size_t index) {
     batch *b = context;
     const tollgate_purchase *purchase = &b->purchases[index];
-    b->request.user_id = text(purchase->user_id);
+    b->request.user_id = tg_text(purchase->user_id);
     b->request.store = (Tollgate__V1__Store)purchase->store;
-    b->request.receipt = text(purchase->receipt);
-    b->request.purchase_token = text(purchase->purchase_token);
-    b->request.receipt_id = text(purchase->receipt_id);
-    b->request.amazon_user_id = text(purchase->amazon_user_id);
-    b->request.product_id = text(purchase->product_id);
-    b->request.app_id = text(purchase->app_id);
+    b->request.receipt = tg_text(purchase->receipt);
+    b->request.purchase_token = tg_text(purchase->purchase_token);
+    b->request.receipt_id = tg_text(purchase->receipt_id);
+    b->request.amazon_user_id = tg_text(purchase->amazon_user_id);
+    b->request.product_id = tg_text(purchase->product_id);
+    b->request.app_id = tg_text(purchase->app_id);
     b->request.wait_ms = purchase->wait_ms;
     return &b->request.base;
 }

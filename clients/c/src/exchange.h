@@ -28,4 +28,7 @@ typedef struct tg_exchange_ops {
 tollgate_status tg_exchange(tollgate_client *client, const tg_exchange_ops *ops, void *context, size_t count,
                             size_t window, tollgate_error *error);
 
+/* protobuf-c wants every string field non-NULL: a caller's NULL means empty. */
+static inline char *tg_text(const char *value) { return (char *)(value ? value : ""); }
+
 #endif
