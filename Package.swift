@@ -106,10 +106,15 @@ let package = Package(
       swiftSettings: strict
     ),
 
+    // The Linux calls the RPC server's event loops and the load generator need and Glibc's module
+    // lacks: epoll, eventfd, accept4, the monotonic clock.
+    .target(name: "CTollgateNet"),
+
     // Wire protocol: generated protobuf types, protobuf-c-rpc framing, server and client.
     .target(
       name: "TollgateRPC",
       dependencies: [
+        "CTollgateNet",
         .product(name: "NIOCore", package: "swift-nio"),
         .product(name: "NIOPosix", package: "swift-nio"),
         .product(name: "SwiftProtobuf", package: "swift-protobuf"),
@@ -133,11 +138,10 @@ let package = Package(
     ),
 
     // `tollgate bench`: a load generator for the wire protocol (epoll, one loop per thread, HDR
-    // histograms). The C shim exposes epoll and the monotonic clock, which Glibc's module lacks.
-    .target(name: "CTollgateBench"),
+    // histograms).
     .target(
       name: "TollgateBench",
-      dependencies: ["CTollgateBench", .product(name: "Histogram", package: "hdrhistogram-swift")],
+      dependencies: ["CTollgateNet", .product(name: "Histogram", package: "hdrhistogram-swift")],
       swiftSettings: strict
     ),
 

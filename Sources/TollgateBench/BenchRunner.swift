@@ -1,4 +1,4 @@
-import CTollgateBench
+import CTollgateNet
 import Dispatch
 import Foundation
 import Synchronization
@@ -54,7 +54,7 @@ public enum BenchRunner {
 
     ready.wait()
     let failed = outcomes.withLock { $0.contains { if case .failure = $0 { true } else { false } } }
-    let start = tg_bench_now_ns() + 5_000_000
+    let start = tg_net_now_ns() + 5_000_000
     let warmupNs = configuration.requests == nil ? UInt64(configuration.warmupSeconds * 1e9) : 0
     let measureNs = configuration.requests == nil ? UInt64(configuration.durationSeconds * 1e9) : UInt64.max / 4
     let plan = Timeline(
@@ -63,7 +63,7 @@ public enum BenchRunner {
     if !failed { timeline.withLock { $0 = plan } }
     for _ in 0..<threads { go.signal() }
     finished.wait()
-    let ended = tg_bench_now_ns()
+    let ended = tg_net_now_ns()
 
     var tally = ThreadTally()
     for outcome in outcomes.withLock({ $0 }) {

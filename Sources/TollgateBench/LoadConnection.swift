@@ -1,4 +1,4 @@
-import CTollgateBench
+import CTollgateNet
 
 #if canImport(Glibc)
   import Glibc
@@ -70,7 +70,7 @@ final class LoadConnection {
   func setWatchingWritable(_ on: Bool, epoll: Int32) {
     guard on != watchingWritable else { return }
     watchingWritable = on
-    _ = tg_bench_epoll_watch(epoll, fd, on ? 1 : 0, token, 1)
+    _ = tg_net_epoll_watch(epoll, fd, on ? tg_net_readable | tg_net_writable : tg_net_readable, token, 1)
   }
 
   /// One answer's header fields and where its payload is.

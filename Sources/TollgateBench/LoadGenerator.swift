@@ -1,4 +1,4 @@
-import CTollgateBench
+import CTollgateNet
 
 #if canImport(Glibc)
   import Glibc
@@ -28,11 +28,11 @@ final class LoadGenerator {
     random = SplitMix64(seed: seed)
     userPrefix = Array(configuration.userPrefix.utf8)
     entitlement = Array(configuration.entitlement.utf8)
-    epoll = tg_bench_epoll_create()
+    epoll = tg_net_epoll_create()
     guard epoll >= 0 else { throw .system("epoll_create1", errno) }
     var connections: [LoadConnection] = []
     for n in 0..<count {
-      let fd = tg_bench_connect(configuration.host, Int32(configuration.port))
+      let fd = tg_net_connect(configuration.host, Int32(configuration.port))
       guard fd >= 0 else {
         let code = errno
         _ = Glibc.close(epoll)
@@ -44,7 +44,7 @@ final class LoadGenerator {
         let index = firstIndex + n
         connection.budget = budget / totalConnections + (index < budget % totalConnections ? 1 : 0)
       }
-      _ = tg_bench_epoll_watch(epoll, fd, 0, UInt64(n), 0)
+      _ = tg_net_epoll_watch(epoll, fd, tg_net_readable, UInt64(n), 0)
       connections.append(connection)
     }
     self.connections = connections
@@ -64,12 +64,12 @@ final class LoadGenerator {
           ratePerSecond: perConnection, startNs: timeline.startNs, index: firstIndex + n, of: totalConnections)
       }
     }
-    while tg_bench_now_ns() < timeline.startNs {}
-    var events = [tg_bench_event](repeating: tg_bench_event(), count: 256)
+    while tg_net_now_ns() < timeline.startNs {}
+    var events = [tg_net_event](repeating: tg_net_event(), count: 256)
 
-    for connection in connections { fillAndFlush(connection, nowNs: tg_bench_now_ns(), timeline: timeline) }
+    for connection in connections { fillAndFlush(connection, nowNs: tg_net_now_ns(), timeline: timeline) }
     while true {
-      let now = tg_bench_now_ns()
+      let now = tg_net_now_ns()
       let sending = timed ? now < timeline.measureEndNs : connections.contains { $0.isOpen && ($0.budget ?? 0) > 0 }
       let outstanding = connections.reduce(0) { $0 + ($1.isOpen ? $1.inFlight.count : 0) }
       if !sending, outstanding == 0 { break }
@@ -84,24 +84,24 @@ final class LoadGenerator {
             earliest = min(earliest, pacer.nextDueNs)
           }
         }
-        let after = tg_bench_now_ns()
+        let after = tg_net_now_ns()
         // Busy-poll when the next request is due within a millisecond: epoll's timeout is in ms.
         timeoutMs = earliest <= after + 1_000_000 ? 0 : Int32(min((earliest - after) / 1_000_000, 10))
       }
       let ready = events.withUnsafeMutableBufferPointer { buffer in
-        tg_bench_epoll_wait(epoll, buffer.baseAddress!, Int32(buffer.count), timeoutMs)
+        tg_net_epoll_wait(epoll, buffer.baseAddress!, Int32(buffer.count), timeoutMs)
       }
       for i in 0..<Int(max(ready, 0)) {
         let event = events[i]
         let connection = connections[Int(event.token)]
         guard connection.isOpen else { continue }
-        if event.events & (tg_bench_readable | tg_bench_hangup) != 0 {
+        if event.events & (tg_net_readable | tg_net_hangup) != 0 {
           if case .closed = connection.receive({ answer in handle(answer, on: connection, timeline: timeline) }) {
             lose(connection)
             continue
           }
         }
-        fillAndFlush(connection, nowNs: tg_bench_now_ns(), timeline: timeline)
+        fillAndFlush(connection, nowNs: tg_net_now_ns(), timeline: timeline)
       }
     }
     for connection in connections where connection.isOpen { tally.unanswered += connection.inFlight.count }
@@ -109,7 +109,7 @@ final class LoadGenerator {
   }
 
   private func handle(_ answer: LoadConnection.Answer, on connection: LoadConnection, timeline: Timeline) {
-    let now = tg_bench_now_ns()
+    let now = tg_net_now_ns()
     guard let startNs = connection.inFlight.remove(id: answer.requestId) else {
       tally.unmatched += 1
       return

@@ -1,6 +1,5 @@
 import Logging
 import NIOCore
-import NIOPosix
 import ServiceLifecycle
 import TollgateCore
 import TollgateRPC
@@ -42,7 +41,7 @@ public final class EntitlementServer: Service, Sendable {
   /// from its first request.
   public static func start(
     config: Config, storage: any EntitlementStorage, nowMs: @escaping @Sendable () -> Int64 = SystemClock.nowMs,
-    group: any EventLoopGroup = MultiThreadedEventLoopGroup.singleton, logger: Logger
+    threads: Int = System.coreCount, logger: Logger
   ) async throws -> EntitlementServer {
     let index = EntitlementIndex()
     let follower = ChangeFeedFollower(storage: storage, index: index, config: config.feed, nowMs: nowMs, logger: logger)
@@ -50,7 +49,7 @@ public final class EntitlementServer: Service, Sendable {
     let service = EntitlementsService(
       index: index, follower: follower, storage: storage, config: config.service, nowMs: nowMs, logger: logger)
     let rpcServer = try await RPCServer.bind(
-      host: config.host, port: config.port, config: config.rpc, handler: service, group: group, logger: logger)
+      host: config.host, port: config.port, config: config.rpc, handler: service, threads: threads, logger: logger)
     logger.info("serving", metadata: ["rpc.address": "\(rpcServer.localAddress)"])
     return EntitlementServer(index: index, follower: follower, rpcServer: rpcServer)
   }

@@ -1,7 +1,7 @@
 import ArgumentParser
 import Foundation
 import Logging
-import NIOPosix
+import NIOCore
 import ServiceLifecycle
 import TollgateRPC
 import TollgateService
@@ -55,11 +55,10 @@ struct Serve: AsyncParsableCommand {
 
     let clock = try await ProcessClock.make(followURL: followClock, logger: logger)
     let storage = try SQLiteEntitlementStorage(path: database, nowMs: clock.nowMs())
-    let eventLoops: MultiThreadedEventLoopGroup =
-      (threads ?? settings.eventLoopThreads).map { MultiThreadedEventLoopGroup(numberOfThreads: $0) } ?? .singleton
     let server = try await EntitlementServer.start(
       config: .init(host: listen.host, port: listen.port, rpc: rpc, feed: feed, service: service),
-      storage: storage, nowMs: clock.nowMs, group: eventLoops, logger: logger)
+      storage: storage, nowMs: clock.nowMs, threads: threads ?? settings.eventLoopThreads ?? System.coreCount,
+      logger: logger)
     // Written unbuffered: scripts and tests wait for this line to learn the port.
     FileHandle.standardOutput.write(
       Data("tollgate serve: listening on \(HostPort(host: listen.host, port: server.port)), database \(database)\n".utf8))

@@ -1,0 +1,61 @@
+#ifndef CTOLLGATE_NET_H
+#define CTOLLGATE_NET_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+/// The Linux calls that the RPC server's event loops and the load generator need and Swift's Glibc
+/// module does not export (epoll, whose event struct is packed on x86-64; eventfd; accept4; a
+/// monotonic clock), plus socket set-up that is clearer in C. Every function returns -1 and sets
+/// errno on failure unless it says otherwise.
+
+typedef struct {
+  uint32_t events;
+  uint64_t token;
+} tg_net_event;
+
+extern const uint32_t tg_net_readable;
+extern const uint32_t tg_net_writable;
+/// Hang-up, error or the peer's half close.
+extern const uint32_t tg_net_hangup;
+/// Only one of the epoll sets watching this fd is woken (a listening socket shared by loops).
+extern const uint32_t tg_net_exclusive;
+
+/// epoll_create1(EPOLL_CLOEXEC).
+int tg_net_epoll_create(void);
+/// Registers (or, with modify != 0, changes) fd for `events` (a union of the constants above).
+/// Hang-up and error are always reported; the peer's half close only with `tg_net_readable`.
+int tg_net_epoll_watch(int epfd, int fd, uint32_t events, uint64_t token, int modify);
+/// Stops watching fd.
+int tg_net_epoll_unwatch(int epfd, int fd);
+/// epoll_wait into out[0..<capacity] (retried on EINTR); the count, 0 on timeout.
+int tg_net_epoll_wait(int epfd, tg_net_event *out, int capacity, int timeout_ms);
+
+/// A non-blocking eventfd (a loop's wake-up).
+int tg_net_eventfd(void);
+/// Adds one to the eventfd, waking its loop.
+void tg_net_eventfd_signal(int fd);
+/// Resets the eventfd.
+void tg_net_eventfd_drain(int fd);
+
+/// A non-blocking listening TCP socket on host (a name or an address; resolved, first address
+/// that binds) and port (0: any), with SO_REUSEADDR. Writes the bound port and the numeric
+/// address (at most address_capacity bytes with the NUL) on success. -1 and errno on a system
+/// error; -2 when the host does not resolve.
+int tg_net_listen(const char *host, int port, int backlog, int *bound_port, char *address, size_t address_capacity);
+/// accept4 a connection, non-blocking and close-on-exec, with TCP_NODELAY.
+int tg_net_accept(int listen_fd);
+/// send(2) without SIGPIPE; the count written.
+long tg_net_send(int fd, const void *bytes, size_t count);
+
+/// A non-blocking TCP connection to host (a name or an address) with TCP_NODELAY, connected
+/// (blocking connect, then non-blocking).
+int tg_net_connect(const char *host, int port);
+
+/// Names the calling thread (Linux keeps 15 characters).
+void tg_net_name_thread(const char *name);
+
+/// CLOCK_MONOTONIC in nanoseconds.
+uint64_t tg_net_now_ns(void);
+
+#endif

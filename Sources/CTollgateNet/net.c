@@ -1,0 +1,188 @@
+#define _GNU_SOURCE
+#include "CTollgateNet.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <netdb.h>
+#include <netinet/in.h>
+#include <netinet/tcp.h>
+#include <pthread.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/epoll.h>
+#include <sys/eventfd.h>
+#include <sys/socket.h>
+#include <time.h>
+#include <unistd.h>
+
+const uint32_t tg_net_readable = EPOLLIN;
+const uint32_t tg_net_writable = EPOLLOUT;
+const uint32_t tg_net_hangup = EPOLLHUP | EPOLLERR | EPOLLRDHUP;
+const uint32_t tg_net_exclusive = EPOLLEXCLUSIVE;
+
+int tg_net_epoll_create(void) { return epoll_create1(EPOLL_CLOEXEC); }
+
+int tg_net_epoll_watch(int epfd, int fd, uint32_t events, uint64_t token, int modify) {
+  struct epoll_event event;
+  memset(&event, 0, sizeof event);
+  // The peer's half close is reported only to a reader (a paused reader would spin on it), and
+  // never with EPOLLEXCLUSIVE, which refuses it.
+  event.events = (events & EPOLLIN) && !(events & EPOLLEXCLUSIVE) ? (events | EPOLLRDHUP) : events;
+  event.data.u64 = token;
+  return epoll_ctl(epfd, modify ? EPOLL_CTL_MOD : EPOLL_CTL_ADD, fd, &event);
+}
+
+int tg_net_epoll_unwatch(int epfd, int fd) {
+  struct epoll_event unused;
+  memset(&unused, 0, sizeof unused);
+  return epoll_ctl(epfd, EPOLL_CTL_DEL, fd, &unused);
+}
+
+int tg_net_epoll_wait(int epfd, tg_net_event *out, int capacity, int timeout_ms) {
+  struct epoll_event events[256];
+  if (capacity > 256) capacity = 256;
+  int n;
+  do {
+    n = epoll_wait(epfd, events, capacity, timeout_ms);
+  } while (n < 0 && errno == EINTR);
+  for (int i = 0; i < n; i++) {
+    out[i].events = events[i].events;
+    out[i].token = events[i].data.u64;
+  }
+  return n;
+}
+
+int tg_net_eventfd(void) { return eventfd(0, EFD_NONBLOCK | EFD_CLOEXEC); }
+
+void tg_net_eventfd_signal(int fd) {
+  uint64_t one = 1;
+  // EAGAIN only when the counter is saturated: the loop is already due to wake.
+  while (write(fd, &one, sizeof one) < 0 && errno == EINTR) {
+  }
+}
+
+void tg_net_eventfd_drain(int fd) {
+  uint64_t count;
+  while (read(fd, &count, sizeof count) < 0 && errno == EINTR) {
+  }
+}
+
+int tg_net_listen(const char *host, int port, int backlog, int *bound_port, char *address, size_t address_capacity) {
+  char service[16];
+  snprintf(service, sizeof service, "%d", port);
+  struct addrinfo hints;
+  memset(&hints, 0, sizeof hints);
+  hints.ai_family = AF_UNSPEC;
+  hints.ai_socktype = SOCK_STREAM;
+  hints.ai_flags = AI_PASSIVE;
+  struct addrinfo *found = NULL;
+  int status = getaddrinfo(host, service, &hints, &found);
+  if (status != 0) {
+    if (status == EAI_SYSTEM) return -1;
+    errno = EADDRNOTAVAIL;
+    return -2;
+  }
+  int fd = -1;
+  int saved = EADDRNOTAVAIL;
+  for (struct addrinfo *a = found; a != NULL; a = a->ai_next) {
+    fd = socket(a->ai_family, SOCK_STREAM | SOCK_CLOEXEC | SOCK_NONBLOCK, 0);
+    if (fd < 0) {
+      saved = errno;
+      continue;
+    }
+    int one = 1;
+    setsockopt(fd, SOL_SOCKET, SO_REUSEADDR, &one, sizeof one);
+    if (bind(fd, a->ai_addr, a->ai_addrlen) == 0 && listen(fd, backlog) == 0) break;
+    saved = errno;
+    close(fd);
+    fd = -1;
+  }
+  freeaddrinfo(found);
+  if (fd < 0) {
+    errno = saved;
+    return -1;
+  }
+  struct sockaddr_storage bound;
+  socklen_t length = sizeof bound;
+  char port_text[16];
+  if (getsockname(fd, (struct sockaddr *)&bound, &length) != 0 ||
+      getnameinfo((struct sockaddr *)&bound, length, address, address_capacity, port_text, sizeof port_text,
+                  NI_NUMERICHOST | NI_NUMERICSERV) != 0) {
+    saved = errno;
+    close(fd);
+    errno = saved;
+    return -1;
+  }
+  *bound_port = atoi(port_text);
+  return fd;
+}
+
+int tg_net_accept(int listen_fd) {
+  int fd;
+  do {
+    fd = accept4(listen_fd, NULL, NULL, SOCK_NONBLOCK | SOCK_CLOEXEC);
+  } while (fd < 0 && errno == EINTR);
+  if (fd < 0) return -1;
+  int one = 1;
+  setsockopt(fd, IPPROTO_TCP, TCP_NODELAY, &one, sizeof one);
+  return fd;
+}
+
+long tg_net_send(int fd, const void *bytes, size_t count) {
+  long n;
+  do {
+    n = send(fd, bytes, count, MSG_NOSIGNAL);
+  } while (n < 0 && errno == EINTR);
+  return n;
+}
+
+void tg_net_name_thread(const char *name) {
+  char truncated[16];
+  snprintf(truncated, sizeof truncated, "%s", name);
+  pthread_setname_np(pthread_self(), truncated);
+}
+
+uint64_t tg_net_now_ns(void) {
+  struct timespec ts;
+  clock_gettime(CLOCK_MONOTONIC, &ts);
+  return (uint64_t)ts.tv_sec * 1000000000ull + (uint64_t)ts.tv_nsec;
+}
+
+int tg_net_connect(const char *host, int port) {
+  char service[16];
+  snprintf(service, sizeof service, "%d", port);
+  struct addrinfo hints;
+  memset(&hints, 0, sizeof hints);
+  hints.ai_family = AF_UNSPEC;
+  hints.ai_socktype = SOCK_STREAM;
+  struct addrinfo *found = NULL;
+  int status = getaddrinfo(host, service, &hints, &found);
+  if (status != 0) {
+    errno = status == EAI_SYSTEM ? errno : EHOSTUNREACH;
+    return -1;
+  }
+  int fd = -1;
+  int saved = ECONNREFUSED;
+  for (struct addrinfo *a = found; a != NULL; a = a->ai_next) {
+    fd = socket(a->ai_family, SOCK_STREAM | SOCK_CLOEXEC, 0);
+    if (fd < 0) {
+      saved = errno;
+      continue;
+    }
+    int one = 1;
+    setsockopt(fd, IPPROTO_TCP, TCP_NODELAY, &one, sizeof one);
+    if (connect(fd, a->ai_addr, a->ai_addrlen) == 0) break;
+    saved = errno;
+    close(fd);
+    fd = -1;
+  }
+  freeaddrinfo(found);
+  if (fd < 0) {
+    errno = saved;
+    return -1;
+  }
+  int flags = fcntl(fd, F_GETFL, 0);
+  fcntl(fd, F_SETFL, flags | O_NONBLOCK);
+  return fd;
+}
