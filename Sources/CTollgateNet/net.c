@@ -19,6 +19,7 @@
 const uint32_t tg_net_readable = EPOLLIN;
 const uint32_t tg_net_writable = EPOLLOUT;
 const uint32_t tg_net_hangup = EPOLLHUP | EPOLLERR | EPOLLRDHUP;
+const uint32_t tg_net_closed = EPOLLHUP | EPOLLERR;
 const uint32_t tg_net_exclusive = EPOLLEXCLUSIVE;
 
 int tg_net_epoll_create(void) { return epoll_create1(EPOLL_CLOEXEC); }

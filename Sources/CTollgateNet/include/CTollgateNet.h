@@ -18,6 +18,8 @@ extern const uint32_t tg_net_readable;
 extern const uint32_t tg_net_writable;
 /// Hang-up, error or the peer's half close.
 extern const uint32_t tg_net_hangup;
+/// Hang-up or error: the connection is gone both ways.
+extern const uint32_t tg_net_closed;
 /// Only one of the epoll sets watching this fd is woken (a listening socket shared by loops).
 extern const uint32_t tg_net_exclusive;
 

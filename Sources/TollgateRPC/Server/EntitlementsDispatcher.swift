@@ -23,13 +23,13 @@ struct EntitlementsDispatcher: Sendable {
     do {
       switch method {
       case .isSubscriber:
-        guard let query = IsSubscriberQuery(decoding: payload) else { throw DecodingFailed() }
-        if let answer = handler.isSubscriberAnswer(query) {
+        guard let answer = IsSubscriberFields.withFields(of: payload, handler.isSubscriberAnswer) else {
+          throw DecodingFailed()
+        }
+        if let answer {
           output.writeIsSubscriberResponseFrame(methodIndex: methodIndex, requestId: requestId, answer: answer)
         } else {
-          var request = Tollgate_V1_IsSubscriberRequest()
-          request.userID = query.userId
-          request.entitlement = query.entitlement
+          let request = try Tollgate_V1_IsSubscriberRequest(serializedBytes: payload.readableBytesSpan)
           try output.writeResponseFrame(methodIndex: methodIndex, requestId: requestId, message: handler.isSubscriber(request))
         }
       case .getSubscription:

@@ -9,11 +9,12 @@ public protocol EntitlementsHandler: Sendable {
   func submitPurchase(_ request: Tollgate_V1_SubmitPurchaseRequest) async -> Tollgate_V1_SubmitPurchaseResponse
   func health(_ request: Tollgate_V1_HealthRequest) -> Tollgate_V1_HealthResponse
 
-  /// The hot path: IsSubscriber without protobuf messages. Nil means "answer through
-  /// `isSubscriber(_:)`" (an error response, or a handler without a fast path).
-  func isSubscriberAnswer(_ query: IsSubscriberQuery) -> IsSubscriberAnswer?
+  /// The hot path: IsSubscriber without protobuf messages or strings (the fields are the
+  /// request's bytes, valid during the call). Nil means "answer through `isSubscriber(_:)`" (an
+  /// error response, or a handler without a fast path).
+  func isSubscriberAnswer(_ fields: IsSubscriberFields) -> IsSubscriberAnswer?
 }
 
 extension EntitlementsHandler {
-  public func isSubscriberAnswer(_ query: IsSubscriberQuery) -> IsSubscriberAnswer? { nil }
+  public func isSubscriberAnswer(_ fields: IsSubscriberFields) -> IsSubscriberAnswer? { nil }
 }

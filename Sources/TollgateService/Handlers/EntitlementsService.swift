@@ -50,15 +50,22 @@ public struct EntitlementsService: EntitlementsHandler {
       return response
     }
     // One way to answer: the hot path's, as a message.
-    return index.isSubscriberAnswer(userId: request.userID, entitlement: request.entitlement, nowMs: nowMs()).message
+    var userId = request.userID
+    var entitlement = request.entitlement
+    let now = nowMs()
+    return userId.withUTF8 { userId in
+      entitlement.withUTF8 { entitlement in
+        index.isSubscriberAnswer(userId: UnsafeRawBufferPointer(userId), entitlement: UnsafeRawBufferPointer(entitlement), nowMs: now)
+      }
+    }.message
   }
 
-  public func isSubscriberAnswer(_ query: IsSubscriberQuery) -> IsSubscriberAnswer? {
+  public func isSubscriberAnswer(_ fields: IsSubscriberFields) -> IsSubscriberAnswer? {
     // Invalid requests take the message path, which explains the problem in `error`.
-    guard RequestValidation.userId(query.userId) == nil, RequestValidation.entitlement(query.entitlement) == nil else {
+    guard RequestValidation.isValid(userIdLength: fields.userId.count, entitlementLength: fields.entitlement.count) else {
       return nil
     }
-    return index.isSubscriberAnswer(userId: query.userId, entitlement: query.entitlement, nowMs: nowMs())
+    return index.isSubscriberAnswer(userId: fields.userId, entitlement: fields.entitlement, nowMs: nowMs())
   }
 
   public func getSubscription(_ request: Tollgate_V1_GetSubscriptionRequest) -> Tollgate_V1_GetSubscriptionResponse {

@@ -20,6 +20,11 @@ enum RequestValidation {
     return nil
   }
 
+  /// The hot path's check, on byte counts: true when `userId` and `entitlement` would pass.
+  static func isValid(userIdLength: Int, entitlementLength: Int) -> Bool {
+    (1...maximumUserIdLength).contains(userIdLength) && (1...maximumEntitlementLength).contains(entitlementLength)
+  }
+
   struct Problem: Error {
     var message: String
   }

@@ -2,10 +2,10 @@ import TollgateCore
 import TollgateRPC
 
 extension EntitlementIndex {
-  /// The hot path: IsSubscriber's answer for `userId` and `entitlement` at `nowMs`, straight from
-  /// the compact records (no copies of the user's records, no strings built for numeric ids).
+  /// The hot path: IsSubscriber's answer for `userId` and `entitlement` (UTF-8 bytes) at `nowMs`,
+  /// straight from the compact records (no strings built, no copies of the user's records).
   /// Picks as `bestEvaluation` does; an unknown user or entitlement is simply not active.
-  func isSubscriberAnswer(userId: String, entitlement: String, nowMs: Int64) -> IsSubscriberAnswer {
+  func isSubscriberAnswer(userId: UnsafeRawBufferPointer, entitlement: UnsafeRawBufferPointer, nowMs: Int64) -> IsSubscriberAnswer {
     state.withLock { state in
       var answer = IsSubscriberAnswer()
       answer.evaluatedAtMs = nowMs

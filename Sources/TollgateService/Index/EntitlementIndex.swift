@@ -3,13 +3,14 @@ import TollgateCore
 
 /// Every user's entitlement records, in memory: what IsSubscriber and GetSubscription answer from.
 ///
-/// Compact, because it holds every user: a dictionary from user id to the slot of the user's
-/// first record, and the records in one array (`IndexedRecord`, 64 bytes, chained per user), with
-/// repeated strings interned. A million users with one record each take about 110 MB.
+/// Compact, because it holds every user: a table from user-id bytes to the slot of the user's
+/// first record (`ByteKeyTable`, looked up from a request's bytes without building a `String`),
+/// and the records in one array (`IndexedRecord`, 64 bytes, chained per user), with repeated
+/// strings interned. A million users with one record each take about 110 MB.
 /// Reads take a short lock; writes replace one user at a time.
 public final class EntitlementIndex: Sendable {
   struct State {
-    var heads: [String: Int32] = [:]
+    var heads = ByteKeyTable()
     var slots: [IndexedRecord] = []
     var freeSlots: [Int32] = []
     var strings = InternTable()
@@ -17,7 +18,7 @@ public final class EntitlementIndex: Sendable {
 
     /// Adds `records` in front of the user's existing ones.
     mutating func add(userId: String, _ records: [EntitlementRecord]) {
-      var head = heads[userId] ?? -1
+      var head = heads.find(userId) ?? -1
       for record in records.reversed() {
         var indexed = IndexedRecord(record, strings: &strings)
         indexed.next = head
@@ -29,12 +30,12 @@ public final class EntitlementIndex: Sendable {
           slots.append(indexed)
         }
       }
-      if head >= 0 { heads[userId] = head }
+      if head >= 0 { heads.set(userId, to: head) }
       recordCount += records.count
     }
 
     mutating func remove(userId: String) {
-      guard var slot = heads.removeValue(forKey: userId) else { return }
+      guard var slot = heads.remove(userId) else { return }
       while slot >= 0 {
         let next = slots[Int(slot)].next
         if case .text = slots[Int(slot)].source { slots[Int(slot)].source = .numbered(prefix: 0, number: 0) }
@@ -46,7 +47,16 @@ public final class EntitlementIndex: Sendable {
 
     /// Calls `body` with each record of `userId`.
     func forEach(of userId: String, _ body: (IndexedRecord) -> Void) {
-      var slot = heads[userId] ?? -1
+      forEach(from: heads.find(userId) ?? -1, body)
+    }
+
+    /// Calls `body` with each record of the user whose id is `userId` (UTF-8 bytes).
+    func forEach(of userId: UnsafeRawBufferPointer, _ body: (IndexedRecord) -> Void) {
+      forEach(from: heads.find(userId) ?? -1, body)
+    }
+
+    private func forEach(from head: Int32, _ body: (IndexedRecord) -> Void) {
+      var slot = head
       while slot >= 0 {
         let record = slots[Int(slot)]
         body(record)

@@ -29,18 +29,21 @@ enum IndexedSource: Hashable {
 
 /// Strings that many records share, stored once and referred to by number. Append-only.
 struct InternTable {
-  private var numbers: [String: UInt32] = [:]
+  private var numbers = ByteKeyTable()
   private(set) var strings: [String] = []
 
   mutating func intern(_ string: String) -> UInt32 {
-    if let number = numbers[string] { return number }
+    if let number = numbers.find(string) { return UInt32(number) }
     let number = UInt32(strings.count)
     strings.append(string)
-    numbers[string] = number
+    numbers.set(string, to: Int32(number))
     return number
   }
 
-  func number(of string: String) -> UInt32? { numbers[string] }
+  func number(of string: String) -> UInt32? { numbers.find(string).map(UInt32.init) }
+
+  /// The number of the string whose UTF-8 bytes are `bytes`, if it was interned.
+  func number(of bytes: UnsafeRawBufferPointer) -> UInt32? { numbers.find(bytes).map(UInt32.init) }
 
   subscript(number: UInt32) -> String { strings[Int(number)] }
 }

@@ -189,13 +189,12 @@ final class ServerLoop {
       flush(connection)
       guard self.connection(for: connection.token) != nil else { return }
     }
-    if event.events & (tg_net_readable | tg_net_hangup) != 0 {
-      if connection.reading {
-        read(connection)
-      } else if event.events & tg_net_writable == 0 {
-        // Hung up or failed while not being read: nobody is left to answer.
-        close(connection)
-      }
+    if connection.reading, event.events & (tg_net_readable | tg_net_hangup) != 0 {
+      read(connection)
+    } else if event.events & tg_net_closed != 0, event.events & tg_net_writable == 0 {
+      // Hung up or failed while not being read (paused, or shutting down): nobody is left to
+      // answer. (A readable event from before a pause is left for later.)
+      close(connection)
     }
   }
 

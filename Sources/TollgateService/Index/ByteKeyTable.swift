@@ -1,0 +1,199 @@
+import Glibc
+
+/// A hash table from byte strings (user ids, interned names) to `Int32`, looked up straight from
+/// the bytes of a request: no `String` is built, and a lookup touches one 16-byte entry and the
+/// key's bytes. Open addressing with linear probing and backward-shift deletion; keys live
+/// back to back in one arena, which is compacted when deleted keys fill half of it.
+///
+/// The hash is seeded per process (keys chosen to collide in one process do not collide in the
+/// next) but is not SipHash: the service's callers are the company's own backends.
+struct ByteKeyTable {
+  private struct Entry {
+    /// High bits of the key's hash, never 0; 0 marks an empty entry.
+    var tag: UInt32 = 0
+    var value: Int32 = 0
+    var offset: UInt32 = 0
+    var length: UInt32 = 0
+  }
+
+  private var entries: [Entry]
+  private var arena: [UInt8] = []
+  private var garbageBytes = 0
+  private(set) var count = 0
+  private let seed: UInt64
+
+  init(seed: UInt64 = ByteKeyTable.processSeed) {
+    self.seed = seed
+    entries = Array(repeating: Entry(), count: 16)
+  }
+
+  static let processSeed = UInt64.random(in: .min ... .max)
+
+  // MARK: Lookups
+
+  func find(_ key: UnsafeRawBufferPointer) -> Int32? {
+    let hash = Self.hash(key, seed: seed)
+    let tag = Self.tag(of: hash)
+    let mask = entries.count - 1
+    return entries.withUnsafeBufferPointer { entries in
+      arena.withUnsafeBytes { arena in
+        var index = Int(truncatingIfNeeded: hash) & mask
+        while true {
+          let entry = entries[index]
+          if entry.tag == 0 { return nil }
+          if entry.tag == tag, Int(entry.length) == key.count,
+            Self.equal(key, UnsafeRawBufferPointer(rebasing: arena[Int(entry.offset)..<Int(entry.offset) + key.count]))
+          {
+            return entry.value
+          }
+          index = (index + 1) & mask
+        }
+      }
+    }
+  }
+
+  func find(_ key: String) -> Int32? {
+    var key = key
+    return key.withUTF8 { find(UnsafeRawBufferPointer($0)) }
+  }
+
+  /// Every key with its value, in no particular order.
+  func forEach(_ body: (UnsafeRawBufferPointer, Int32) -> Void) {
+    arena.withUnsafeBytes { arena in
+      for entry in entries where entry.tag != 0 {
+        body(UnsafeRawBufferPointer(rebasing: arena[Int(entry.offset)..<Int(entry.offset + entry.length)]), entry.value)
+      }
+    }
+  }
+
+  // MARK: Changes
+
+  /// Sets the value of `key`, adding the key when it is new.
+  mutating func set(_ key: String, to value: Int32) {
+    var key = key
+    key.withUTF8 { set(UnsafeRawBufferPointer($0), to: value) }
+  }
+
+  mutating func set(_ key: UnsafeRawBufferPointer, to value: Int32) {
+    if let index = index(of: key) {
+      entries[index].value = value
+      return
+    }
+    if (count + 1) * 4 > entries.count * 3 { rebuild(capacity: entries.count * 2) }
+    let hash = Self.hash(key, seed: seed)
+    let offset = arena.count
+    precondition(offset + key.count <= Int(UInt32.max), "ByteKeyTable: arena over 4 GiB")
+    arena.append(contentsOf: key)
+    place(Entry(tag: Self.tag(of: hash), value: value, offset: UInt32(offset), length: UInt32(key.count)), hash: hash)
+    count += 1
+  }
+
+  /// Removes `key`; its value, or nil when it was not there.
+  @discardableResult
+  mutating func remove(_ key: String) -> Int32? {
+    var key = key
+    return key.withUTF8 { remove(UnsafeRawBufferPointer($0)) }
+  }
+
+  @discardableResult
+  mutating func remove(_ key: UnsafeRawBufferPointer) -> Int32? {
+    guard var hole = index(of: key) else { return nil }
+    let removed = entries[hole]
+    let mask = entries.count - 1
+    // Backward shift: move later entries of the probe run into the hole when their home slot
+    // allows it, so that no tombstones are needed.
+    var next = (hole + 1) & mask
+    while entries[next].tag != 0 {
+      let home = homeIndex(of: entries[next])
+      if (next - home) & mask >= (next - hole) & mask {
+        entries[hole] = entries[next]
+        hole = next
+      }
+      next = (next + 1) & mask
+    }
+    entries[hole] = Entry()
+    count -= 1
+    garbageBytes += Int(removed.length)
+    if garbageBytes > 65_536, garbageBytes * 2 > arena.count { rebuild(capacity: entries.count) }
+    return removed.value
+  }
+
+  // MARK: Inside
+
+  private func index(of key: UnsafeRawBufferPointer) -> Int? {
+    let hash = Self.hash(key, seed: seed)
+    let tag = Self.tag(of: hash)
+    let mask = entries.count - 1
+    var index = Int(truncatingIfNeeded: hash) & mask
+    while entries[index].tag != 0 {
+      let entry = entries[index]
+      if entry.tag == tag, Int(entry.length) == key.count,
+        arena.withUnsafeBytes({ Self.equal(key, UnsafeRawBufferPointer(rebasing: $0[Int(entry.offset)..<Int(entry.offset) + key.count])) })
+      {
+        return index
+      }
+      index = (index + 1) & mask
+    }
+    return nil
+  }
+
+  private func homeIndex(of entry: Entry) -> Int {
+    let hash = arena.withUnsafeBytes {
+      Self.hash(UnsafeRawBufferPointer(rebasing: $0[Int(entry.offset)..<Int(entry.offset + entry.length)]), seed: seed)
+    }
+    return Int(truncatingIfNeeded: hash) & (entries.count - 1)
+  }
+
+  private mutating func place(_ entry: Entry, hash: UInt64) {
+    let mask = entries.count - 1
+    var index = Int(truncatingIfNeeded: hash) & mask
+    while entries[index].tag != 0 { index = (index + 1) & mask }
+    entries[index] = entry
+  }
+
+  /// Re-places every entry into `capacity` entries and packs the arena.
+  private mutating func rebuild(capacity: Int) {
+    let old = entries
+    let oldArena = arena
+    entries = Array(repeating: Entry(), count: capacity)
+    arena = []
+    arena.reserveCapacity(oldArena.count - garbageBytes)
+    garbageBytes = 0
+    oldArena.withUnsafeBytes { oldArena in
+      for var entry in old where entry.tag != 0 {
+        let key = UnsafeRawBufferPointer(rebasing: oldArena[Int(entry.offset)..<Int(entry.offset + entry.length)])
+        entry.offset = UInt32(arena.count)
+        arena.append(contentsOf: key)
+        place(entry, hash: Self.hash(key, seed: seed))
+      }
+    }
+  }
+
+  private static func tag(of hash: UInt64) -> UInt32 { UInt32(truncatingIfNeeded: hash >> 32) | 1 }
+
+  private static func equal(_ a: UnsafeRawBufferPointer, _ b: UnsafeRawBufferPointer) -> Bool {
+    a.count == b.count && (a.count == 0 || memcmp(a.baseAddress!, b.baseAddress!, a.count) == 0)
+  }
+
+  /// A seeded multiply-mix hash over 8-byte words (in the manner of wyhash).
+  static func hash(_ key: UnsafeRawBufferPointer, seed: UInt64) -> UInt64 {
+    @inline(__always) func mix(_ a: UInt64, _ b: UInt64) -> UInt64 {
+      let product = a.multipliedFullWidth(by: b)
+      return product.high ^ product.low
+    }
+    let p0: UInt64 = 0xa076_1d64_78bd_642f
+    let p1: UInt64 = 0xe703_7ed1_a0b4_28db
+    var state = seed ^ p0 ^ UInt64(key.count)
+    var offset = 0
+    while offset + 8 <= key.count {
+      state = mix(state ^ key.loadUnaligned(fromByteOffset: offset, as: UInt64.self), p1)
+      offset += 8
+    }
+    if offset < key.count {
+      var tail: UInt64 = 0
+      for index in offset..<key.count { tail = tail << 8 | UInt64(key[index]) }
+      state = mix(state ^ tail, p1 ^ 0x8bb8_4b93_962e_acc9)
+    }
+    return mix(state ^ p0, p1 ^ UInt64(key.count))
+  }
+}
