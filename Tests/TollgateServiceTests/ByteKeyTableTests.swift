@@ -1,4 +1,6 @@
 import Testing
+import TollgateRPC
+import TollgateTesting
 
 @testable import TollgateService
 
@@ -82,5 +84,60 @@ struct ByteKeyTableTests {
     // About 98 per bucket; a poor hash of sequential ids leaves buckets empty or piles them up.
     #expect(buckets.min()! > 50)
     #expect(buckets.max()! < 160)
+  }
+}
+
+@Suite("Warming the index")
+struct IndexWarmTests {
+  @Test("warming known, unknown and removed users changes no answer")
+  func warmKeepsAnswers() {
+    let index = EntitlementIndex()
+    for number in 0..<2_000 {
+      index.replace(
+        userId: "user-\(number)",
+        with: [.sample(userId: "user-\(number)", expiresAtMs: Int64(number) * 1_000)]
+          + (number.isMultiple(of: 3) ? [.sample(userId: "user-\(number)", source: "app_store:9\(number)", expiresAtMs: 5_000_000)] : []))
+    }
+    for number in stride(from: 0, to: 2_000, by: 7) { index.replace(userId: "user-\(number)", with: []) }
+    let asked = (0..<200).map { "user-\($0 * 13)" } + ["nobody", "", "user-1999"]
+
+    func answers() -> [IsSubscriberAnswerSnapshot] {
+      asked.map { user in
+        var user = user
+        var entitlement = "premium"
+        return user.withUTF8 { user in
+          entitlement.withUTF8 { entitlement in
+            IsSubscriberAnswerSnapshot(
+              index.isSubscriberAnswer(userId: UnsafeRawBufferPointer(user), entitlement: UnsafeRawBufferPointer(entitlement), nowMs: 1_000_000))
+          }
+        }
+      }
+    }
+    let before = answers()
+    #expect(before.contains { $0.active } && before.contains { !$0.active })
+    // All ids back to back in one buffer, as a read's requests are.
+    let joined = asked.flatMap { Array($0.utf8) }
+    joined.withUnsafeBytes { joined in
+      var offset = 0
+      let pointers = asked.map { user in
+        defer { offset += user.utf8.count }
+        return UnsafeRawBufferPointer(rebasing: joined[offset..<offset + user.utf8.count])
+      }
+      pointers.withUnsafeBufferPointer { index.warm(userIds: $0) }
+    }
+    #expect(answers() == before)
+  }
+}
+
+/// What an answer says, comparable.
+struct IsSubscriberAnswerSnapshot: Equatable {
+  var active: Bool
+  var expiresAtMs: Int64
+  var description: String
+
+  init(_ answer: TollgateRPC.IsSubscriberAnswer) {
+    active = answer.active
+    expiresAtMs = answer.expiresAtMs
+    description = "\(answer)"
   }
 }

@@ -15,6 +15,9 @@ public struct RequestFrameDecoder: NIOSingleStepByteToMessageDecoder {
   public let maximumPayloadLength: Int
   private var bytesToDiscard = 0
 
+  /// True while the rest of an oversized payload is being skipped.
+  public var isDiscarding: Bool { bytesToDiscard > 0 }
+
   public init(maximumPayloadLength: Int) {
     self.maximumPayloadLength = maximumPayloadLength
   }

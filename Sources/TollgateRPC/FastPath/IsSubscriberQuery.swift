@@ -17,7 +17,7 @@ public struct IsSubscriberFields {
     }
   }
 
-  private init?(parsing bytes: UnsafeRawBufferPointer) {
+  init?(parsing bytes: UnsafeRawBufferPointer) {
     let empty = UnsafeRawBufferPointer(start: nil, count: 0)
     userId = empty
     entitlement = empty

@@ -51,6 +51,36 @@ struct EntitlementsDispatcher: Sendable {
     return .answered
   }
 
+  /// The most IsSubscriber requests of one read warmed together.
+  static let warmBatch = 64
+
+  /// Hands the user ids of the IsSubscriber requests among the complete frames at the start of
+  /// `bytes` (frame boundaries, not consumed) to the handler's `warm`, when there are several.
+  func warm(_ bytes: ByteBuffer, maximumPayloadLength: Int) {
+    // Two frames of at least a header each, or nothing to overlap.
+    guard bytes.readableBytes >= 2 * RequestFrame.headerLength else { return }
+    bytes.withUnsafeReadableBytes { bytes in
+      withUnsafeTemporaryAllocation(of: UnsafeRawBufferPointer.self, capacity: Self.warmBatch) { userIds in
+        var count = 0
+        var offset = 0
+        while count < Self.warmBatch, bytes.count - offset >= RequestFrame.headerLength {
+          let methodIndex = bytes.loadUnaligned(fromByteOffset: offset, as: UInt32.self).littleEndian
+          let length = Int(bytes.loadUnaligned(fromByteOffset: offset + 4, as: UInt32.self).littleEndian)
+          let start = offset + RequestFrame.headerLength
+          guard length <= maximumPayloadLength, bytes.count - start >= length else { break }
+          if methodIndex == EntitlementsMethod.isSubscriber.rawValue,
+            let fields = IsSubscriberFields(parsing: UnsafeRawBufferPointer(rebasing: bytes[start..<start + length]))
+          {
+            userIds[count] = fields.userId
+            count += 1
+          }
+          offset = start + length
+        }
+        if count > 1 { handler.warm(userIds: UnsafeBufferPointer(rebasing: userIds[0..<count])) }
+      }
+    }
+  }
+
   private struct DecodingFailed: Error {}
 }
 

@@ -13,8 +13,14 @@ public protocol EntitlementsHandler: Sendable {
   /// request's bytes, valid during the call). Nil means "answer through `isSubscriber(_:)`" (an
   /// error response, or a handler without a fast path).
   func isSubscriberAnswer(_ fields: IsSubscriberFields) -> IsSubscriberAnswer?
+
+  /// Called before a read's IsSubscriber requests are answered, with their user ids (valid
+  /// during the call): a chance to load what answering them will touch, all at once. Must not
+  /// change any answer.
+  func warm(userIds: UnsafeBufferPointer<UnsafeRawBufferPointer>)
 }
 
 extension EntitlementsHandler {
   public func isSubscriberAnswer(_ fields: IsSubscriberFields) -> IsSubscriberAnswer? { nil }
+  public func warm(userIds: UnsafeBufferPointer<UnsafeRawBufferPointer>) {}
 }

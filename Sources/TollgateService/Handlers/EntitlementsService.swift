@@ -68,6 +68,10 @@ public struct EntitlementsService: EntitlementsHandler {
     return index.isSubscriberAnswer(userId: fields.userId, entitlement: fields.entitlement, nowMs: nowMs())
   }
 
+  public func warm(userIds: UnsafeBufferPointer<UnsafeRawBufferPointer>) {
+    index.warm(userIds: userIds)
+  }
+
   public func getSubscription(_ request: Tollgate_V1_GetSubscriptionRequest) -> Tollgate_V1_GetSubscriptionResponse {
     var response = Tollgate_V1_GetSubscriptionResponse()
     if let problem = RequestValidation.userId(request.userID) {

@@ -66,6 +66,43 @@ struct ByteKeyTable {
     }
   }
 
+  // MARK: Warming
+
+  /// Loads, for each key, the entry its lookup starts at, and returns a value that depends on
+  /// those loads (so they are not optimised away). Keys looked up together (a read's pipelined
+  /// requests) then wait for their cache misses at the same time instead of one after another.
+  func touchEntries(hashes: UnsafeBufferPointer<UInt64>) -> UInt32 {
+    let mask = entries.count - 1
+    return entries.withUnsafeBufferPointer { entries in
+      var sink: UInt32 = 0
+      for hash in hashes { sink &+= entries[Int(truncatingIfNeeded: hash) & mask].offset }
+      return sink
+    }
+  }
+
+  /// For each key whose first probed entry looks like a match, loads its key's bytes in the
+  /// arena and writes the entry's value to `values` (-1 otherwise); the second step of warming.
+  func touchKeys(hashes: UnsafeBufferPointer<UInt64>, values: UnsafeMutableBufferPointer<Int32>) -> UInt8 {
+    let mask = entries.count - 1
+    return entries.withUnsafeBufferPointer { entries in
+      arena.withUnsafeBytes { arena in
+        var sink: UInt8 = 0
+        for (position, hash) in hashes.enumerated() {
+          let entry = entries[Int(truncatingIfNeeded: hash) & mask]
+          if entry.tag == Self.tag(of: hash), entry.length > 0 {
+            sink &+= arena[Int(entry.offset)]
+            values[position] = entry.value
+          } else {
+            values[position] = -1
+          }
+        }
+        return sink
+      }
+    }
+  }
+
+  func hash(_ key: UnsafeRawBufferPointer) -> UInt64 { Self.hash(key, seed: seed) }
+
   // MARK: Changes
 
   /// Sets the value of `key`, adding the key when it is new.

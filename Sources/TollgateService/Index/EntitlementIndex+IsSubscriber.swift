@@ -33,4 +33,23 @@ extension EntitlementIndex {
       return answer
     }
   }
+
+  /// Loads what looking up `userIds` will touch (their table entries, keys and first records),
+  /// each step for all of them at once, so that their cache misses overlap. Answers do not
+  /// change; a pipelined read of many requests is answered faster.
+  func warm(userIds: UnsafeBufferPointer<UnsafeRawBufferPointer>) {
+    withUnsafeTemporaryAllocation(of: UInt64.self, capacity: userIds.count) { hashes in
+      withUnsafeTemporaryAllocation(of: Int32.self, capacity: userIds.count) { heads in
+        state.withLock { state in
+          for (position, userId) in userIds.enumerated() { hashes[position] = state.heads.hash(userId) }
+          var sink = UInt64(state.heads.touchEntries(hashes: UnsafeBufferPointer(hashes)))
+          sink &+= UInt64(state.heads.touchKeys(hashes: UnsafeBufferPointer(hashes), values: heads))
+          state.slots.withUnsafeBufferPointer { slots in
+            for head in heads where head >= 0 && Int(head) < slots.count { sink &+= UInt64(slots[Int(head)].entitlement) }
+          }
+          state.warmed = sink
+        }
+      }
+    }
+  }
 }

@@ -15,6 +15,8 @@ public final class EntitlementIndex: Sendable {
     var freeSlots: [Int32] = []
     var strings = InternTable()
     var recordCount = 0
+    /// Written by `warm` so that its loads are kept.
+    var warmed: UInt64 = 0
 
     /// Adds `records` in front of the user's existing ones.
     mutating func add(userId: String, _ records: [EntitlementRecord]) {

@@ -232,6 +232,9 @@ final class ServerLoop {
   private func answer(_ bytes: inout ByteBuffer, from connection: ServerConnection) {
     // A local copy: a stored property of a class costs an exclusivity check per access.
     var decoder = connection.decoder
+    if !decoder.isDiscarding {
+      shared.dispatcher.warm(bytes, maximumPayloadLength: shared.config.maximumPayloadLength)
+    }
     while let request = decoder.decodeFrame(buffer: &bytes) {
       switch request {
       case .oversized(let methodIndex, let requestId, let length):
