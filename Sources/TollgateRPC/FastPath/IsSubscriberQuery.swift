@@ -17,7 +17,8 @@ public struct IsSubscriberFields {
     }
   }
 
-  init?(parsing bytes: UnsafeRawBufferPointer) {
+  /// With `validatingUTF8` false the strings are not checked (warming, which only loads memory).
+  init?(parsing bytes: UnsafeRawBufferPointer, validatingUTF8: Bool = true) {
     let empty = UnsafeRawBufferPointer(start: nil, count: 0)
     userId = empty
     entitlement = empty
@@ -26,7 +27,7 @@ public struct IsSubscriberFields {
       guard let key = reader.varint(), key >> 3 != 0 else { return nil }
       switch (key >> 3, key & 7) {
       case (1, 2), (2, 2):
-        guard let text = reader.lengthDelimited(), text.isValidUTF8 else { return nil }
+        guard let text = reader.lengthDelimited(), !validatingUTF8 || text.isValidUTF8 else { return nil }
         if key >> 3 == 1 { userId = text } else { entitlement = text }
       case (_, 0):
         guard reader.varint() != nil else { return nil }

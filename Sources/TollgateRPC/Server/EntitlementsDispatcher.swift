@@ -69,7 +69,8 @@ struct EntitlementsDispatcher: Sendable {
           let start = offset + RequestFrame.headerLength
           guard length <= maximumPayloadLength, bytes.count - start >= length else { break }
           if methodIndex == EntitlementsMethod.isSubscriber.rawValue,
-            let fields = IsSubscriberFields(parsing: UnsafeRawBufferPointer(rebasing: bytes[start..<start + length]))
+            let fields = IsSubscriberFields(
+              parsing: UnsafeRawBufferPointer(rebasing: bytes[start..<start + length]), validatingUTF8: false)
           {
             userIds[count] = fields.userId
             count += 1

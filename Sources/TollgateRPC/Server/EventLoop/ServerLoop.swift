@@ -34,9 +34,10 @@ final class ServerLoop {
   private var connections: [ServerConnection?] = []
   private var connectionCount = 0
   private var nextGeneration: UInt32 = 0
-  /// Scratch buffers, reused for every read: received bytes and the answers to them.
-  private var input: ByteBuffer
-  private var output: ByteBuffer
+  /// Scratch buffers, reused for every read: received bytes and the answers to them. Taken into
+  /// locals while in use (a class's stored property costs an exclusivity check per access).
+  private var input: ByteBuffer?
+  private var output: ByteBuffer?
   private var accepting = true
   /// After running out of descriptors, accepting resumes at this moment (monotonic ns).
   private var acceptPausedUntilNs: UInt64?
@@ -199,6 +200,12 @@ final class ServerLoop {
   }
 
   private func read(_ connection: ServerConnection) {
+    var input = self.input.take()!
+    var output = self.output.take()!
+    defer {
+      self.input = input
+      self.output = output
+    }
     input.clear()
     let count = input.withUnsafeMutableWritableBytes { Glibc.read(connection.fd, $0.baseAddress, $0.count) }
     guard count > 0 else {
@@ -211,13 +218,13 @@ final class ServerLoop {
     output.clear()
     if var partial = connection.partial.take() {
       partial.writeBuffer(&input)
-      answer(&partial, from: connection)
+      answer(&partial, into: &output, from: connection)
       if partial.readableBytes > 0 {
         partial.discardReadBytes()
         connection.partial = partial
       }
     } else {
-      answer(&input, from: connection)
+      answer(&input, into: &output, from: connection)
       if input.readableBytes > 0 {
         var rest = allocator.buffer(capacity: max(input.readableBytes, 256))
         rest.writeBuffer(&input)
@@ -229,8 +236,7 @@ final class ServerLoop {
 
   /// Answers every complete frame in `bytes` into `output`; deferred calls start here and answer
   /// through the mailbox.
-  private func answer(_ bytes: inout ByteBuffer, from connection: ServerConnection) {
-    // A local copy: a stored property of a class costs an exclusivity check per access.
+  private func answer(_ bytes: inout ByteBuffer, into output: inout ByteBuffer, from connection: ServerConnection) {
     var decoder = connection.decoder
     if !decoder.isDiscarding {
       shared.dispatcher.warm(bytes, maximumPayloadLength: shared.config.maximumPayloadLength)
@@ -246,7 +252,7 @@ final class ServerLoop {
         let outcome = shared.dispatcher.dispatch(
           methodIndex: frame.methodIndex, requestId: frame.requestId, payload: frame.payload, into: &output)
         if case .deferred(let work) = outcome {
-          start(work, methodIndex: frame.methodIndex, requestId: frame.requestId, for: connection)
+          start(work, methodIndex: frame.methodIndex, requestId: frame.requestId, for: connection, refusingInto: &output)
         }
       }
     }
@@ -255,7 +261,7 @@ final class ServerLoop {
 
   private func start(
     _ work: @escaping @Sendable () async throws -> ByteBuffer, methodIndex: UInt32, requestId: UInt32,
-    for connection: ServerConnection
+    for connection: ServerConnection, refusingInto output: inout ByteBuffer
   ) {
     guard connection.pending < shared.config.maximumPendingPerConnection else {
       output.writeResponseFrame(status: .tooManyPending, methodIndex: methodIndex, requestId: requestId) { _ in }
@@ -272,6 +278,8 @@ final class ServerLoop {
   }
 
   private func handleMailbox() {
+    var output = self.output.take()!
+    defer { self.output = output }
     for message in mailbox.takeAll() {
       switch message {
       case .answer(let token, let methodIndex, let requestId, let result):
