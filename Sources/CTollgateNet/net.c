@@ -69,48 +69,70 @@ void tg_net_eventfd_drain(int fd) {
   }
 }
 
-int tg_net_listen(const char *host, int port, int backlog, int *bound_port, char *address, size_t address_capacity) {
+/// Resolves host:port and, for each address in turn, makes a socket (with `socket_flags`) and
+/// hands it to `attempt` until one returns 0: that socket. Otherwise -1 with errno from the last
+/// failure; with *unresolved set when the host did not resolve (and errno not from the system).
+typedef int (*tg_attempt)(int fd, const struct addrinfo *address, void *context);
+static int first_socket(const char *host, int port, int passive, int socket_flags, tg_attempt attempt, void *context,
+                        int *unresolved) {
   char service[16];
   snprintf(service, sizeof service, "%d", port);
   struct addrinfo hints;
   memset(&hints, 0, sizeof hints);
   hints.ai_family = AF_UNSPEC;
   hints.ai_socktype = SOCK_STREAM;
-  hints.ai_flags = AI_PASSIVE;
+  hints.ai_flags = passive ? AI_PASSIVE : 0;
   struct addrinfo *found = NULL;
   int status = getaddrinfo(host, service, &hints, &found);
-  if (status != 0) {
-    if (status == EAI_SYSTEM) return -1;
-    errno = EADDRNOTAVAIL;
-    return -2;
-  }
+  *unresolved = status != 0 && status != EAI_SYSTEM;
+  if (status != 0) return -1;
   int fd = -1;
   int saved = EADDRNOTAVAIL;
   for (struct addrinfo *a = found; a != NULL; a = a->ai_next) {
-    fd = socket(a->ai_family, SOCK_STREAM | SOCK_CLOEXEC | SOCK_NONBLOCK, 0);
+    fd = socket(a->ai_family, SOCK_STREAM | socket_flags, 0);
     if (fd < 0) {
       saved = errno;
       continue;
     }
-    int one = 1;
-    setsockopt(fd, SOL_SOCKET, SO_REUSEADDR, &one, sizeof one);
-    if (bind(fd, a->ai_addr, a->ai_addrlen) == 0 && listen(fd, backlog) == 0) break;
+    if (attempt(fd, a, context) == 0) break;
     saved = errno;
     close(fd);
     fd = -1;
   }
   freeaddrinfo(found);
-  if (fd < 0) {
-    errno = saved;
-    return -1;
+  if (fd < 0) errno = saved;
+  return fd;
+}
+
+static int bind_and_listen(int fd, const struct addrinfo *address, void *backlog) {
+  int one = 1;
+  setsockopt(fd, SOL_SOCKET, SO_REUSEADDR, &one, sizeof one);
+  if (bind(fd, address->ai_addr, address->ai_addrlen) != 0) return -1;
+  return listen(fd, *(int *)backlog);
+}
+
+static int connect_without_delay(int fd, const struct addrinfo *address, void *unused) {
+  (void)unused;
+  int one = 1;
+  setsockopt(fd, IPPROTO_TCP, TCP_NODELAY, &one, sizeof one);
+  return connect(fd, address->ai_addr, address->ai_addrlen);
+}
+
+int tg_net_listen(const char *host, int port, int backlog, int *bound_port, char *address, size_t address_capacity) {
+  int unresolved = 0;
+  int fd = first_socket(host, port, 1, SOCK_CLOEXEC | SOCK_NONBLOCK, bind_and_listen, &backlog, &unresolved);
+  if (fd < 0 && unresolved) {
+    errno = EADDRNOTAVAIL;
+    return -2;
   }
+  if (fd < 0) return -1;
   struct sockaddr_storage bound;
   socklen_t length = sizeof bound;
   char port_text[16];
   if (getsockname(fd, (struct sockaddr *)&bound, &length) != 0 ||
       getnameinfo((struct sockaddr *)&bound, length, address, address_capacity, port_text, sizeof port_text,
                   NI_NUMERICHOST | NI_NUMERICSERV) != 0) {
-    saved = errno;
+    int saved = errno;
     close(fd);
     errno = saved;
     return -1;
@@ -151,36 +173,10 @@ uint64_t tg_net_now_ns(void) {
 }
 
 int tg_net_connect(const char *host, int port) {
-  char service[16];
-  snprintf(service, sizeof service, "%d", port);
-  struct addrinfo hints;
-  memset(&hints, 0, sizeof hints);
-  hints.ai_family = AF_UNSPEC;
-  hints.ai_socktype = SOCK_STREAM;
-  struct addrinfo *found = NULL;
-  int status = getaddrinfo(host, service, &hints, &found);
-  if (status != 0) {
-    errno = status == EAI_SYSTEM ? errno : EHOSTUNREACH;
-    return -1;
-  }
-  int fd = -1;
-  int saved = ECONNREFUSED;
-  for (struct addrinfo *a = found; a != NULL; a = a->ai_next) {
-    fd = socket(a->ai_family, SOCK_STREAM | SOCK_CLOEXEC, 0);
-    if (fd < 0) {
-      saved = errno;
-      continue;
-    }
-    int one = 1;
-    setsockopt(fd, IPPROTO_TCP, TCP_NODELAY, &one, sizeof one);
-    if (connect(fd, a->ai_addr, a->ai_addrlen) == 0) break;
-    saved = errno;
-    close(fd);
-    fd = -1;
-  }
-  freeaddrinfo(found);
+  int unresolved = 0;
+  int fd = first_socket(host, port, 0, SOCK_CLOEXEC, connect_without_delay, NULL, &unresolved);
   if (fd < 0) {
-    errno = saved;
+    if (unresolved) errno = EHOSTUNREACH;
     return -1;
   }
   int flags = fcntl(fd, F_GETFL, 0);

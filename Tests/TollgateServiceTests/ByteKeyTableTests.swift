@@ -102,16 +102,7 @@ struct IndexWarmTests {
     let asked = (0..<200).map { "user-\($0 * 13)" } + ["nobody", "", "user-1999"]
 
     func answers() -> [IsSubscriberAnswerSnapshot] {
-      asked.map { user in
-        var user = user
-        var entitlement = "premium"
-        return user.withUTF8 { user in
-          entitlement.withUTF8 { entitlement in
-            IsSubscriberAnswerSnapshot(
-              index.isSubscriberAnswer(userId: UnsafeRawBufferPointer(user), entitlement: UnsafeRawBufferPointer(entitlement), nowMs: 1_000_000))
-          }
-        }
-      }
+      asked.map { IsSubscriberAnswerSnapshot(index.isSubscriberAnswer(userId: $0, entitlement: "premium", nowMs: 1_000_000)) }
     }
     let before = answers()
     #expect(before.contains { $0.active } && before.contains { !$0.active })

@@ -28,6 +28,24 @@ public struct RequestFrame: Sendable, Hashable {
   }
 }
 
+extension RequestFrame {
+  /// A request frame's header as it lies in memory: what the server's decoder and its warming
+  /// scan both read.
+  struct Header {
+    var methodIndex: UInt32
+    var messageLength: UInt32
+    var requestId: UInt32
+
+    /// The header at `offset` in `bytes`; nil when fewer than `headerLength` bytes remain.
+    init?(in bytes: UnsafeRawBufferPointer, at offset: Int = 0) {
+      guard bytes.count - offset >= RequestFrame.headerLength else { return nil }
+      methodIndex = UInt32(littleEndian: bytes.loadUnaligned(fromByteOffset: offset, as: UInt32.self))
+      messageLength = UInt32(littleEndian: bytes.loadUnaligned(fromByteOffset: offset + 4, as: UInt32.self))
+      requestId = UInt32(littleEndian: bytes.loadUnaligned(fromByteOffset: offset + 8, as: UInt32.self))
+    }
+  }
+}
+
 /// A response: `status_code u32 LE | method_index u32 LE | message_length u32 LE | request_id | payload`.
 public struct ResponseFrame: Sendable, Hashable {
   public static let headerLength = 16

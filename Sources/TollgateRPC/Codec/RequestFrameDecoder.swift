@@ -9,6 +9,8 @@ public enum InboundRequest: Sendable, Hashable {
 
 /// Splits a byte stream into protobuf-c-rpc request frames. Checks the length against the limit
 /// before waiting for the body.
+/// The server's loops call `decodeFrame` directly; the NIO decoder conformance lets the decoder
+/// be checked with NIO's `ByteToMessageDecoderVerifier` (every split of the input).
 public struct RequestFrameDecoder: NIOSingleStepByteToMessageDecoder {
   public typealias InboundOut = InboundRequest
 
@@ -26,28 +28,22 @@ public struct RequestFrameDecoder: NIOSingleStepByteToMessageDecoder {
     decodeFrame(buffer: &buffer)
   }
 
+  public mutating func decodeLast(buffer: inout ByteBuffer, seenEOF: Bool) throws -> InboundRequest? {
+    // A partial frame at EOF is dropped: its sender is gone and cannot read an answer.
+    decodeFrame(buffer: &buffer)
+  }
+
   /// The next request (or oversized header) in `buffer`; nil until one is complete.
   public mutating func decodeFrame(buffer: inout ByteBuffer) -> InboundRequest? {
-    if bytesToDiscard > 0 {
-      let discarded = min(bytesToDiscard, buffer.readableBytes)
-      buffer.moveReaderIndex(forwardBy: discarded)
-      bytesToDiscard -= discarded
-      if bytesToDiscard > 0 { return nil }
-    }
-    guard buffer.readableBytes >= RequestFrame.headerLength else { return nil }
-    let start = buffer.readerIndex
-    guard
-      let methodIndex = buffer.getInteger(at: start, endianness: .little, as: UInt32.self),
-      let length = buffer.getInteger(at: start + 4, endianness: .little, as: UInt32.self),
-      let requestId = buffer.getInteger(at: start + 8, endianness: .little, as: UInt32.self)
-    else { return nil }
+    discardSkippedBytes(from: &buffer)
+    if bytesToDiscard > 0 { return nil }
+    guard let header = buffer.withUnsafeReadableBytes({ RequestFrame.Header(in: $0) }) else { return nil }
+    let (methodIndex, length, requestId) = (header.methodIndex, header.messageLength, header.requestId)
 
     if Int(length) > maximumPayloadLength {
       buffer.moveReaderIndex(forwardBy: RequestFrame.headerLength)
       bytesToDiscard = Int(length)
-      let discarded = min(bytesToDiscard, buffer.readableBytes)
-      buffer.moveReaderIndex(forwardBy: discarded)
-      bytesToDiscard -= discarded
+      discardSkippedBytes(from: &buffer)
       return .oversized(methodIndex: methodIndex, requestId: requestId, messageLength: length)
     }
     guard buffer.readableBytes >= RequestFrame.headerLength + Int(length) else { return nil }
@@ -56,8 +52,10 @@ public struct RequestFrameDecoder: NIOSingleStepByteToMessageDecoder {
     return .request(RequestFrame(methodIndex: methodIndex, requestId: requestId, payload: payload))
   }
 
-  public mutating func decodeLast(buffer: inout ByteBuffer, seenEOF: Bool) throws -> InboundRequest? {
-    // A partial frame at EOF is dropped: its sender is gone and cannot read an answer.
-    decodeFrame(buffer: &buffer)
+  /// Skips what `buffer` holds of an oversized payload.
+  private mutating func discardSkippedBytes(from buffer: inout ByteBuffer) {
+    let discarded = min(bytesToDiscard, buffer.readableBytes)
+    buffer.moveReaderIndex(forwardBy: discarded)
+    bytesToDiscard -= discarded
   }
 }

@@ -17,7 +17,7 @@ struct EntitlementsDispatcher: Sendable {
   /// Appends the answer to `output`, or hands back the work of a deferred call.
   func dispatch(methodIndex: UInt32, requestId: UInt32, payload: ByteBuffer, into output: inout ByteBuffer) -> Outcome {
     guard let method = EntitlementsMethod(rawValue: methodIndex) else {
-      output.writeResponseFrame(status: .serviceFailed, methodIndex: methodIndex, requestId: requestId) { _ in }
+      output.writeResponseHeader(status: .serviceFailed, methodIndex: methodIndex, requestId: requestId, messageLength: 0)
       return .answered
     }
     do {
@@ -46,7 +46,7 @@ struct EntitlementsDispatcher: Sendable {
     } catch {
       // Undecodable payload (or, in theory, an unencodable response): the call fails, the
       // connection does not.
-      output.writeResponseFrame(status: .serviceFailed, methodIndex: methodIndex, requestId: requestId) { _ in }
+      output.writeResponseHeader(status: .serviceFailed, methodIndex: methodIndex, requestId: requestId, messageLength: 0)
     }
     return .answered
   }
@@ -63,12 +63,11 @@ struct EntitlementsDispatcher: Sendable {
       withUnsafeTemporaryAllocation(of: UnsafeRawBufferPointer.self, capacity: Self.warmBatch) { userIds in
         var count = 0
         var offset = 0
-        while count < Self.warmBatch, bytes.count - offset >= RequestFrame.headerLength {
-          let methodIndex = bytes.loadUnaligned(fromByteOffset: offset, as: UInt32.self).littleEndian
-          let length = Int(bytes.loadUnaligned(fromByteOffset: offset + 4, as: UInt32.self).littleEndian)
+        while count < Self.warmBatch, let header = RequestFrame.Header(in: bytes, at: offset) {
+          let length = Int(header.messageLength)
           let start = offset + RequestFrame.headerLength
           guard length <= maximumPayloadLength, bytes.count - start >= length else { break }
-          if methodIndex == EntitlementsMethod.isSubscriber.rawValue,
+          if header.methodIndex == EntitlementsMethod.isSubscriber.rawValue,
             let fields = IsSubscriberFields(
               parsing: UnsafeRawBufferPointer(rebasing: bytes[start..<start + length]), validatingUTF8: false)
           {

@@ -50,21 +50,14 @@ public struct EntitlementsService: EntitlementsHandler {
       return response
     }
     // One way to answer: the hot path's, as a message.
-    var userId = request.userID
-    var entitlement = request.entitlement
-    let now = nowMs()
-    return userId.withUTF8 { userId in
-      entitlement.withUTF8 { entitlement in
-        index.isSubscriberAnswer(userId: UnsafeRawBufferPointer(userId), entitlement: UnsafeRawBufferPointer(entitlement), nowMs: now)
-      }
-    }.message
+    return index.isSubscriberAnswer(userId: request.userID, entitlement: request.entitlement, nowMs: nowMs()).message
   }
 
   public func isSubscriberAnswer(_ fields: IsSubscriberFields) -> IsSubscriberAnswer? {
     // Invalid requests take the message path, which explains the problem in `error`.
-    guard RequestValidation.isValid(userIdLength: fields.userId.count, entitlementLength: fields.entitlement.count) else {
-      return nil
-    }
+    guard RequestValidation.userId(byteCount: fields.userId.count) == nil,
+      RequestValidation.entitlement(byteCount: fields.entitlement.count) == nil
+    else { return nil }
     return index.isSubscriberAnswer(userId: fields.userId, entitlement: fields.entitlement, nowMs: nowMs())
   }
 

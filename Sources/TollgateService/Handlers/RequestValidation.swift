@@ -8,21 +8,21 @@ enum RequestValidation {
   static let maximumEntitlementLength = 128
   static let maximumEvidenceLength = 256 * 1024
 
-  static func userId(_ value: String) -> String? {
-    if value.isEmpty { return "user_id is required" }
-    if value.utf8.count > maximumUserIdLength { return "user_id is longer than \(maximumUserIdLength) bytes" }
+  static func userId(_ value: String) -> String? { userId(byteCount: value.utf8.count) }
+
+  static func entitlement(_ value: String) -> String? { entitlement(byteCount: value.utf8.count) }
+
+  /// The same checks on a field's length in bytes (the hot path has bytes, not a `String`).
+  static func userId(byteCount: Int) -> String? {
+    if byteCount == 0 { return "user_id is required" }
+    if byteCount > maximumUserIdLength { return "user_id is longer than \(maximumUserIdLength) bytes" }
     return nil
   }
 
-  static func entitlement(_ value: String) -> String? {
-    if value.isEmpty { return "entitlement is required" }
-    if value.utf8.count > maximumEntitlementLength { return "entitlement is longer than \(maximumEntitlementLength) bytes" }
+  static func entitlement(byteCount: Int) -> String? {
+    if byteCount == 0 { return "entitlement is required" }
+    if byteCount > maximumEntitlementLength { return "entitlement is longer than \(maximumEntitlementLength) bytes" }
     return nil
-  }
-
-  /// The hot path's check, on byte counts: true when `userId` and `entitlement` would pass.
-  static func isValid(userIdLength: Int, entitlementLength: Int) -> Bool {
-    (1...maximumUserIdLength).contains(userIdLength) && (1...maximumEntitlementLength).contains(entitlementLength)
   }
 
   struct Problem: Error {

@@ -32,37 +32,15 @@ struct ByteKeyTable {
   // MARK: Lookups
 
   func find(_ key: UnsafeRawBufferPointer) -> Int32? {
-    let hash = Self.hash(key, seed: seed)
-    let tag = Self.tag(of: hash)
-    let mask = entries.count - 1
-    return entries.withUnsafeBufferPointer { entries in
-      arena.withUnsafeBytes { arena in
-        var index = Int(truncatingIfNeeded: hash) & mask
-        while true {
-          let entry = entries[index]
-          if entry.tag == 0 { return nil }
-          if entry.tag == tag, Int(entry.length) == key.count,
-            Self.equal(key, UnsafeRawBufferPointer(rebasing: arena[Int(entry.offset)..<Int(entry.offset) + key.count]))
-          {
-            return entry.value
-          }
-          index = (index + 1) & mask
-        }
-      }
-    }
+    index(of: key).map { entries[$0].value }
   }
 
-  func find(_ key: String) -> Int32? {
-    var key = key
-    return key.withUTF8 { find(UnsafeRawBufferPointer($0)) }
-  }
+  func find(_ key: String) -> Int32? { Self.withBytes(of: key, find) }
 
   /// Every key with its value, in no particular order.
   func forEach(_ body: (UnsafeRawBufferPointer, Int32) -> Void) {
     arena.withUnsafeBytes { arena in
-      for entry in entries where entry.tag != 0 {
-        body(UnsafeRawBufferPointer(rebasing: arena[Int(entry.offset)..<Int(entry.offset + entry.length)]), entry.value)
-      }
+      for entry in entries where entry.tag != 0 { body(Self.key(of: entry, in: arena), entry.value) }
     }
   }
 
@@ -72,10 +50,9 @@ struct ByteKeyTable {
   /// those loads (so they are not optimised away). Keys looked up together (a read's pipelined
   /// requests) then wait for their cache misses at the same time instead of one after another.
   func touchEntries(hashes: UnsafeBufferPointer<UInt64>) -> UInt32 {
-    let mask = entries.count - 1
-    return entries.withUnsafeBufferPointer { entries in
+    entries.withUnsafeBufferPointer { entries in
       var sink: UInt32 = 0
-      for hash in hashes { sink &+= entries[Int(truncatingIfNeeded: hash) & mask].offset }
+      for hash in hashes { sink &+= entries[home(of: hash)].offset }
       return sink
     }
   }
@@ -83,12 +60,11 @@ struct ByteKeyTable {
   /// For each key whose first probed entry looks like a match, loads its key's bytes in the
   /// arena and writes the entry's value to `values` (-1 otherwise); the second step of warming.
   func touchKeys(hashes: UnsafeBufferPointer<UInt64>, values: UnsafeMutableBufferPointer<Int32>) -> UInt8 {
-    let mask = entries.count - 1
-    return entries.withUnsafeBufferPointer { entries in
+    entries.withUnsafeBufferPointer { entries in
       arena.withUnsafeBytes { arena in
         var sink: UInt8 = 0
         for (position, hash) in hashes.enumerated() {
-          let entry = entries[Int(truncatingIfNeeded: hash) & mask]
+          let entry = entries[home(of: hash)]
           if entry.tag == Self.tag(of: hash), entry.length > 0 {
             sink &+= arena[Int(entry.offset)]
             values[position] = entry.value
@@ -107,8 +83,7 @@ struct ByteKeyTable {
 
   /// Sets the value of `key`, adding the key when it is new.
   mutating func set(_ key: String, to value: Int32) {
-    var key = key
-    key.withUTF8 { set(UnsafeRawBufferPointer($0), to: value) }
+    Self.withBytes(of: key) { set($0, to: value) }
   }
 
   mutating func set(_ key: UnsafeRawBufferPointer, to value: Int32) {
@@ -117,19 +92,18 @@ struct ByteKeyTable {
       return
     }
     if (count + 1) * 4 > entries.count * 3 { rebuild(capacity: entries.count * 2) }
-    let hash = Self.hash(key, seed: seed)
     let offset = arena.count
     precondition(offset + key.count <= Int(UInt32.max), "ByteKeyTable: arena over 4 GiB")
     arena.append(contentsOf: key)
-    place(Entry(tag: Self.tag(of: hash), value: value, offset: UInt32(offset), length: UInt32(key.count)), hash: hash)
+    let keyHash = hash(key)
+    place(Entry(tag: Self.tag(of: keyHash), value: value, offset: UInt32(offset), length: UInt32(key.count)), hash: keyHash)
     count += 1
   }
 
   /// Removes `key`; its value, or nil when it was not there.
   @discardableResult
   mutating func remove(_ key: String) -> Int32? {
-    var key = key
-    return key.withUTF8 { remove(UnsafeRawBufferPointer($0)) }
+    Self.withBytes(of: key) { remove($0) }
   }
 
   @discardableResult
@@ -141,8 +115,8 @@ struct ByteKeyTable {
     // allows it, so that no tombstones are needed.
     var next = (hole + 1) & mask
     while entries[next].tag != 0 {
-      let home = homeIndex(of: entries[next])
-      if (next - home) & mask >= (next - hole) & mask {
+      let start = arena.withUnsafeBytes { home(of: hash(Self.key(of: entries[next], in: $0))) }
+      if (next - start) & mask >= (next - hole) & mask {
         entries[hole] = entries[next]
         hole = next
       }
@@ -157,33 +131,41 @@ struct ByteKeyTable {
 
   // MARK: Inside
 
+  /// The entry holding `key`: the one probe loop of every lookup and change.
   private func index(of key: UnsafeRawBufferPointer) -> Int? {
-    let hash = Self.hash(key, seed: seed)
-    let tag = Self.tag(of: hash)
+    let keyHash = hash(key)
+    let tag = Self.tag(of: keyHash)
     let mask = entries.count - 1
-    var index = Int(truncatingIfNeeded: hash) & mask
-    while entries[index].tag != 0 {
-      let entry = entries[index]
-      if entry.tag == tag, Int(entry.length) == key.count,
-        arena.withUnsafeBytes({ Self.equal(key, UnsafeRawBufferPointer(rebasing: $0[Int(entry.offset)..<Int(entry.offset) + key.count])) })
-      {
-        return index
+    return entries.withUnsafeBufferPointer { entries in
+      arena.withUnsafeBytes { arena in
+        var index = home(of: keyHash)
+        while entries[index].tag != 0 {
+          let entry = entries[index]
+          if entry.tag == tag, Int(entry.length) == key.count, Self.equal(key, Self.key(of: entry, in: arena)) {
+            return index
+          }
+          index = (index + 1) & mask
+        }
+        return nil
       }
-      index = (index + 1) & mask
     }
-    return nil
   }
 
-  private func homeIndex(of entry: Entry) -> Int {
-    let hash = arena.withUnsafeBytes {
-      Self.hash(UnsafeRawBufferPointer(rebasing: $0[Int(entry.offset)..<Int(entry.offset + entry.length)]), seed: seed)
-    }
-    return Int(truncatingIfNeeded: hash) & (entries.count - 1)
+  /// Where the probe for a key of this hash starts.
+  private func home(of hash: UInt64) -> Int { Int(truncatingIfNeeded: hash) & (entries.count - 1) }
+
+  private static func key(of entry: Entry, in arena: UnsafeRawBufferPointer) -> UnsafeRawBufferPointer {
+    UnsafeRawBufferPointer(rebasing: arena[Int(entry.offset)..<Int(entry.offset) + Int(entry.length)])
+  }
+
+  private static func withBytes<Result>(of key: String, _ body: (UnsafeRawBufferPointer) -> Result) -> Result {
+    var key = key
+    return key.withUTF8 { body(UnsafeRawBufferPointer($0)) }
   }
 
   private mutating func place(_ entry: Entry, hash: UInt64) {
     let mask = entries.count - 1
-    var index = Int(truncatingIfNeeded: hash) & mask
+    var index = home(of: hash)
     while entries[index].tag != 0 { index = (index + 1) & mask }
     entries[index] = entry
   }
@@ -198,10 +180,10 @@ struct ByteKeyTable {
     garbageBytes = 0
     oldArena.withUnsafeBytes { oldArena in
       for var entry in old where entry.tag != 0 {
-        let key = UnsafeRawBufferPointer(rebasing: oldArena[Int(entry.offset)..<Int(entry.offset + entry.length)])
+        let key = Self.key(of: entry, in: oldArena)
         entry.offset = UInt32(arena.count)
         arena.append(contentsOf: key)
-        place(entry, hash: Self.hash(key, seed: seed))
+        place(entry, hash: hash(key))
       }
     }
   }

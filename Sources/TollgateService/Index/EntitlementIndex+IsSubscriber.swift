@@ -34,6 +34,17 @@ extension EntitlementIndex {
     }
   }
 
+  /// The same answer for ids given as strings (the message path, tests).
+  func isSubscriberAnswer(userId: String, entitlement: String, nowMs: Int64) -> IsSubscriberAnswer {
+    var userId = userId
+    var entitlement = entitlement
+    return userId.withUTF8 { userId in
+      entitlement.withUTF8 { entitlement in
+        isSubscriberAnswer(userId: UnsafeRawBufferPointer(userId), entitlement: UnsafeRawBufferPointer(entitlement), nowMs: nowMs)
+      }
+    }
+  }
+
   /// Loads what looking up `userIds` will touch (their table entries, keys and first records),
   /// each step for all of them at once, so that their cache misses overlap. Answers do not
   /// change; a pipelined read of many requests is answered faster.

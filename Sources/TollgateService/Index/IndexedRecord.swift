@@ -40,8 +40,6 @@ struct InternTable {
     return number
   }
 
-  func number(of string: String) -> UInt32? { numbers.find(string).map(UInt32.init) }
-
   /// The number of the string whose UTF-8 bytes are `bytes`, if it was interned.
   func number(of bytes: UnsafeRawBufferPointer) -> UInt32? { numbers.find(bytes).map(UInt32.init) }
 

@@ -21,21 +21,14 @@ struct DispatcherWarmTests {
     }
   }
 
-  static func isSubscriber(_ user: String, id: UInt32) throws -> [UInt8] {
-    var request = Tollgate_V1_IsSubscriberRequest()
-    request.userID = user
-    request.entitlement = "premium"
-    return RawWire.request(methodIndex: 0, requestId: id, payload: try request.serializedBytes())
-  }
-
   @Test("the user ids of the complete IsSubscriber frames, other methods and broken payloads skipped")
   func warmsCompleteFrames() throws {
     let handler = RecordingHandler()
     let dispatcher = EntitlementsDispatcher(handler: handler)
     let complete =
-      try Self.isSubscriber("a", id: 1) + RawWire.request(methodIndex: 3, requestId: 2, payload: [])
-      + RawWire.request(methodIndex: 0, requestId: 3, payload: [0xFF, 0xFF]) + Self.isSubscriber("b", id: 4)
-    let partial = Array(try Self.isSubscriber("c", id: 5).dropLast(2))
+      try RequestFrames.isSubscriber(id: 1, user: "a") + RawWire.request(methodIndex: 3, requestId: 2, payload: [])
+      + RawWire.request(methodIndex: 0, requestId: 3, payload: [0xFF, 0xFF]) + RequestFrames.isSubscriber(id: 4, user: "b")
+    let partial = Array(try RequestFrames.isSubscriber(id: 5, user: "c").dropLast(2))
     dispatcher.warm(ByteBuffer(bytes: complete + partial), maximumPayloadLength: 1 << 20)
     #expect(handler.warmed.withLock { $0 } == [["a", "b"]])
   }
@@ -44,7 +37,7 @@ struct DispatcherWarmTests {
   func skips() throws {
     let handler = RecordingHandler()
     let dispatcher = EntitlementsDispatcher(handler: handler)
-    dispatcher.warm(ByteBuffer(bytes: try Self.isSubscriber("a", id: 1)), maximumPayloadLength: 1 << 20)
+    dispatcher.warm(ByteBuffer(bytes: try RequestFrames.isSubscriber(id: 1, user: "a")), maximumPayloadLength: 1 << 20)
     dispatcher.warm(
       ByteBuffer(bytes: RawWire.header(methodIndex: 0, requestId: 1, length: 5_000) + [UInt8](repeating: 0, count: 64)),
       maximumPayloadLength: 1_000)

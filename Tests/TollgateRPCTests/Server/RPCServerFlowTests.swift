@@ -11,11 +11,9 @@ import TollgateTesting
 struct RPCServerFlowTests {
   static let logger = Logger(label: "test.rpc.flow")
 
-  static func isSubscriberFrame(id: UInt32, user: String) throws -> [UInt8] {
-    var request = Tollgate_V1_IsSubscriberRequest()
-    request.userID = user
-    request.entitlement = "premium"
-    return RawWire.request(methodIndex: 0, requestId: id, payload: try request.serializedBytes())
+  /// Until the handler has a SubmitPurchase waiting.
+  static func waitUntilSubmitted(_ handler: FakeEntitlementsHandler) async throws {
+    while handler.submitted.load(ordering: .relaxed) < 1 { try await Task.sleep(for: .milliseconds(2)) }
   }
 
   /// A non-blocking loopback socket, for writing without reading.
@@ -84,12 +82,7 @@ struct RPCServerFlowTests {
 
     // More answers than the server's socket buffer (up to 4 MB) and its own queue hold.
     let total = 200_000
-    let payloads = try ["yes", "no"].map { user -> [UInt8] in
-      var request = Tollgate_V1_IsSubscriberRequest()
-      request.userID = user
-      request.entitlement = "premium"
-      return try request.serializedBytes()
-    }
+    let payloads = try ["yes", "no"].map { try RequestFrames.isSubscriberPayload(user: $0) }
     var requests: [UInt8] = []
     requests.reserveCapacity(total * 30)
     for id in 0..<total { requests += RawWire.request(methodIndex: 0, requestId: UInt32(id), payload: payloads[id % 2]) }
@@ -148,7 +141,7 @@ struct RPCServerFlowTests {
       for connection in 0..<40 {
         group.addTask {
           var bytes: [UInt8] = []
-          for id in 0..<20 { bytes += try Self.isSubscriberFrame(id: UInt32(connection * 100 + id), user: "yes") }
+          for id in 0..<20 { bytes += try RequestFrames.isSubscriber(id: UInt32(connection * 100 + id), user: "yes") }
           let responses = try await RawWire.exchange(port: server.port, chunks: [bytes], frames: 20)
           #expect(Set(responses.map(\.requestId)) == Set((0..<20).map { UInt32(connection * 100 + $0) }))
         }
@@ -163,11 +156,9 @@ struct RPCServerFlowTests {
   func closeDrainsDeferredCalls() async throws {
     let handler = FakeEntitlementsHandler()
     let server = try await RPCServer.bind(host: "127.0.0.1", port: 0, handler: handler, threads: 2, logger: Self.logger)
-    var submit = Tollgate_V1_SubmitPurchaseRequest()
-    submit.userID = "u"
-    let frame = RawWire.request(methodIndex: 2, requestId: 77, payload: try submit.serializedBytes())
+    let frame = try RequestFrames.submitPurchase(id: 77)
     async let answer = RawWire.exchange(port: server.port, chunks: [frame], frames: 1, timeout: .seconds(10))
-    while handler.submitted.load(ordering: .relaxed) < 1 { try await Task.sleep(for: .milliseconds(2)) }
+    try await Self.waitUntilSubmitted(handler)
 
     async let closed: Void = server.close()
     try await Task.sleep(for: .milliseconds(100))
@@ -188,11 +179,9 @@ struct RPCServerFlowTests {
     config.shutdownGracePeriod = .milliseconds(200)
     let handler = FakeEntitlementsHandler()
     let server = try await RPCServer.bind(host: "127.0.0.1", port: 0, config: config, handler: handler, threads: 1, logger: Self.logger)
-    var submit = Tollgate_V1_SubmitPurchaseRequest()
-    submit.userID = "u"
-    let frame = RawWire.request(methodIndex: 2, requestId: 5, payload: try submit.serializedBytes())
+    let frame = try RequestFrames.submitPurchase(id: 5)
     async let answer = RawWire.exchange(port: server.port, chunks: [frame], frames: 1, timeout: .seconds(10))
-    while handler.submitted.load(ordering: .relaxed) < 1 { try await Task.sleep(for: .milliseconds(2)) }
+    try await Self.waitUntilSubmitted(handler)
     let started = ContinuousClock.now
     try await server.close()
     #expect(ContinuousClock.now - started < .seconds(5))

@@ -24,20 +24,13 @@ struct RPCServerTests {
     try await server.close()
   }
 
-  func isSubscriberPayload(_ user: String) throws -> [UInt8] {
-    var request = Tollgate_V1_IsSubscriberRequest()
-    request.userID = user
-    request.entitlement = "premium"
-    return try request.serializedBytes()
-  }
-
   @Test("pipelined requests each get one answer with their request id")
   func pipelining() async throws {
     try await withServer { server, _ in
       let users = ["yes", "no", "yes", "no", "yes"]
       var bytes: [UInt8] = []
       for (offset, user) in users.enumerated() {
-        bytes += RawWire.request(methodIndex: 0, requestId: UInt32(100 + offset), payload: try isSubscriberPayload(user))
+        bytes += try RequestFrames.isSubscriber(id: UInt32(100 + offset), user: user)
       }
       let responses = try await RawWire.exchange(port: server.port, chunks: [bytes], frames: users.count)
       #expect(responses.map(\.requestId).sorted() == [100, 101, 102, 103, 104])
@@ -54,9 +47,9 @@ struct RPCServerTests {
   func badRequestsKeepConnection() async throws {
     try await withServer { server, _ in
       let bytes =
-        RawWire.request(methodIndex: 99, requestId: 1, payload: [])
+        try RawWire.request(methodIndex: 99, requestId: 1, payload: [])
         + RawWire.request(methodIndex: 0, requestId: 2, payload: [0xFF, 0xFF, 0xFF])  // truncated varint tag
-        + RawWire.request(methodIndex: 0, requestId: 3, payload: try isSubscriberPayload("yes"))
+        + RequestFrames.isSubscriber(id: 3, user: "yes")
       let responses = try await RawWire.exchange(port: server.port, chunks: [bytes], frames: 3)
       let byId = Dictionary(uniqueKeysWithValues: responses.map { ($0.requestId, $0) })
       #expect(byId[1]?.status == 1)
@@ -74,7 +67,7 @@ struct RPCServerTests {
     config.maximumPayloadLength = 64
     try await withServer(config: config) { server, _ in
       let big = RawWire.request(methodIndex: 0, requestId: 1, payload: Array(repeating: 0x0A, count: 10_000))
-      let good = RawWire.request(methodIndex: 0, requestId: 2, payload: try isSubscriberPayload("yes"))
+      let good = try RequestFrames.isSubscriber(id: 2, user: "yes")
       let responses = try await RawWire.exchange(port: server.port, chunks: [big, good], frames: 2)
       #expect(responses.map(\.requestId) == [1, 2])
       #expect(responses.map(\.status) == [1, 0])

@@ -1,3 +1,4 @@
+import CTollgateNet
 import NIOCore
 
 /// One client connection's state, owned by its loop's thread: the frame decoder, received bytes of
@@ -13,15 +14,15 @@ final class ServerConnection {
   var pending = 0
   /// False while the peer is not reading its answers (backpressure) and during shutdown.
   var reading = true
-  /// What epoll watches for now (`tg_net_readable`/`tg_net_writable`).
-  var watched: UInt32
+  /// What epoll watches for now (`tg_net_readable`/`tg_net_writable`); a new connection is
+  /// registered for reading.
+  var watched = tg_net_readable
 
   var fd: Int32 { token.fd }
 
-  init(token: ConnectionToken, maximumPayloadLength: Int, watched: UInt32) {
+  init(token: ConnectionToken, maximumPayloadLength: Int) {
     self.token = token
     self.decoder = RequestFrameDecoder(maximumPayloadLength: maximumPayloadLength)
-    self.watched = watched
   }
 
   /// Nothing left to do for it: no call in flight, nothing left to write.

@@ -38,10 +38,12 @@ final class ServerLoop {
   /// locals while in use (a class's stored property costs an exclusivity check per access).
   private var input: ByteBuffer?
   private var output: ByteBuffer?
-  private var accepting = true
   /// After running out of descriptors, accepting resumes at this moment (monotonic ns).
   private var acceptPausedUntilNs: UInt64?
   private var shutdownDeadlineNs: UInt64?
+
+  /// Watching the listener: not paused and not shutting down.
+  private var isAccepting: Bool { acceptPausedUntilNs == nil && shutdownDeadlineNs == nil }
 
   /// A loop on `epoll` (from `makeEpoll`), which it owns and closes when it ends. Create it on the
   /// thread that runs it.
@@ -58,13 +60,18 @@ final class ServerLoop {
     let epoll = tg_net_epoll_create()
     guard epoll >= 0 else { throw .eventLoopSetupFailed(errno: errno) }
     guard tg_net_epoll_watch(epoll, mailbox.wakeFd, tg_net_readable, wakeToken, 0) == 0,
-      tg_net_epoll_watch(epoll, shared.listenFd, tg_net_readable | tg_net_exclusive, listenToken, 0) == 0
+      watchListener(epoll: epoll, listenFd: shared.listenFd)
     else {
       let failure = errno
       Glibc.close(epoll)
       throw .eventLoopSetupFailed(errno: failure)
     }
     return epoll
+  }
+
+  /// Adds the shared listener to `epoll`; only one loop is woken per new connection.
+  private static func watchListener(epoll: Int32, listenFd: Int32) -> Bool {
+    tg_net_epoll_watch(epoll, listenFd, tg_net_readable | tg_net_exclusive, listenToken, 0) == 0
   }
 
   /// Serves until shutdown has closed every connection.
@@ -109,7 +116,7 @@ final class ServerLoop {
   // MARK: Connections
 
   private func acceptConnections() {
-    for _ in 0..<Self.acceptBurst where accepting {
+    for _ in 0..<Self.acceptBurst where isAccepting {
       let fd = tg_net_accept(shared.listenFd)
       guard fd >= 0 else {
         switch errno {
@@ -141,8 +148,7 @@ final class ServerLoop {
     if Int(fd) >= connections.count {
       connections.append(contentsOf: repeatElement(nil, count: Int(fd) + 1 - connections.count))
     }
-    connections[Int(fd)] = ServerConnection(
-      token: token, maximumPayloadLength: shared.config.maximumPayloadLength, watched: tg_net_readable)
+    connections[Int(fd)] = ServerConnection(token: token, maximumPayloadLength: shared.config.maximumPayloadLength)
     connectionCount += 1
   }
 
@@ -160,9 +166,9 @@ final class ServerLoop {
     connectionCount -= 1
   }
 
+  /// Stops watching the listener for 100 ms (out of descriptors or memory).
   private func pauseAccepting() {
-    guard accepting else { return }
-    accepting = false
+    guard isAccepting else { return }
     _ = tg_net_epoll_unwatch(epoll, shared.listenFd)
     acceptPausedUntilNs = tg_net_now_ns() + 100_000_000
   }
@@ -170,7 +176,9 @@ final class ServerLoop {
   private func resumeAccepting() {
     acceptPausedUntilNs = nil
     guard shutdownDeadlineNs == nil else { return }
-    accepting = tg_net_epoll_watch(epoll, shared.listenFd, tg_net_readable | tg_net_exclusive, Self.listenToken, 0) == 0
+    if !Self.watchListener(epoll: epoll, listenFd: shared.listenFd) {
+      acceptPausedUntilNs = tg_net_now_ns() + 100_000_000
+    }
   }
 
   /// Watches `connection` for what it needs now: readable unless paused, writable while answers
@@ -247,7 +255,7 @@ final class ServerLoop {
         shared.logger.debug(
           "request payload over the limit",
           metadata: ["rpc.method_index": "\(methodIndex)", "rpc.message_length": "\(length)"])
-        output.writeResponseFrame(status: .serviceFailed, methodIndex: methodIndex, requestId: requestId) { _ in }
+        output.writeResponseHeader(status: .serviceFailed, methodIndex: methodIndex, requestId: requestId, messageLength: 0)
       case .request(let frame):
         let outcome = shared.dispatcher.dispatch(
           methodIndex: frame.methodIndex, requestId: frame.requestId, payload: frame.payload, into: &output)
@@ -264,7 +272,7 @@ final class ServerLoop {
     for connection: ServerConnection, refusingInto output: inout ByteBuffer
   ) {
     guard connection.pending < shared.config.maximumPendingPerConnection else {
-      output.writeResponseFrame(status: .tooManyPending, methodIndex: methodIndex, requestId: requestId) { _ in }
+      output.writeResponseHeader(status: .tooManyPending, methodIndex: methodIndex, requestId: requestId, messageLength: 0)
       return
     }
     connection.pending += 1
@@ -293,14 +301,13 @@ final class ServerLoop {
           }
         case .failure(let error):
           shared.logger.warning("deferred call failed", metadata: ["rpc.method_index": "\(methodIndex)", "error": "\(error)"])
-          output.writeResponseFrame(status: .serviceFailed, methodIndex: methodIndex, requestId: requestId) { _ in }
+          output.writeResponseHeader(status: .serviceFailed, methodIndex: methodIndex, requestId: requestId, messageLength: 0)
         }
         send(&output, to: connection)
       case .shutdown(let deadlineNs):
-        shutdownDeadlineNs = min(shutdownDeadlineNs ?? .max, deadlineNs)
-        if accepting { _ = tg_net_epoll_unwatch(epoll, shared.listenFd) }
-        accepting = false
+        if isAccepting { _ = tg_net_epoll_unwatch(epoll, shared.listenFd) }
         acceptPausedUntilNs = nil
+        shutdownDeadlineNs = min(shutdownDeadlineNs ?? .max, deadlineNs)
         for case let connection? in connections {
           connection.reading = false
           updateInterest(connection)
@@ -323,16 +330,9 @@ final class ServerLoop {
     guard bytes.readableBytes > 0 else { return }
     if connection.unsent != nil {
       connection.unsent!.writeBuffer(&bytes)
-      flush(connection)
-      return
+      return flush(connection)
     }
-    let written = bytes.withUnsafeReadableBytes { tg_net_send(connection.fd, $0.baseAddress, $0.count) }
-    if written == bytes.readableBytes { return }
-    guard written >= 0 || errno == EAGAIN || errno == EWOULDBLOCK else {
-      close(connection)
-      return
-    }
-    bytes.moveReaderIndex(forwardBy: max(written, 0))
+    guard write(&bytes, to: connection), bytes.readableBytes > 0 else { return }
     var unsent = allocator.buffer(capacity: bytes.readableBytes)
     unsent.writeBuffer(&bytes)
     connection.unsent = unsent
@@ -342,17 +342,24 @@ final class ServerLoop {
   /// Writes what waits for the socket.
   private func flush(_ connection: ServerConnection) {
     guard var unsent = connection.unsent.take() else { return updateInterest(connection) }
-    let written = unsent.withUnsafeReadableBytes { tg_net_send(connection.fd, $0.baseAddress, $0.count) }
-    guard written >= 0 || errno == EAGAIN || errno == EWOULDBLOCK else {
-      close(connection)
-      return
-    }
-    unsent.moveReaderIndex(forwardBy: max(written, 0))
+    guard write(&unsent, to: connection) else { return }
     if unsent.readableBytes > 0 {
       unsent.discardReadBytes()
       connection.unsent = unsent
     }
     applyBackpressure(connection)
+  }
+
+  /// Sends as much of `bytes` as the socket takes, consuming it; false when the connection failed
+  /// and is closed.
+  private func write(_ bytes: inout ByteBuffer, to connection: ServerConnection) -> Bool {
+    let written = bytes.withUnsafeReadableBytes { tg_net_send(connection.fd, $0.baseAddress, $0.count) }
+    guard written >= 0 || errno == EAGAIN || errno == EWOULDBLOCK else {
+      close(connection)
+      return false
+    }
+    bytes.moveReaderIndex(forwardBy: max(written, 0))
+    return true
   }
 
   private func applyBackpressure(_ connection: ServerConnection) {
