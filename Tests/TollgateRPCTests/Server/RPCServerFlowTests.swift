@@ -16,6 +16,17 @@ struct RPCServerFlowTests {
     while handler.submitted.load(ordering: .relaxed) < 1 { try await Task.sleep(for: .milliseconds(2)) }
   }
 
+  /// The most a TCP socket buffer may grow to (`net.ipv4.<name>`'s last field); 32 MB when the
+  /// setting cannot be read.
+  static func largestSocketBuffer(_ name: String) -> Int {
+    guard let file = fopen("/proc/sys/net/ipv4/\(name)", "r") else { return 32 << 20 }
+    defer { fclose(file) }
+    var line = [CChar](repeating: 0, count: 128)
+    guard fgets(&line, Int32(line.count), file) != nil else { return 32 << 20 }
+    let text = String(decoding: line.prefix { $0 != 0 }.map { UInt8(bitPattern: $0) }, as: UTF8.self)
+    return text.split(whereSeparator: \.isWhitespace).last.flatMap { Int($0) } ?? 32 << 20
+  }
+
   /// A non-blocking loopback socket, for writing without reading.
   struct RawSocket {
     let fd: Int32
@@ -43,12 +54,10 @@ struct RPCServerFlowTests {
       return max(count, 0)
     }
 
-    /// Appends whatever has arrived to `bytes`.
-    func read(into bytes: inout [UInt8]) {
-      let start = bytes.count
-      bytes.append(contentsOf: repeatElement(0, count: 262_144))
-      let count = bytes.withUnsafeMutableBytes { recv(fd, $0.baseAddress! + start, 262_144, 0) }
-      bytes.removeLast(262_144 - max(count, 0))
+    /// Appends whatever has arrived to `bytes`, through `scratch`.
+    func read(into bytes: inout [UInt8], scratch: inout [UInt8]) {
+      let count = scratch.withUnsafeMutableBytes { recv(fd, $0.baseAddress, $0.count, 0) }
+      if count > 0 { bytes.append(contentsOf: scratch[0..<count]) }
     }
 
     func close() { _ = Glibc.close(fd) }
@@ -80,11 +89,19 @@ struct RPCServerFlowTests {
     let socket = try RawSocket(port: server.port)
     defer { socket.close() }
 
-    // More answers than the server's socket buffer (up to 4 MB) and its own queue hold.
-    let total = 200_000
-    let payloads = try ["yes", "no"].map { try RequestFrames.isSubscriberPayload(user: $0) }
+    // More bytes each way than the socket buffers can hold: the server's receive buffer may grow
+    // to tcp_rmem's maximum while it reads fast, its send buffer to tcp_wmem's. The fake echoes
+    // the entitlement in its answer, so 10 KB requests get 10 KB answers.
+    let buffers = Self.largestSocketBuffer("tcp_rmem") + Self.largestSocketBuffer("tcp_wmem")
+    let total = buffers / 10_000 + 1_000
+    let payloads = try ["yes", "no"].map { user -> [UInt8] in
+      var request = Tollgate_V1_IsSubscriberRequest()
+      request.userID = user
+      request.entitlement = String(repeating: "e", count: 10_000)
+      return try request.serializedBytes()
+    }
     var requests: [UInt8] = []
-    requests.reserveCapacity(total * 30)
+    requests.reserveCapacity(total * 10_040)
     for id in 0..<total { requests += RawWire.request(methodIndex: 0, requestId: UInt32(id), payload: payloads[id % 2]) }
     // Write without reading until the server stops taking requests: its answers fill the socket
     // buffers and its own bounded queue, then it stops reading and ours fill too.
@@ -104,6 +121,7 @@ struct RPCServerFlowTests {
 
     // Now read while writing the rest: every id comes back once.
     var received: [UInt8] = []
+    var scratch = [UInt8](repeating: 0, count: 262_144)
     var parsed = 0
     var seen = [Bool](repeating: false, count: total)
     var answered = 0
@@ -111,7 +129,7 @@ struct RPCServerFlowTests {
     while answered < total, ContinuousClock.now < deadline {
       if sent < requests.count { sent += socket.write(requests[sent...]) }
       let before = received.count
-      socket.read(into: &received)
+      socket.read(into: &received, scratch: &scratch)
       if received.count == before {
         try await Task.sleep(for: .milliseconds(1))
         continue
