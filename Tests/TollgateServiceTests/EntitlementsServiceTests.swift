@@ -1,4 +1,5 @@
 import Logging
+import NIOCore
 import Testing
 import TollgateCore
 import TollgateRPC
@@ -107,6 +108,27 @@ struct EntitlementsServiceTests {
     var get = Tollgate_V1_GetSubscriptionRequest()
     get.userID = ""
     #expect(f.service.getSubscription(get).error.code == .invalidArgument)
+  }
+
+  @Test("the hot path answers the valid calls at the front as the message path does, and stops at the first invalid one")
+  func hotPath() async throws {
+    let f = try await Fixture(records: [
+      .sample(userId: "u", expiresAtMs: 2_000_000), .sample(userId: "v", state: .revoked, expiresAtMs: 3_000_000),
+    ])
+    defer { f.dir.remove() }
+    let valid = [("u", "premium"), ("v", "premium"), ("nobody", "premium"), ("u", "other")].map { (user: $0.0, entitlement: $0.1) }
+    let invalid = [(user: "", entitlement: "premium"), (user: "u", entitlement: String(repeating: "e", count: 129))]
+    for refused in invalid {
+      var output = ByteBuffer()
+      let answered = withCalls(valid + [refused, (user: "u", entitlement: "premium")]) {
+        f.service.answerIsSubscriber($0, into: &output)
+      }
+      #expect(answered == valid.count)
+      let answers = try decodedAnswers(output)
+      #expect(answers.map(\.response) == valid.map { f.isSubscriber($0.user, $0.entitlement) })
+      #expect(answers.first?.response.active == true)
+      #expect(withCalls([refused]) { f.service.answerIsSubscriber($0, into: &output) } == 0)
+    }
   }
 
   @Test("GetSubscription lists each source and each entitlement; an unknown user is NOT_FOUND")

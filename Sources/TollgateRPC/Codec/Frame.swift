@@ -29,8 +29,8 @@ public struct RequestFrame: Sendable, Hashable {
 }
 
 extension RequestFrame {
-  /// A request frame's header as it lies in memory: what the server's decoder and its warming
-  /// scan both read.
+  /// A request frame's header as it lies in memory: what the server's decoder and its hot
+  /// path's scan both read.
   struct Header {
     var methodIndex: UInt32
     var messageLength: UInt32

@@ -107,22 +107,42 @@ struct ProtoWriter {
     }
   }
 
-  /// A string field holding `value`'s decimal digits.
+  /// A string field holding `value`'s decimal digits, written from the end two at a time (one
+  /// division per two digits).
   mutating func decimalField(_ tag: UInt8, _ value: UInt64) {
-    var digits = 1
-    var rest = value
-    while rest >= 10 {
-      rest /= 10
-      digits += 1
-    }
+    let digits = Self.decimalDigitCount(value)
     byte(tag << 3 | 2)
     byte(UInt8(digits))
     var v = value
-    for position in stride(from: offset + digits - 1, through: offset, by: -1) {
-      (base + position).storeBytes(of: UInt8(ascii: "0") + UInt8(v % 10), as: UInt8.self)
-      v /= 10
+    var end = offset + digits
+    while v >= 100 {
+      storeDigitPair(UInt8(v % 100), at: end - 2)
+      v /= 100
+      end -= 2
+    }
+    if v >= 10 {
+      storeDigitPair(UInt8(v), at: end - 2)
+    } else {
+      (base + end - 1).storeBytes(of: UInt8(ascii: "0") + UInt8(v), as: UInt8.self)
     }
     offset += digits
+  }
+
+  private func storeDigitPair(_ pair: UInt8, at position: Int) {
+    let ascii = UInt16(UInt8(ascii: "0") + pair / 10) | UInt16(UInt8(ascii: "0") + pair % 10) << 8
+    (base + position).storeBytes(of: ascii.littleEndian, toByteOffset: 0, as: UInt16.self)
+  }
+
+  /// How many decimal digits `value` has.
+  static func decimalDigitCount(_ value: UInt64) -> Int {
+    var digits = 1
+    var bound: UInt64 = 10
+    while value >= bound {
+      digits += 1
+      if digits == 20 { break }
+      bound *= 10
+    }
+    return digits
   }
 
   mutating func write(_ answer: IsSubscriberAnswer) {

@@ -6,6 +6,11 @@ public struct IsSubscriberFields {
   public var userId: UnsafeRawBufferPointer
   public var entitlement: UnsafeRawBufferPointer
 
+  public init(userId: UnsafeRawBufferPointer, entitlement: UnsafeRawBufferPointer) {
+    self.userId = userId
+    self.entitlement = entitlement
+  }
+
   /// Reads the fields of `payload` (an `IsSubscriberRequest`) and calls `body` with them; nil when
   /// the payload does not decode. Unknown fields (and, as swift-protobuf does, known ones with
   /// another wire type) are skipped; anything that is not valid protobuf, or a string that is not
@@ -17,8 +22,7 @@ public struct IsSubscriberFields {
     }
   }
 
-  /// With `validatingUTF8` false the strings are not checked (warming, which only loads memory).
-  init?(parsing bytes: UnsafeRawBufferPointer, validatingUTF8: Bool = true) {
+  init?(parsing bytes: UnsafeRawBufferPointer) {
     let empty = UnsafeRawBufferPointer(start: nil, count: 0)
     userId = empty
     entitlement = empty
@@ -27,7 +31,7 @@ public struct IsSubscriberFields {
       guard let key = reader.varint(), key >> 3 != 0 else { return nil }
       switch (key >> 3, key & 7) {
       case (1, 2), (2, 2):
-        guard let text = reader.lengthDelimited(), !validatingUTF8 || text.isValidUTF8 else { return nil }
+        guard let text = reader.lengthDelimited(), text.isValidUTF8 else { return nil }
         if key >> 3 == 1 { userId = text } else { entitlement = text }
       case (_, 0):
         guard reader.varint() != nil else { return nil }

@@ -23,15 +23,9 @@ struct EntitlementsDispatcher: Sendable {
     do {
       switch method {
       case .isSubscriber:
-        guard let answer = IsSubscriberFields.withFields(of: payload, handler.isSubscriberAnswer) else {
-          throw DecodingFailed()
-        }
-        if let answer {
-          output.writeIsSubscriberResponseFrame(methodIndex: methodIndex, requestId: requestId, answer: answer)
-        } else {
-          let request = try Tollgate_V1_IsSubscriberRequest(serializedBytes: payload.readableBytesSpan)
-          try output.writeResponseFrame(methodIndex: methodIndex, requestId: requestId, message: handler.isSubscriber(request))
-        }
+        // The calls the hot path left (`answerIsSubscriberCalls`): answered as messages.
+        let request = try Tollgate_V1_IsSubscriberRequest(serializedBytes: payload.readableBytesSpan)
+        try output.writeResponseFrame(methodIndex: methodIndex, requestId: requestId, message: handler.isSubscriber(request))
       case .getSubscription:
         let request = try Tollgate_V1_GetSubscriptionRequest(serializedBytes: payload.readableBytesSpan)
         try output.writeResponseFrame(methodIndex: methodIndex, requestId: requestId, message: handler.getSubscription(request))
@@ -51,37 +45,38 @@ struct EntitlementsDispatcher: Sendable {
     return .answered
   }
 
-  /// The most IsSubscriber requests of one read warmed together.
-  static let warmBatch = 64
+  /// The most IsSubscriber calls answered together.
+  static let batchLimit = 64
 
-  /// Hands the user ids of the IsSubscriber requests among the complete frames at the start of
-  /// `bytes` (frame boundaries, not consumed) to the handler's `warm`, when there are several.
-  func warm(_ bytes: ByteBuffer, maximumPayloadLength: Int) {
-    // Two frames of at least a header each, or nothing to overlap.
-    guard bytes.readableBytes >= 2 * RequestFrame.headerLength else { return }
-    bytes.withUnsafeReadableBytes { bytes in
-      withUnsafeTemporaryAllocation(of: UnsafeRawBufferPointer.self, capacity: Self.warmBatch) { userIds in
+  /// The hot path: answers the IsSubscriber frames at the start of `bytes` together, through the
+  /// handler's `answerIsSubscriber`: as many as follow one another complete and well-formed, up
+  /// to `batchLimit`. Returns the length of the frames it answered, which the caller consumes.
+  /// It stops at anything else (another method, an incomplete or oversized frame, a payload that
+  /// does not decode, a call the handler leaves to the message path): that is `dispatch`'s.
+  func answerIsSubscriberCalls(in bytes: UnsafeRawBufferPointer, maximumPayloadLength: Int, into output: inout ByteBuffer) -> Int {
+    withUnsafeTemporaryAllocation(of: IsSubscriberCall.self, capacity: Self.batchLimit) { calls in
+      withUnsafeTemporaryAllocation(of: Int.self, capacity: Self.batchLimit) { frameEnds in
         var count = 0
         var offset = 0
-        while count < Self.warmBatch, let header = RequestFrame.Header(in: bytes, at: offset) {
+        while count < Self.batchLimit, let header = RequestFrame.Header(in: bytes, at: offset),
+          header.methodIndex == EntitlementsMethod.isSubscriber.rawValue
+        {
           let length = Int(header.messageLength)
           let start = offset + RequestFrame.headerLength
-          guard length <= maximumPayloadLength, bytes.count - start >= length else { break }
-          if header.methodIndex == EntitlementsMethod.isSubscriber.rawValue,
-            let fields = IsSubscriberFields(
-              parsing: UnsafeRawBufferPointer(rebasing: bytes[start..<start + length]), validatingUTF8: false)
-          {
-            userIds[count] = fields.userId
-            count += 1
-          }
+          guard length <= maximumPayloadLength, bytes.count - start >= length,
+            let fields = IsSubscriberFields(parsing: UnsafeRawBufferPointer(rebasing: bytes[start..<start + length]))
+          else { break }
+          calls.initializeElement(at: count, to: IsSubscriberCall(requestId: header.requestId, fields: fields))
           offset = start + length
+          frameEnds[count] = offset
+          count += 1
         }
-        if count > 1 { handler.warm(userIds: UnsafeBufferPointer(rebasing: userIds[0..<count])) }
+        guard count > 0 else { return 0 }
+        let answered = handler.answerIsSubscriber(UnsafeBufferPointer(rebasing: calls[0..<count]), into: &output)
+        return answered > 0 ? frameEnds[min(answered, count) - 1] : 0
       }
     }
   }
-
-  private struct DecodingFailed: Error {}
 }
 
 extension SwiftProtobuf.Message {

@@ -1,3 +1,5 @@
+import NIOCore
+
 /// The application side of the Entitlements service.
 ///
 /// The synchronous methods run on the connection's event loop and must not block: they answer
@@ -9,18 +11,19 @@ public protocol EntitlementsHandler: Sendable {
   func submitPurchase(_ request: Tollgate_V1_SubmitPurchaseRequest) async -> Tollgate_V1_SubmitPurchaseResponse
   func health(_ request: Tollgate_V1_HealthRequest) -> Tollgate_V1_HealthResponse
 
-  /// The hot path: IsSubscriber without protobuf messages or strings (the fields are the
-  /// request's bytes, valid during the call). Nil means "answer through `isSubscriber(_:)`" (an
-  /// error response, or a handler without a fast path).
-  func isSubscriberAnswer(_ fields: IsSubscriberFields) -> IsSubscriberAnswer?
-
-  /// Called before a read's IsSubscriber requests are answered, with their user ids (valid
-  /// during the call): a chance to load what answering them will touch, all at once. Must not
-  /// change any answer.
-  func warm(userIds: UnsafeBufferPointer<UnsafeRawBufferPointer>)
+  /// The hot path: answers a read's IsSubscriber calls together, in order, without protobuf
+  /// messages or strings (the calls are the request bytes, valid during the call). Each answer is
+  /// a success frame appended to `output` (`writeIsSubscriberResponseFrame(answering:with:)`), the
+  /// same bytes `isSubscriber(_:)` would produce. Returns how many calls it answered: it stops at
+  /// the first one it leaves to `isSubscriber(_:)` (an error response), which the server answers
+  /// that way before handing it the rest. Answering together lets an implementation take its
+  /// lock and its clock once and overlap the cache misses of the lookups. By default it answers
+  /// none.
+  func answerIsSubscriber(_ calls: UnsafeBufferPointer<IsSubscriberCall>, into output: inout ByteBuffer) -> Int
 }
 
 extension EntitlementsHandler {
-  public func isSubscriberAnswer(_ fields: IsSubscriberFields) -> IsSubscriberAnswer? { nil }
-  public func warm(userIds: UnsafeBufferPointer<UnsafeRawBufferPointer>) {}
+  public func answerIsSubscriber(_ calls: UnsafeBufferPointer<IsSubscriberCall>, into output: inout ByteBuffer) -> Int {
+    0
+  }
 }

@@ -1,32 +1,68 @@
+import NIOCore
 import TollgateCore
 import TollgateRPC
 
 extension EntitlementIndex {
-  /// The hot path: IsSubscriber's answer for `userId` and `entitlement` (UTF-8 bytes) at `nowMs`,
-  /// straight from the compact records (no strings built, no copies of the user's records).
-  /// Picks as `bestEvaluation` does; an unknown user or entitlement is simply not active.
-  func isSubscriberAnswer(userId: UnsafeRawBufferPointer, entitlement: UnsafeRawBufferPointer, nowMs: Int64) -> IsSubscriberAnswer {
-    state.withLock { state in
-      var answer = IsSubscriberAnswer()
-      answer.evaluatedAtMs = nowMs
-      guard let wanted = state.strings.number(of: entitlement) else { return answer }
-      var best: IndexedRecord?
-      state.forEach(of: userId) { record in
-        guard record.entitlement == wanted else { return }
-        if let current = best, !record.isPreferred(over: current, at: nowMs, strings: state.strings) { return }
-        best = record
+  /// The hot path: answers `calls` (valid requests) at `nowMs`, in order, appending a success
+  /// frame for each to `output`, under one lock. Every user id is hashed and its table entry,
+  /// key and first record loaded before any call is answered, so that the cache misses of a
+  /// read's lookups overlap instead of queueing one after another.
+  func answerIsSubscriber(_ calls: UnsafeBufferPointer<IsSubscriberCall>, nowMs: Int64, into output: inout ByteBuffer) {
+    withUnsafeTemporaryAllocation(of: UInt64.self, capacity: calls.count) { hashes in
+      state.withLock { state in
+        for (position, call) in calls.enumerated() { hashes[position] = state.heads.hash(call.fields.userId) }
+        if calls.count > 1 { state.warm(hashes: UnsafeBufferPointer(hashes)) }
+        var entitlements = EntitlementNumbers()
+        for (position, call) in calls.enumerated() {
+          let head = state.heads.find(call.fields.userId, hash: hashes[position]) ?? -1
+          let wanted = entitlements.number(of: call.fields.entitlement, in: state.strings)
+          output.writeIsSubscriberResponseFrame(
+            answering: call, with: state.isSubscriberAnswer(head: head, entitlement: wanted, nowMs: nowMs))
+        }
       }
-      guard let best else { return answer }
-      let now = best.atQueryTime(nowMs)
+    }
+  }
+
+  /// The same answer for ids given as strings (the message path, tests).
+  func isSubscriberAnswer(userId: String, entitlement: String, nowMs: Int64) -> IsSubscriberAnswer {
+    state.withLock { state in
+      state.isSubscriberAnswer(
+        head: state.heads.find(userId) ?? -1, entitlement: state.strings.number(of: entitlement), nowMs: nowMs)
+    }
+  }
+}
+
+extension EntitlementIndex.State {
+  /// IsSubscriber's answer from the records chained at `head` (-1: an unknown user) for the
+  /// entitlement numbered `entitlement` (nil: never interned, so nobody has it), straight from
+  /// the compact records. Picks as `bestEvaluation` does.
+  func isSubscriberAnswer(head: Int32, entitlement: UInt32?, nowMs: Int64) -> IsSubscriberAnswer {
+    var answer = IsSubscriberAnswer()
+    answer.evaluatedAtMs = nowMs
+    guard let entitlement else { return answer }
+    return slots.withUnsafeBufferPointer { slots in
+      var best = -1
+      var slot = Int(head)
+      while slot >= 0 {
+        if slots[slot].entitlement == entitlement,
+          best < 0 || slots[slot].isPreferred(over: slots[best], at: nowMs, strings: strings)
+        {
+          best = slot
+        }
+        slot = Int(slots[slot].next)
+      }
+      guard best >= 0 else { return answer }
+      let record = slots[best]
+      let now = record.atQueryTime(nowMs)
       answer.active = now.active
-      answer.expiresAtMs = best.accessEndsAtMs
+      answer.expiresAtMs = record.accessEndsAtMs
       answer.state = .init(now.state)
-      answer.willRenew = best.willRenew
-      answer.store = .init(best.store)
-      answer.productId = state.strings[best.productId]
-      answer.environment = .init(best.environment)
-      answer.verifiedAtMs = best.verifiedAtMs
-      switch best.source {
+      answer.willRenew = record.willRenew
+      answer.store = .init(record.store)
+      answer.productId = strings[record.productId]
+      answer.environment = .init(record.environment)
+      answer.verifiedAtMs = record.verifiedAtMs
+      switch record.source {
       case .numbered(_, let number): answer.numericStoreSubscriptionId = number
       case .text(let source): answer.storeSubscriptionId = EntitlementRecord.storeSubscriptionId(fromSource: source)
       }
@@ -34,33 +70,32 @@ extension EntitlementIndex {
     }
   }
 
-  /// The same answer for ids given as strings (the message path, tests).
-  func isSubscriberAnswer(userId: String, entitlement: String, nowMs: Int64) -> IsSubscriberAnswer {
-    var userId = userId
-    var entitlement = entitlement
-    return userId.withUTF8 { userId in
-      entitlement.withUTF8 { entitlement in
-        isSubscriberAnswer(userId: UnsafeRawBufferPointer(userId), entitlement: UnsafeRawBufferPointer(entitlement), nowMs: nowMs)
+  /// Loads what looking up the users of `hashes` will touch (their table entries, keys and first
+  /// records), each step for all of them at once. Changes nothing.
+  mutating func warm(hashes: UnsafeBufferPointer<UInt64>) {
+    withUnsafeTemporaryAllocation(of: Int32.self, capacity: hashes.count) { heads in
+      var sink = UInt64(self.heads.touchEntries(hashes: hashes))
+      sink &+= UInt64(self.heads.touchKeys(hashes: hashes, values: heads))
+      slots.withUnsafeBufferPointer { slots in
+        for head in heads where head >= 0 && Int(head) < slots.count { sink &+= UInt64(slots[Int(head)].entitlement) }
       }
+      warmed = sink
     }
   }
+}
 
-  /// Loads what looking up `userIds` will touch (their table entries, keys and first records),
-  /// each step for all of them at once, so that their cache misses overlap. Answers do not
-  /// change; a pipelined read of many requests is answered faster.
-  func warm(userIds: UnsafeBufferPointer<UnsafeRawBufferPointer>) {
-    withUnsafeTemporaryAllocation(of: UInt64.self, capacity: userIds.count) { hashes in
-      withUnsafeTemporaryAllocation(of: Int32.self, capacity: userIds.count) { heads in
-        state.withLock { state in
-          for (position, userId) in userIds.enumerated() { hashes[position] = state.heads.hash(userId) }
-          var sink = UInt64(state.heads.touchEntries(hashes: UnsafeBufferPointer(hashes)))
-          sink &+= UInt64(state.heads.touchKeys(hashes: UnsafeBufferPointer(hashes), values: heads))
-          state.slots.withUnsafeBufferPointer { slots in
-            for head in heads where head >= 0 && Int(head) < slots.count { sink &+= UInt64(slots[Int(head)].entitlement) }
-          }
-          state.warmed = sink
-        }
-      }
-    }
+/// The entitlement numbers of a batch's calls. The calls of one read nearly always ask about
+/// the same entitlement: comparing its bytes with the previous call's is cheaper than a lookup.
+private struct EntitlementNumbers {
+  private var lastBytes = UnsafeRawBufferPointer(start: nil, count: 0)
+  private var lastNumber: UInt32?
+  private var hasLast = false
+
+  mutating func number(of bytes: UnsafeRawBufferPointer, in strings: InternTable) -> UInt32? {
+    if hasLast, ByteKeyTable.equal(bytes, lastBytes) { return lastNumber }
+    lastBytes = bytes
+    lastNumber = strings.number(of: bytes)
+    hasLast = true
+    return lastNumber
   }
 }

@@ -43,6 +43,8 @@ struct InternTable {
   /// The number of the string whose UTF-8 bytes are `bytes`, if it was interned.
   func number(of bytes: UnsafeRawBufferPointer) -> UInt32? { numbers.find(bytes).map(UInt32.init) }
 
+  func number(of string: String) -> UInt32? { numbers.find(string).map(UInt32.init) }
+
   subscript(number: UInt32) -> String { strings[Int(number)] }
 }
 

@@ -36,6 +36,23 @@ struct FastPathCodecTests {
     }
   }
 
+  @Test("a numeric store subscription id is written as its decimal digits, at every digit count")
+  func decimalIds() throws {
+    var numbers: [UInt64] = [0, 1, 7, UInt64.max, UInt64.max - 1, 2_000_000_100_000_001]
+    var power: UInt64 = 1
+    for _ in 1...19 {
+      power *= 10
+      numbers += [power - 1, power, power + 1, power / 2 + 3]
+    }
+    for number in numbers {
+      var answer = IsSubscriberAnswer()
+      answer.numericStoreSubscriptionId = number
+      let written = Self.written(answer)
+      #expect(written == (try answer.message.serializedBytes() as [UInt8]), "\(number)")
+      #expect(try Tollgate_V1_IsSubscriberResponse(serializedBytes: written).storeSubscriptionID == String(number))
+    }
+  }
+
   @Test("any combination of fields", .timeLimit(.minutes(1)))
   func anyAnswer() async {
     let states = Tollgate_V1_SubscriptionState.allCases

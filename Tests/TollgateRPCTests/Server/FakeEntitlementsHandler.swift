@@ -1,17 +1,39 @@
+import NIOCore
 import Synchronization
 import TollgateRPC
 
-/// Answers IsSubscriber with `active = (user_id == "yes")`; SubmitPurchase waits until `release()`.
+/// Answers IsSubscriber with `active = (user_id == "yes")` and the entitlement as product id, on
+/// the hot path except for user "slow", which it leaves to the message path (the same answer);
+/// SubmitPurchase waits until `release()`.
 final class FakeEntitlementsHandler: EntitlementsHandler {
+  /// IsSubscriber calls answered on the hot path, and through `isSubscriber(_:)`.
+  let answeredInBulk = Atomic<Int>(0)
+  let answeredAsMessages = Atomic<Int>(0)
   private let waiting = Mutex<[CheckedContinuation<Void, Never>]>([])
   private let released = Atomic<Bool>(false)
   let submitted = Atomic<Int>(0)
 
   func isSubscriber(_ request: Tollgate_V1_IsSubscriberRequest) -> Tollgate_V1_IsSubscriberResponse {
+    answeredAsMessages.add(1, ordering: .relaxed)
     var response = Tollgate_V1_IsSubscriberResponse()
     response.active = request.userID == "yes"
     response.productID = request.entitlement
     return response
+  }
+
+  func answerIsSubscriber(_ calls: UnsafeBufferPointer<IsSubscriberCall>, into output: inout ByteBuffer) -> Int {
+    var answered = 0
+    for call in calls {
+      let userId = String(decoding: call.fields.userId, as: UTF8.self)
+      guard userId != "slow" else { break }
+      var answer = IsSubscriberAnswer()
+      answer.active = userId == "yes"
+      answer.productId = String(decoding: call.fields.entitlement, as: UTF8.self)
+      output.writeIsSubscriberResponseFrame(answering: call, with: answer)
+      answered += 1
+    }
+    answeredInBulk.add(answered, ordering: .relaxed)
+    return answered
   }
 
   func getSubscription(_ request: Tollgate_V1_GetSubscriptionRequest) -> Tollgate_V1_GetSubscriptionResponse {

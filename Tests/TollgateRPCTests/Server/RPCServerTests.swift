@@ -43,6 +43,31 @@ struct RPCServerTests {
     }
   }
 
+  @Test("one read mixing hot-path calls, calls left to the message path and other methods is answered in order")
+  func mixedRead() async throws {
+    try await withServer { server, handler in
+      var getSubscription = Tollgate_V1_GetSubscriptionRequest()
+      getSubscription.userID = "g"
+      let bytes =
+        try RequestFrames.isSubscriber(id: 1, user: "yes") + RequestFrames.isSubscriber(id: 2, user: "slow")
+        + RequestFrames.isSubscriber(id: 3, user: "no") + RequestFrames.isSubscriber(id: 4, user: "yes")
+        + RawWire.request(methodIndex: 1, requestId: 5, payload: try getSubscription.serializedBytes())
+        + RawWire.request(methodIndex: 0, requestId: 6, payload: [0xFF])
+        + RequestFrames.isSubscriber(id: 7, user: "slow") + RequestFrames.isSubscriber(id: 8, user: "yes")
+      let responses = try await RawWire.exchange(port: server.port, chunks: [bytes], frames: 8)
+      #expect(responses.map(\.requestId) == [1, 2, 3, 4, 5, 6, 7, 8])
+      #expect(responses.map(\.status) == [0, 0, 0, 0, 0, 1, 0, 0])
+      for response in responses where [1, 2, 3, 4, 7, 8].contains(response.requestId) {
+        let message = try Tollgate_V1_IsSubscriberResponse(serializedBytes: response.payload)
+        #expect(message.active == [1, 4, 8].contains(response.requestId))
+        #expect(message.productID == "premium")
+      }
+      #expect(try Tollgate_V1_GetSubscriptionResponse(serializedBytes: responses[4].payload).userID == "g")
+      #expect(handler.answeredInBulk.load(ordering: .relaxed) == 4)
+      #expect(handler.answeredAsMessages.load(ordering: .relaxed) == 2)
+    }
+  }
+
   @Test("unknown method and undecodable payload get SERVICE_FAILED, and the connection keeps working")
   func badRequestsKeepConnection() async throws {
     try await withServer { server, _ in
