@@ -29,6 +29,28 @@ struct SQLiteEntitlementStorageTests {
     #expect(try await storage.entitlements(forUsers: ["alice", "nobody"]) == ["alice": [b]])
   }
 
+  @Test("the change probe says yes first, then only after a commit by this storage or another connection")
+  func changeProbe() async throws {
+    let dir = try TemporaryDirectory()
+    defer { dir.remove() }
+    let storage = try SQLiteEntitlementStorage(path: dir.file("db.sqlite"), nowMs: 1)
+    let probe = try #require(try storage.makeChangeProbe())
+    #expect(try probe.mayHaveChanged())
+    #expect(try !probe.mayHaveChanged())
+    #expect(try !probe.mayHaveChanged())
+    try await storage.replaceEntitlements(userId: "a", with: [.sample(userId: "a", expiresAtMs: 5)], reason: "r", nowMs: 2)
+    #expect(try probe.mayHaveChanged())
+    #expect(try !probe.mayHaveChanged())
+    // Another writer of the same file (as another process would be).
+    let other = try SQLiteEntitlementStorage(path: dir.file("db.sqlite"), nowMs: 1)
+    try await other.replaceEntitlements(userId: "b", with: [], reason: "r", nowMs: 3)
+    #expect(try probe.mayHaveChanged())
+    #expect(try !probe.mayHaveChanged())
+    // Reads change nothing.
+    _ = try await storage.changes(after: 0, limit: 10)
+    #expect(try !probe.mayHaveChanged())
+  }
+
   @Test("a submitted purchase is stored durably and read back pending")
   func submission() async throws {
     let dir = try TemporaryDirectory()

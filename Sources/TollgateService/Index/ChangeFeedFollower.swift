@@ -118,12 +118,19 @@ public final class ChangeFeedFollower: Service, Sendable {
   }
 
   private func follow() async {
+    let probe = makeProbe()
     var failures = 0
     while !Task.isCancelled {
       do {
-        try await poll()
-        if failures > 0 { logger.info("change feed readable again", metadata: ["feed.failures": "\(failures)"]) }
-        failures = 0
+        // Between writes the probe's answer is all a poll costs: no query of the feed.
+        if failures == 0, let probe, try !probe.mayHaveChanged() {
+          let now = nowMs()
+          position.withLock { $0.lastReadAtMs = now }
+        } else {
+          try await poll()
+          if failures > 0 { logger.info("change feed readable again", metadata: ["feed.failures": "\(failures)"]) }
+          failures = 0
+        }
       } catch {
         failures += 1
         if failures == 1 || failures.isMultiple(of: 1_000) {
@@ -135,6 +142,17 @@ public final class ChangeFeedFollower: Service, Sendable {
       } catch {
         return  // cancelled
       }
+    }
+  }
+
+  /// The storage's change probe; nil (read the feed on every poll) when it has none or it cannot
+  /// be opened.
+  private func makeProbe() -> (any ChangeProbe)? {
+    do {
+      return try storage.makeChangeProbe()
+    } catch {
+      logger.warning("no change probe; reading the change feed on every poll", metadata: ["error": "\(error)"])
+      return nil
     }
   }
 }

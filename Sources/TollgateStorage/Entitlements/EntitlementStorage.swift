@@ -15,6 +15,10 @@ public protocol EntitlementStorage: Sendable {
   /// Change-feed entries after `seq`, oldest first, at most `limit`.
   func changes(after seq: Int64, limit: Int) async throws -> [ChangeFeedEntry]
 
+  /// A new probe that tells cheaply whether the feed may have moved (see `ChangeProbe`); nil
+  /// when the storage has none, and followers read the feed on every poll.
+  func makeChangeProbe() throws -> (any ChangeProbe)?
+
   /// The current records of the given users (users with none are absent from the result).
   func entitlements(forUsers userIds: [String]) async throws -> [String: [EntitlementRecord]]
 
@@ -33,6 +37,8 @@ public protocol EntitlementStorage: Sendable {
 }
 
 extension EntitlementStorage {
+  public func makeChangeProbe() throws -> (any ChangeProbe)? { nil }
+
   /// Every entitlement record in one array, with the change-feed position they are consistent
   /// with (small stores and tests; the service streams).
   public func loadSnapshot() async throws -> EntitlementSnapshot {

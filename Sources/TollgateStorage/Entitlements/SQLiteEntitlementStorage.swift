@@ -44,6 +44,10 @@ public final class SQLiteEntitlementStorage: EntitlementStorage {
     }
   }
 
+  public func makeChangeProbe() throws -> (any ChangeProbe)? {
+    try SQLiteChangeProbe(path: path)
+  }
+
   public func entitlements(forUsers userIds: [String]) async throws -> [String: [EntitlementRecord]] {
     guard !userIds.isEmpty else { return [:] }
     return try await reader.read { db in
