@@ -69,7 +69,8 @@ struct ByteKeyTable {
         for (position, hash) in hashes.enumerated() {
           let entry = entries[home(of: hash)]
           if entry.tag == Self.tag(of: hash), entry.length > 0 {
-            sink &+= arena[Int(entry.offset)]
+            // First and last byte: a key may span two cache lines.
+            sink &+= arena[Int(entry.offset)] &+ arena[Int(entry.offset + entry.length - 1)]
             values[position] = entry.value
           } else {
             values[position] = -1

@@ -77,7 +77,11 @@ extension EntitlementIndex.State {
       var sink = UInt64(self.heads.touchEntries(hashes: hashes))
       sink &+= UInt64(self.heads.touchKeys(hashes: hashes, values: heads))
       slots.withUnsafeBufferPointer { slots in
-        for head in heads where head >= 0 && Int(head) < slots.count { sink &+= UInt64(slots[Int(head)].entitlement) }
+        // Both ends of the record: an array's elements do not start on a cache line, so a
+        // 64-byte record spans two.
+        for head in heads where head >= 0 && Int(head) < slots.count {
+          sink &+= UInt64(slots[Int(head)].entitlement) &+ UInt64(UInt32(bitPattern: slots[Int(head)].next))
+        }
       }
       warmed = sink
     }
