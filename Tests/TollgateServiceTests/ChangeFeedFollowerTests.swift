@@ -34,6 +34,39 @@ struct ChangeFeedFollowerTests {
     #expect(follower.currentPosition.appliedSeq == 3)
   }
 
+  @Test("running, it stays fresh while nothing is written and applies a write soon after its commit")
+  func runsOnTheProbe() async throws {
+    let dir = try TemporaryDirectory()
+    defer { dir.remove() }
+    let path = dir.file("db.sqlite")
+    let writer = try SQLiteEntitlementStorage(path: path, nowMs: 1)
+    let reader = try SQLiteEntitlementStorage(path: path, nowMs: 1)
+    let clock = ManualClock(nowMs: 1_000)
+    let follower = ChangeFeedFollower(storage: reader, index: EntitlementIndex(), nowMs: clock.function, logger: Logger(label: "test"))
+    try await follower.loadSnapshot()
+    let running = Task { try await follower.run() }
+    defer { running.cancel() }
+
+    // Nothing written: the probe's looks keep the feed's freshness up to date.
+    clock.set(2_000)
+    try await waitFor { follower.currentPosition.lastReadAtMs == 2_000 }
+    #expect(follower.currentPosition.appliedSeq == 0)
+
+    let seq = try await writer.replaceEntitlements(
+      userId: "a", with: [.sample(userId: "a", expiresAtMs: 100)], reason: "t", nowMs: 2)
+    try await waitFor { follower.currentPosition.appliedSeq == seq }
+    #expect(follower.index.records(for: "a").count == 1)
+  }
+
+  /// Waits up to 5 s for `condition`.
+  func waitFor(_ condition: () -> Bool) async throws {
+    let deadline = ContinuousClock.now + .seconds(5)
+    while !condition() {
+      try #require(ContinuousClock.now < deadline, "timed out")
+      try await Task.sleep(for: .milliseconds(1))
+    }
+  }
+
   @Test("batches larger than the batch size are all applied in one poll")
   func manyChanges() async throws {
     let dir = try TemporaryDirectory()

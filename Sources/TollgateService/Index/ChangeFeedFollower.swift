@@ -8,7 +8,8 @@ import TollgateStorage
 /// and reloads each changed user, so a write by another process is served within milliseconds.
 public final class ChangeFeedFollower: Service, Sendable {
   public struct Config: Sendable {
-    /// How often the change feed is read.
+    /// How often the feed is looked at: a cheap probe where the storage has one, a read of the
+    /// feed when the probe says something was committed (or there is no probe).
     public var pollInterval: Duration
     /// Most change-feed entries applied per read.
     public var batchSize: Int
@@ -41,6 +42,8 @@ public final class ChangeFeedFollower: Service, Sendable {
   private let nowMs: @Sendable () -> Int64
   private let logger: Logger
   private let position = Mutex(Position(appliedSeq: 0, headSeq: 0, lastReadAtMs: 0))
+  /// The last read of the feed failed (storage trouble): Health must not look fresh.
+  private let lastReadFailed = Atomic<Bool>(false)
 
   public init(
     storage: any EntitlementStorage, index: EntitlementIndex, config: Config = .defaults,
@@ -118,41 +121,40 @@ public final class ChangeFeedFollower: Service, Sendable {
   }
 
   private func follow() async {
-    let probe = makeProbe()
+    let watcher = ChangeWatcher(storage: storage, interval: config.pollInterval, logger: logger) { [self] in
+      // Nothing was committed since the last look: the index is as fresh as a read would make it,
+      // unless the last read failed.
+      guard !lastReadFailed.load(ordering: .relaxed) else { return }
+      let now = nowMs()
+      position.withLock { $0.lastReadAtMs = now }
+    }
+    defer { watcher.stop() }
+    for await _ in watcher.signals {
+      await pollUntilRead()
+    }
+  }
+
+  /// Reads the feed, retrying every 100 ms until a read succeeds or the task is cancelled.
+  private func pollUntilRead() async {
     var failures = 0
     while !Task.isCancelled {
       do {
-        // Between writes the probe's answer is all a poll costs: no query of the feed.
-        if failures == 0, let probe, try !probe.mayHaveChanged() {
-          let now = nowMs()
-          position.withLock { $0.lastReadAtMs = now }
-        } else {
-          try await poll()
-          if failures > 0 { logger.info("change feed readable again", metadata: ["feed.failures": "\(failures)"]) }
-          failures = 0
-        }
+        try await poll()
+        lastReadFailed.store(false, ordering: .relaxed)
+        if failures > 0 { logger.info("change feed readable again", metadata: ["feed.failures": "\(failures)"]) }
+        return
       } catch {
+        lastReadFailed.store(true, ordering: .relaxed)
         failures += 1
         if failures == 1 || failures.isMultiple(of: 1_000) {
           logger.error("reading the change feed failed", metadata: ["error": "\(error)", "feed.failures": "\(failures)"])
         }
       }
       do {
-        try await Task.sleep(for: failures == 0 ? config.pollInterval : .milliseconds(100))
+        try await Task.sleep(for: .milliseconds(100))
       } catch {
         return  // cancelled
       }
-    }
-  }
-
-  /// The storage's change probe; nil (read the feed on every poll) when it has none or it cannot
-  /// be opened.
-  private func makeProbe() -> (any ChangeProbe)? {
-    do {
-      return try storage.makeChangeProbe()
-    } catch {
-      logger.warning("no change probe; reading the change feed on every poll", metadata: ["error": "\(error)"])
-      return nil
     }
   }
 }

@@ -1,0 +1,51 @@
+import Foundation
+import Logging
+import Synchronization
+import TollgateStorage
+
+/// Looks at the storage's change probe every `interval` on a thread of its own and signals when
+/// the feed may have moved. One sleeping thread costs one wake-up per look; sleeping in a task
+/// cost a timer thread's and a pool thread's each time, on the core that answers requests.
+/// Without a probe (a storage that has none, or one that cannot be opened) it signals every
+/// interval, and the follower reads the feed each time.
+final class ChangeWatcher: Sendable {
+  /// Signals, coalesced: one waiting signal stands for any number of changes.
+  let signals: AsyncStream<Void>
+  private let continuation: AsyncStream<Void>.Continuation
+  private let stopped = Atomic<Bool>(false)
+
+  /// Starts watching; `quiet` is called after each look that found nothing new.
+  init(
+    storage: any EntitlementStorage, interval: Duration, logger: Logger, quiet: @escaping @Sendable () -> Void
+  ) {
+    (signals, continuation) = AsyncStream.makeStream(of: Void.self, bufferingPolicy: .bufferingNewest(1))
+    let sleepUs = max(100, UInt32(clamping: interval.components.seconds * 1_000_000 + interval.components.attoseconds / 1_000_000_000_000))
+    let thread = Thread { [self] in watch(storage: storage, sleepUs: sleepUs, logger: logger, quiet: quiet) }
+    thread.name = "tollgate-feed-watch"
+    thread.start()
+  }
+
+  private func watch(storage: any EntitlementStorage, sleepUs: UInt32, logger: Logger, quiet: () -> Void) {
+    var probe: (any ChangeProbe)?
+    do {
+      probe = try storage.makeChangeProbe()
+    } catch {
+      logger.warning("no change probe; reading the change feed on every poll", metadata: ["error": "\(error)"])
+    }
+    while !stopped.load(ordering: .relaxed) {
+      // A probe that fails says "maybe": the follower's read reports the problem.
+      if let probe, (try? probe.mayHaveChanged()) == false {
+        quiet()
+      } else {
+        continuation.yield()
+      }
+      usleep(sleepUs)
+    }
+    continuation.finish()
+  }
+
+  /// Stops the thread after its current look; `signals` then ends.
+  func stop() {
+    stopped.store(true, ordering: .relaxed)
+  }
+}
