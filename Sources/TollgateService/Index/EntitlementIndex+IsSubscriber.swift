@@ -6,12 +6,13 @@ extension EntitlementIndex {
   /// The hot path: answers `calls` (valid requests) at `nowMs`, in order, appending a success
   /// frame for each to `output`, under one lock. Every user id is hashed and its table entry,
   /// key and first record loaded before any call is answered, so that the cache misses of a
-  /// read's lookups overlap instead of queueing one after another.
+  /// read's lookups overlap instead of queueing one after another (and, for a single call, its
+  /// key's and its record's, which both follow from the entry).
   func answerIsSubscriber(_ calls: UnsafeBufferPointer<IsSubscriberCall>, nowMs: Int64, into output: inout ByteBuffer) {
     withUnsafeTemporaryAllocation(of: UInt64.self, capacity: calls.count) { hashes in
       state.withLock { state in
         for (position, call) in calls.enumerated() { hashes[position] = state.heads.hash(call.fields.userId) }
-        if calls.count > 1 { state.warm(hashes: UnsafeBufferPointer(hashes)) }
+        state.warm(hashes: UnsafeBufferPointer(hashes))
         var entitlements = EntitlementNumbers()
         for (position, call) in calls.enumerated() {
           let head = state.heads.find(call.fields.userId, hash: hashes[position]) ?? -1
