@@ -1,4 +1,5 @@
 import Logging
+import Synchronization
 import Testing
 import TollgateCore
 import TollgateService
@@ -58,6 +59,33 @@ struct ChangeFeedFollowerTests {
     #expect(follower.index.records(for: "a").count == 1)
   }
 
+  @Test("while a read of a seen change is still owed, quiet looks do not make the index look fresh")
+  func staleWhileAReadIsOwed() async throws {
+    let dir = try TemporaryDirectory()
+    defer { dir.remove() }
+    let path = dir.file("db.sqlite")
+    let writer = try SQLiteEntitlementStorage(path: path, nowMs: 1)
+    let reader = StallingStorage(try SQLiteEntitlementStorage(path: path, nowMs: 1))
+    let clock = ManualClock(nowMs: 1_000)
+    let follower = ChangeFeedFollower(storage: reader, index: EntitlementIndex(), nowMs: clock.function, logger: Logger(label: "test"))
+    try await follower.loadSnapshot()
+    let running = Task { try await follower.run() }
+    defer { running.cancel() }
+    clock.set(2_000)
+    #expect(await eventually { follower.currentPosition.lastReadAtMs == 2_000 } != nil)
+
+    reader.stalled.withLock { $0 = true }
+    let seq = try await writer.replaceEntitlements(userId: "a", with: [.sample(userId: "a", expiresAtMs: 100)], reason: "t", nowMs: 2)
+    clock.set(3_000)
+    try await Task.sleep(for: .milliseconds(100))  // many looks, none of which may refresh
+    #expect(follower.currentPosition.lastReadAtMs == 2_000)
+    #expect(follower.currentPosition.appliedSeq == 0)
+
+    reader.stalled.withLock { $0 = false }
+    #expect(await eventually { follower.currentPosition.appliedSeq == seq } != nil)
+    #expect(follower.currentPosition.lastReadAtMs == 3_000)
+  }
+
   @Test("batches larger than the batch size are all applied in one poll")
   func manyChanges() async throws {
     let dir = try TemporaryDirectory()
@@ -74,4 +102,33 @@ struct ChangeFeedFollowerTests {
     #expect(try await follower.poll() == 30)
     #expect(index.userCount == 30)
   }
+}
+
+/// SQLite storage whose change-feed reads wait while `stalled` is set (a slow or stuck read).
+final class StallingStorage: EntitlementStorage {
+  let base: SQLiteEntitlementStorage
+  let stalled = Mutex(false)
+
+  init(_ base: SQLiteEntitlementStorage) { self.base = base }
+
+  func changes(after seq: Int64, limit: Int) async throws -> [ChangeFeedEntry] {
+    while stalled.withLock({ $0 }) { try await Task.sleep(for: .milliseconds(1)) }
+    return try await base.changes(after: seq, limit: limit)
+  }
+
+  func streamSnapshot(_ each: @escaping @Sendable (EntitlementRecord) -> Void) async throws -> Int64 {
+    try await base.streamSnapshot(each)
+  }
+  func headSeq() async throws -> Int64 { try await base.headSeq() }
+  func makeChangeProbe() throws -> (any ChangeProbe)? { try base.makeChangeProbe() }
+  func entitlements(forUsers userIds: [String]) async throws -> [String: [EntitlementRecord]] {
+    try await base.entitlements(forUsers: userIds)
+  }
+  func replaceEntitlements(userId: String, with records: [EntitlementRecord], reason: String, nowMs: Int64) async throws -> Int64 {
+    try await base.replaceEntitlements(userId: userId, with: records, reason: reason, nowMs: nowMs)
+  }
+  func submitPurchase(_ submission: PurchaseSubmission, nowMs: Int64) async throws -> Int64 {
+    try await base.submitPurchase(submission, nowMs: nowMs)
+  }
+  func submission(id: Int64) async throws -> SubmissionRecord? { try await base.submission(id: id) }
 }

@@ -49,6 +49,11 @@ struct SQLiteEntitlementStorageTests {
     // Reads change nothing.
     _ = try await storage.changes(after: 0, limit: 10)
     #expect(try !probe.mayHaveChanged())
+    // Between looks the probe holds no read transaction: a checkpoint can empty the WAL.
+    let checkpointer = try Connection(path: dir.file("db.sqlite"), options: .init(busyTimeoutMs: 0))
+    let checkpoint = try checkpointer.prepare("PRAGMA wal_checkpoint(TRUNCATE)")
+    #expect(try checkpoint.step())
+    #expect(checkpoint.int64(at: 0) == 0, "a reader blocked the checkpoint")
   }
 
   @Test("a submitted purchase is stored durably and read back pending")

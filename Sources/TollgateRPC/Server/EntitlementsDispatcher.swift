@@ -23,7 +23,7 @@ struct EntitlementsDispatcher: Sendable {
     do {
       switch method {
       case .isSubscriber:
-        // The calls the hot path left (`answerIsSubscriberCalls`): answered as messages.
+        // Off the hot path: calls its handler left, and frames its scan did not take.
         let request = try Tollgate_V1_IsSubscriberRequest(serializedBytes: payload.readableBytesSpan)
         try output.writeResponseFrame(methodIndex: methodIndex, requestId: requestId, message: handler.isSubscriber(request))
       case .getSubscription:
@@ -48,14 +48,16 @@ struct EntitlementsDispatcher: Sendable {
   /// The most IsSubscriber calls answered together.
   static let batchLimit = 64
 
-  /// The hot path: answers the IsSubscriber frames at the start of `bytes` together, through the
-  /// handler's `answerIsSubscriber`: as many as follow one another complete and well-formed, up
-  /// to `batchLimit`. Returns the length of the frames it answered, which the caller consumes.
-  /// It stops at anything else (another method, an incomplete or oversized frame, a payload that
-  /// does not decode, a call the handler leaves to the message path): that is `dispatch`'s.
+  /// The hot path: answers the IsSubscriber frames at the start of `bytes`, as many as follow
+  /// one another complete and well-formed (up to `batchLimit`), together through the handler's
+  /// `answerIsSubscriber`. A call the handler leaves is answered here through the message path,
+  /// and the rest of the run goes back to the handler, so the run is parsed once. Returns the
+  /// length of the frames it answered, which the caller consumes. It stops at anything else
+  /// (another method, an incomplete or oversized frame, a payload that does not decode): that is
+  /// `dispatch`'s.
   func answerIsSubscriberCalls(in bytes: UnsafeRawBufferPointer, maximumPayloadLength: Int, into output: inout ByteBuffer) -> Int {
     withUnsafeTemporaryAllocation(of: IsSubscriberCall.self, capacity: Self.batchLimit) { calls in
-      withUnsafeTemporaryAllocation(of: Int.self, capacity: Self.batchLimit) { frameEnds in
+      withUnsafeTemporaryAllocation(of: Range<Int>.self, capacity: Self.batchLimit) { payloads in
         var count = 0
         var offset = 0
         while count < Self.batchLimit, let header = RequestFrame.Header(in: bytes, at: offset),
@@ -67,13 +69,21 @@ struct EntitlementsDispatcher: Sendable {
             let fields = IsSubscriberFields(parsing: UnsafeRawBufferPointer(rebasing: bytes[start..<start + length]))
           else { break }
           calls.initializeElement(at: count, to: IsSubscriberCall(requestId: header.requestId, fields: fields))
+          payloads.initializeElement(at: count, to: start..<start + length)
           offset = start + length
-          frameEnds[count] = offset
           count += 1
         }
-        guard count > 0 else { return 0 }
-        let answered = handler.answerIsSubscriber(UnsafeBufferPointer(rebasing: calls[0..<count]), into: &output)
-        return answered > 0 ? frameEnds[min(answered, count) - 1] : 0
+        var next = 0
+        while next < count {
+          next += min(handler.answerIsSubscriber(UnsafeBufferPointer(rebasing: calls[next..<count]), into: &output), count - next)
+          guard next < count else { break }
+          // Left to the message path (an invalid request, answered with its error).
+          _ = dispatch(
+            methodIndex: EntitlementsMethod.isSubscriber.rawValue, requestId: calls[next].requestId,
+            payload: ByteBuffer(bytes: UnsafeRawBufferPointer(rebasing: bytes[payloads[next]])), into: &output)
+          next += 1
+        }
+        return offset
       }
     }
   }

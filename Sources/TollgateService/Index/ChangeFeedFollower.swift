@@ -32,7 +32,8 @@ public final class ChangeFeedFollower: Service, Sendable {
     public var appliedSeq: Int64
     /// The newest sequence seen in storage.
     public var headSeq: Int64
-    /// When the feed was last read successfully (ms since epoch), 0 before the first read.
+    /// When the index was last known to be up to date (ms since epoch): a successful read of the
+    /// feed, or a look that found nothing committed since with no read owing; 0 before the first.
     public var lastReadAtMs: Int64
   }
 
@@ -42,8 +43,11 @@ public final class ChangeFeedFollower: Service, Sendable {
   private let nowMs: @Sendable () -> Int64
   private let logger: Logger
   private let position = Mutex(Position(appliedSeq: 0, headSeq: 0, lastReadAtMs: 0))
-  /// The last read of the feed failed (storage trouble): Health must not look fresh.
-  private let lastReadFailed = Atomic<Bool>(false)
+  /// Looks that saw a possible change, and how many of them a successful read has covered: while
+  /// they differ (a read pending, running or failing), a quiet look must not make Health look
+  /// fresh.
+  private let changesSeen = Atomic<Int>(0)
+  private let changesRead = Atomic<Int>(0)
 
   public init(
     storage: any EntitlementStorage, index: EntitlementIndex, config: Config = .defaults,
@@ -121,13 +125,17 @@ public final class ChangeFeedFollower: Service, Sendable {
   }
 
   private func follow() async {
-    let watcher = ChangeWatcher(storage: storage, interval: config.pollInterval, logger: logger) { [self] in
-      // Nothing was committed since the last look: the index is as fresh as a read would make it,
-      // unless the last read failed.
-      guard !lastReadFailed.load(ordering: .relaxed) else { return }
-      let now = nowMs()
-      position.withLock { $0.lastReadAtMs = now }
-    }
+    let watcher = ChangeWatcher(
+      storage: storage, interval: config.pollInterval, logger: logger,
+      changed: { [self] in changesSeen.add(1, ordering: .sequentiallyConsistent) },
+      quiet: { [self] in
+        // Nothing was committed since the last look, and every change seen before has been
+        // read: the index is as fresh as a read would make it.
+        guard changesRead.load(ordering: .sequentiallyConsistent) == changesSeen.load(ordering: .sequentiallyConsistent)
+        else { return }
+        let now = nowMs()
+        position.withLock { $0.lastReadAtMs = now }
+      })
     defer { watcher.stop() }
     for await _ in watcher.signals {
       await pollUntilRead()
@@ -138,13 +146,14 @@ public final class ChangeFeedFollower: Service, Sendable {
   private func pollUntilRead() async {
     var failures = 0
     while !Task.isCancelled {
+      // The changes seen before this read starts are the ones it covers.
+      let seen = changesSeen.load(ordering: .sequentiallyConsistent)
       do {
         try await poll()
-        lastReadFailed.store(false, ordering: .relaxed)
+        changesRead.store(seen, ordering: .sequentiallyConsistent)
         if failures > 0 { logger.info("change feed readable again", metadata: ["feed.failures": "\(failures)"]) }
         return
       } catch {
-        lastReadFailed.store(true, ordering: .relaxed)
         failures += 1
         if failures == 1 || failures.isMultiple(of: 1_000) {
           logger.error("reading the change feed failed", metadata: ["error": "\(error)", "feed.failures": "\(failures)"])

@@ -14,18 +14,24 @@ final class ChangeWatcher: Sendable {
   private let continuation: AsyncStream<Void>.Continuation
   private let stopped = Atomic<Bool>(false)
 
-  /// Starts watching; `quiet` is called after each look that found nothing new.
+  /// Starts watching. `changed` is called before each signal, `quiet` after each look that found
+  /// nothing new.
   init(
-    storage: any EntitlementStorage, interval: Duration, logger: Logger, quiet: @escaping @Sendable () -> Void
+    storage: any EntitlementStorage, interval: Duration, logger: Logger, changed: @escaping @Sendable () -> Void,
+    quiet: @escaping @Sendable () -> Void
   ) {
     (signals, continuation) = AsyncStream.makeStream(of: Void.self, bufferingPolicy: .bufferingNewest(1))
     let sleepUs = max(100, UInt32(clamping: interval.components.seconds * 1_000_000 + interval.components.attoseconds / 1_000_000_000_000))
-    let thread = Thread { [self] in watch(storage: storage, sleepUs: sleepUs, logger: logger, quiet: quiet) }
+    let thread = Thread { [self] in
+      watch(storage: storage, sleepUs: sleepUs, logger: logger, changed: changed, quiet: quiet)
+    }
     thread.name = "tollgate-feed-watch"
     thread.start()
   }
 
-  private func watch(storage: any EntitlementStorage, sleepUs: UInt32, logger: Logger, quiet: () -> Void) {
+  private func watch(
+    storage: any EntitlementStorage, sleepUs: UInt32, logger: Logger, changed: () -> Void, quiet: () -> Void
+  ) {
     var probe: (any ChangeProbe)?
     do {
       probe = try storage.makeChangeProbe()
@@ -37,6 +43,7 @@ final class ChangeWatcher: Sendable {
       if let probe, (try? probe.mayHaveChanged()) == false {
         quiet()
       } else {
+        changed()
         continuation.yield()
       }
       usleep(sleepUs)

@@ -12,6 +12,9 @@ public final class SQLiteChangeProbe: ChangeProbe {
   }
 
   public func mayHaveChanged() throws -> Bool {
+    // Reset at once: a statement left on its row keeps a read transaction open, which would pin
+    // the WAL and stop checkpoints from ever restarting it.
+    defer { statement.reset() }
     try statement.bind([])
     guard try statement.step() else { return true }
     let version = statement.int64(at: 0)

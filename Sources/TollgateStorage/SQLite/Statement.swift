@@ -44,6 +44,12 @@ public final class Statement {
     }
   }
 
+  /// Ends the statement's current run (and with it the read transaction it holds open); it can
+  /// run again.
+  public func reset() {
+    sqlite3_reset(handle)
+  }
+
   /// Advances to the next row. Returns false when the statement is done.
   public func step() throws(DatabaseError) -> Bool {
     let rc = sqlite3_step(handle)

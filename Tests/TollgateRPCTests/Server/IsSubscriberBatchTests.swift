@@ -8,11 +8,15 @@ import TollgateTesting
 @Suite("A read's IsSubscriber frames answered together")
 struct IsSubscriberBatchTests {
   /// Records each batch it is given (request id and user of each call) and answers calls until a
-  /// user named "stop".
+  /// user named "stop", which it leaves to the message path.
   final class RecordingHandler: EntitlementsHandler {
     let batches = Mutex<[[String]]>([])
+    let messages = Mutex<[String]>([])
 
-    func isSubscriber(_ request: Tollgate_V1_IsSubscriberRequest) -> Tollgate_V1_IsSubscriberResponse { .init() }
+    func isSubscriber(_ request: Tollgate_V1_IsSubscriberRequest) -> Tollgate_V1_IsSubscriberResponse {
+      messages.withLock { $0.append(request.userID) }
+      return .init()
+    }
     func getSubscription(_ request: Tollgate_V1_GetSubscriptionRequest) -> Tollgate_V1_GetSubscriptionResponse { .init() }
     func submitPurchase(_ request: Tollgate_V1_SubmitPurchaseRequest) async -> Tollgate_V1_SubmitPurchaseResponse { .init() }
     func health(_ request: Tollgate_V1_HealthRequest) -> Tollgate_V1_HealthResponse { .init() }
@@ -81,15 +85,25 @@ struct IsSubscriberBatchTests {
     }
   }
 
-  @Test("the handler's first refused call ends the run: only the frames before it are consumed")
-  func handlerStops() throws {
-    let answered = try RequestFrames.isSubscriber(id: 1, user: "a") + RequestFrames.isSubscriber(id: 2, user: "b")
-    let rest = try RequestFrames.isSubscriber(id: 3, user: "stop") + RequestFrames.isSubscriber(id: 4, user: "c")
-    let result = Self.scan(answered + rest)
-    #expect(result.answered == answered.count)
-    #expect(result.answerIds == [1, 2])
-    #expect(result.batches == [["1:a", "2:b", "3:stop", "4:c"]])
-    #expect(Self.scan(rest).answered == 0)
+  @Test("a call the handler leaves is answered through the message path, in its place, and the rest go back to the handler")
+  func handlerLeavesACall() throws {
+    let frames = try [(1, "a"), (2, "b"), (3, "stop"), (4, "c"), (5, "stop"), (6, "stop")].map {
+      try RequestFrames.isSubscriber(id: UInt32($0.0), user: $0.1)
+    }
+    let handler = RecordingHandler()
+    let dispatcher = EntitlementsDispatcher(handler: handler)
+    var output = ByteBuffer()
+    let bytes = frames.flatMap { $0 }
+    let answered = bytes.withUnsafeBytes {
+      dispatcher.answerIsSubscriberCalls(in: $0, maximumPayloadLength: 1 << 20, into: &output)
+    }
+    #expect(answered == bytes.count)
+    let decoder = ResponseFrameDecoder(maximumPayloadLength: 1 << 20)
+    var ids: [UInt32] = []
+    while let frame = try decoder.decode(buffer: &output) { ids.append(frame.requestId) }
+    #expect(ids == [1, 2, 3, 4, 5, 6])
+    #expect(handler.messages.withLock { $0 } == ["stop", "stop", "stop"])
+    #expect(handler.batches.withLock { $0 } == [["1:a", "2:b", "3:stop", "4:c", "5:stop", "6:stop"], ["4:c", "5:stop", "6:stop"], ["6:stop"]])
   }
 
   @Test("at most batchLimit calls at a time")

@@ -68,6 +68,34 @@ struct RPCServerTests {
     }
   }
 
+  @Test("an oversized frame, then a run split mid-payload and mid-header around calls left to the message path: answered in order")
+  func oversizedThenSplitRun() async throws {
+    var config = RPCServer.Config.defaults
+    config.maximumPayloadLength = 64
+    try await withServer(config: config) { server, _ in
+      let users = ["yes", "slow", "no", "yes", "slow", "yes", "no", "slow"]
+      let run = try users.enumerated().flatMap { try RequestFrames.isSubscriber(id: UInt32(10 + $0.offset), user: $0.element) }
+      let big = RawWire.request(methodIndex: 0, requestId: 1, payload: Array(repeating: 0x0A, count: 500))
+      let bytes = big + run
+      // Cuts: inside the oversized payload, inside the second call's payload, inside the fifth
+      // call's header.
+      let frame = run.count / users.count
+      let cuts = [200, big.count + frame + 15, big.count + 4 * frame + 5]
+      var chunks: [[UInt8]] = []
+      var start = 0
+      for cut in cuts + [bytes.count] {
+        chunks.append(Array(bytes[start..<cut]))
+        start = cut
+      }
+      let responses = try await RawWire.exchange(port: server.port, chunks: chunks, frames: 1 + users.count)
+      #expect(responses.map(\.requestId) == [1] + (10..<UInt32(10 + users.count)).map { $0 })
+      #expect(responses.map(\.status) == [1] + users.map { _ in 0 })
+      for (response, user) in zip(responses.dropFirst(), users) {
+        #expect(try Tollgate_V1_IsSubscriberResponse(serializedBytes: response.payload).active == (user == "yes"))
+      }
+    }
+  }
+
   @Test("unknown method and undecodable payload get SERVICE_FAILED, and the connection keeps working")
   func badRequestsKeepConnection() async throws {
     try await withServer { server, _ in
