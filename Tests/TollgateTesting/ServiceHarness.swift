@@ -1,4 +1,8 @@
 import Foundation
+import Synchronization
+#if canImport(Glibc)
+import Glibc
+#endif
 
 /// Runs the built `tollgate` executable as a child process.
 public final class ChildProcess: @unchecked Sendable {
@@ -42,6 +46,10 @@ public final class ChildProcess: @unchecked Sendable {
     var buffer = Data()
     let deadline = Date().addingTimeInterval(timeoutSeconds)
     while Date() < deadline {
+      // Wait for data no longer than the deadline: `availableData` alone blocks until the child
+      // writes or exits.
+      var ready = pollfd(fd: handle.fileDescriptor, events: Int16(POLLIN), revents: 0)
+      guard poll(&ready, 1, Int32(max(0, deadline.timeIntervalSinceNow * 1_000))) > 0 else { return nil }
       let chunk = handle.availableData
       if chunk.isEmpty { return nil }  // EOF
       buffer.append(chunk)
@@ -53,8 +61,11 @@ public final class ChildProcess: @unchecked Sendable {
 
   /// Waits for exit and returns (status, stdout, stderr).
   public func finish() -> (status: Int32, stdout: String, stderr: String) {
+    // Both pipes are drained at once: a child that fills one pipe while the other is read to its
+    // end blocks, and never exits.
+    let errors = DrainedPipe(stderr.fileHandleForReading)
     let out = stdout.fileHandleForReading.readDataToEndOfFile()
-    let err = stderr.fileHandleForReading.readDataToEndOfFile()
+    let err = errors.wait()
     process.waitUntilExit()
     return (process.terminationStatus, String(decoding: out, as: UTF8.self), String(decoding: err, as: UTF8.self))
   }
@@ -68,5 +79,25 @@ public final class ChildProcess: @unchecked Sendable {
     -> (status: Int32, stdout: String, stderr: String)
   {
     try ChildProcess(arguments, environment: environment).finish()
+  }
+}
+
+/// Reads a pipe to its end on a thread of its own.
+final class DrainedPipe: Sendable {
+  private let data = Mutex<Data>(Data())
+  private let done = DispatchSemaphore(value: 0)
+
+  init(_ handle: FileHandle) {
+    Thread { [self] in
+      let read = handle.readDataToEndOfFile()
+      data.withLock { $0 = read }
+      done.signal()
+    }.start()
+  }
+
+  /// Everything the pipe held, once the writer closed it.
+  func wait() -> Data {
+    done.wait()
+    return data.withLock { $0 }
   }
 }
