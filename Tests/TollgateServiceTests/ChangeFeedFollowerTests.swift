@@ -35,53 +35,70 @@ struct ChangeFeedFollowerTests {
     #expect(follower.currentPosition.appliedSeq == 3)
   }
 
+  /// A follower running in the background over its own reader of a fresh database, its clock at
+  /// 1,000 ms, and a writer of the same file (as another process would be).
+  struct Running<Reader: EntitlementStorage> {
+    let dir: TemporaryDirectory
+    let writer: SQLiteEntitlementStorage
+    let reader: Reader
+    let clock = ManualClock(nowMs: 1_000)
+    let follower: ChangeFeedFollower
+    let task: Task<Void, any Error>
+
+    init(reader makeReader: (SQLiteEntitlementStorage) -> Reader) async throws {
+      dir = try TemporaryDirectory()
+      writer = try SQLiteEntitlementStorage(path: dir.file("db.sqlite"), nowMs: 1)
+      reader = makeReader(try SQLiteEntitlementStorage(path: dir.file("db.sqlite"), nowMs: 1))
+      let follower = ChangeFeedFollower(
+        storage: reader, index: EntitlementIndex(), nowMs: clock.function, logger: Logger(label: "test"))
+      try await follower.loadSnapshot()
+      self.follower = follower
+      task = Task { try await follower.run() }
+    }
+
+    func stop() {
+      task.cancel()
+      dir.remove()
+    }
+
+    func write(_ user: String) async throws -> Int64 {
+      try await writer.replaceEntitlements(userId: user, with: [.sample(userId: user, expiresAtMs: 100)], reason: "t", nowMs: 2)
+    }
+  }
+
   @Test("running, it stays fresh while nothing is written and applies a write soon after its commit")
   func runsOnTheProbe() async throws {
-    let dir = try TemporaryDirectory()
-    defer { dir.remove() }
-    let path = dir.file("db.sqlite")
-    let writer = try SQLiteEntitlementStorage(path: path, nowMs: 1)
-    let reader = try SQLiteEntitlementStorage(path: path, nowMs: 1)
-    let clock = ManualClock(nowMs: 1_000)
-    let follower = ChangeFeedFollower(storage: reader, index: EntitlementIndex(), nowMs: clock.function, logger: Logger(label: "test"))
-    try await follower.loadSnapshot()
-    let running = Task { try await follower.run() }
-    defer { running.cancel() }
+    let running = try await Running { $0 }
+    defer { running.stop() }
+    let follower = running.follower
 
     // Nothing written: the probe's looks keep the feed's freshness up to date.
-    clock.set(2_000)
+    running.clock.set(2_000)
     #expect(await eventually { follower.currentPosition.lastReadAtMs == 2_000 } != nil)
     #expect(follower.currentPosition.appliedSeq == 0)
 
-    let seq = try await writer.replaceEntitlements(
-      userId: "a", with: [.sample(userId: "a", expiresAtMs: 100)], reason: "t", nowMs: 2)
+    let seq = try await running.write("a")
     #expect(await eventually { follower.currentPosition.appliedSeq == seq } != nil)
     #expect(follower.index.records(for: "a").count == 1)
   }
 
   @Test("while a read of a seen change is still owed, quiet looks do not make the index look fresh")
   func staleWhileAReadIsOwed() async throws {
-    let dir = try TemporaryDirectory()
-    defer { dir.remove() }
-    let path = dir.file("db.sqlite")
-    let writer = try SQLiteEntitlementStorage(path: path, nowMs: 1)
-    let reader = StallingStorage(try SQLiteEntitlementStorage(path: path, nowMs: 1))
-    let clock = ManualClock(nowMs: 1_000)
-    let follower = ChangeFeedFollower(storage: reader, index: EntitlementIndex(), nowMs: clock.function, logger: Logger(label: "test"))
-    try await follower.loadSnapshot()
-    let running = Task { try await follower.run() }
-    defer { running.cancel() }
-    clock.set(2_000)
+    let running = try await Running(reader: StallingStorage.init)
+    defer { running.stop() }
+    let follower = running.follower
+    let stalling = running.reader
+    running.clock.set(2_000)
     #expect(await eventually { follower.currentPosition.lastReadAtMs == 2_000 } != nil)
 
-    reader.stalled.withLock { $0 = true }
-    let seq = try await writer.replaceEntitlements(userId: "a", with: [.sample(userId: "a", expiresAtMs: 100)], reason: "t", nowMs: 2)
-    clock.set(3_000)
+    stalling.stalled.withLock { $0 = true }
+    let seq = try await running.write("a")
+    running.clock.set(3_000)
     try await Task.sleep(for: .milliseconds(100))  // many looks, none of which may refresh
     #expect(follower.currentPosition.lastReadAtMs == 2_000)
     #expect(follower.currentPosition.appliedSeq == 0)
 
-    reader.stalled.withLock { $0 = false }
+    stalling.stalled.withLock { $0 = false }
     #expect(await eventually { follower.currentPosition.appliedSeq == seq } != nil)
     #expect(follower.currentPosition.lastReadAtMs == 3_000)
   }
