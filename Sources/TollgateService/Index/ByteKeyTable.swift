@@ -91,7 +91,7 @@ struct ByteKeyTable {
   }
 
   mutating func set(_ key: UnsafeRawBufferPointer, to value: Int32) {
-    if let index = index(of: key) {
+    if let index = index(of: key, hash: hash(key)) {
       entries[index].value = value
       return
     }
@@ -112,7 +112,7 @@ struct ByteKeyTable {
 
   @discardableResult
   mutating func remove(_ key: UnsafeRawBufferPointer) -> Int32? {
-    guard var hole = index(of: key) else { return nil }
+    guard var hole = index(of: key, hash: hash(key)) else { return nil }
     let removed = entries[hole]
     let mask = entries.count - 1
     // Backward shift: move later entries of the probe run into the hole when their home slot
@@ -136,8 +136,7 @@ struct ByteKeyTable {
   // MARK: Inside
 
   /// The entry holding `key`: the one probe loop of every lookup and change.
-  private func index(of key: UnsafeRawBufferPointer, hash keyHash: UInt64? = nil) -> Int? {
-    let keyHash = keyHash ?? hash(key)
+  private func index(of key: UnsafeRawBufferPointer, hash keyHash: UInt64) -> Int? {
     let tag = Self.tag(of: keyHash)
     let mask = entries.count - 1
     return entries.withUnsafeBufferPointer { entries in

@@ -21,7 +21,7 @@ final class ChangeWatcher: Sendable {
     quiet: @escaping @Sendable () -> Void
   ) {
     (signals, continuation) = AsyncStream.makeStream(of: Void.self, bufferingPolicy: .bufferingNewest(1))
-    let sleepUs = max(100, UInt32(clamping: interval.components.seconds * 1_000_000 + interval.components.attoseconds / 1_000_000_000_000))
+    let sleepUs = max(100, UInt32(clamping: interval.milliseconds * 1_000))
     let thread = Thread { [self] in
       watch(storage: storage, sleepUs: sleepUs, logger: logger, changed: changed, quiet: quiet)
     }

@@ -41,34 +41,30 @@ extension EntitlementIndex.State {
     var answer = IsSubscriberAnswer()
     answer.evaluatedAtMs = nowMs
     guard let entitlement else { return answer }
-    return slots.withUnsafeBufferPointer { slots in
-      var best = -1
-      var slot = Int(head)
-      while slot >= 0 {
-        if slots[slot].entitlement == entitlement,
-          best < 0 || slots[slot].isPreferred(over: slots[best], at: nowMs, strings: strings)
-        {
-          best = slot
-        }
-        slot = Int(slots[slot].next)
+    var best = -1
+    forEachSlot(from: head) { slot in
+      if slots[slot].entitlement == entitlement,
+        best < 0 || slots[slot].isPreferred(over: slots[best], at: nowMs, strings: strings)
+      {
+        best = slot
       }
-      guard best >= 0 else { return answer }
-      let record = slots[best]
-      let now = record.atQueryTime(nowMs)
-      answer.active = now.active
-      answer.expiresAtMs = record.accessEndsAtMs
-      answer.state = .init(now.state)
-      answer.willRenew = record.willRenew
-      answer.store = .init(record.store)
-      answer.productId = strings[record.productId]
-      answer.environment = .init(record.environment)
-      answer.verifiedAtMs = record.verifiedAtMs
-      switch record.source {
-      case .numbered(_, let number): answer.numericStoreSubscriptionId = number
-      case .text(let source): answer.storeSubscriptionId = EntitlementRecord.storeSubscriptionId(fromSource: source)
-      }
-      return answer
     }
+    guard best >= 0 else { return answer }
+    let record = slots[best]
+    let now = record.atQueryTime(nowMs)
+    answer.active = now.active
+    answer.expiresAtMs = record.accessEndsAtMs
+    answer.state = .init(now.state)
+    answer.willRenew = record.willRenew
+    answer.store = .init(record.store)
+    answer.productId = strings[record.productId]
+    answer.environment = .init(record.environment)
+    answer.verifiedAtMs = record.verifiedAtMs
+    switch record.source {
+    case .numbered(_, let number): answer.numericStoreSubscriptionId = number
+    case .text(let source): answer.storeSubscriptionId = EntitlementRecord.storeSubscriptionId(fromSource: source)
+    }
+    return answer
   }
 
   /// Loads what looking up the users of `hashes` will touch (their table entries, keys and first
@@ -92,15 +88,13 @@ extension EntitlementIndex.State {
 /// The entitlement numbers of a batch's calls. The calls of one read nearly always ask about
 /// the same entitlement: comparing its bytes with the previous call's is cheaper than a lookup.
 private struct EntitlementNumbers {
-  private var lastBytes = UnsafeRawBufferPointer(start: nil, count: 0)
-  private var lastNumber: UInt32?
-  private var hasLast = false
+  /// The previous call's entitlement and its number (nil: never interned).
+  private var last: (bytes: UnsafeRawBufferPointer, number: UInt32?)?
 
   mutating func number(of bytes: UnsafeRawBufferPointer, in strings: InternTable) -> UInt32? {
-    if hasLast, ByteKeyTable.equal(bytes, lastBytes) { return lastNumber }
-    lastBytes = bytes
-    lastNumber = strings.number(of: bytes)
-    hasLast = true
-    return lastNumber
+    if let last, ByteKeyTable.equal(bytes, last.bytes) { return last.number }
+    let number = strings.number(of: bytes)
+    last = (bytes, number)
+    return number
   }
 }

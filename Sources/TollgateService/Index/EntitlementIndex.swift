@@ -49,20 +49,15 @@ public final class EntitlementIndex: Sendable {
 
     /// Calls `body` with each record of `userId`.
     func forEach(of userId: String, _ body: (IndexedRecord) -> Void) {
-      forEach(from: heads.find(userId) ?? -1, body)
+      forEachSlot(from: heads.find(userId) ?? -1) { body(slots[$0]) }
     }
 
-    /// Calls `body` with each record of the user whose id is `userId` (UTF-8 bytes).
-    func forEach(of userId: UnsafeRawBufferPointer, _ body: (IndexedRecord) -> Void) {
-      forEach(from: heads.find(userId) ?? -1, body)
-    }
-
-    private func forEach(from head: Int32, _ body: (IndexedRecord) -> Void) {
-      var slot = head
+    /// Calls `body` with the slot of each record chained from `head` (-1: none).
+    func forEachSlot(from head: Int32, _ body: (Int) -> Void) {
+      var slot = Int(head)
       while slot >= 0 {
-        let record = slots[Int(slot)]
-        body(record)
-        slot = record.next
+        body(slot)
+        slot = Int(slots[slot].next)
       }
     }
   }

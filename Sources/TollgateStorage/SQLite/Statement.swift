@@ -23,7 +23,7 @@ public final class Statement {
 
   /// Resets the statement and binds `arguments` to its parameters, in order.
   public func bind(_ arguments: [DatabaseValue]) throws(DatabaseError) {
-    sqlite3_reset(handle)
+    reset()
     sqlite3_clear_bindings(handle)
     for (offset, value) in arguments.enumerated() {
       let index = Int32(offset + 1)

@@ -34,11 +34,11 @@ struct IsSubscriberBatchTests {
     }
   }
 
-  /// Runs the hot path's scan over `bytes`: the length it answered, the answers' request ids
-  /// and the batches the handler saw.
+  /// Runs the hot path's scan over `bytes`: the length it answered, the answers' request ids,
+  /// the batches the handler saw and the users it left to the message path.
   static func scan(
     _ bytes: [UInt8], maximumPayloadLength: Int = 1 << 20
-  ) -> (answered: Int, answerIds: [UInt32], batches: [[String]]) {
+  ) -> (answered: Int, answerIds: [UInt32], batches: [[String]], messages: [String]) {
     let handler = RecordingHandler()
     let dispatcher = EntitlementsDispatcher(handler: handler)
     var output = ByteBuffer()
@@ -52,7 +52,7 @@ struct IsSubscriberBatchTests {
       ids.append(frame.requestId)
     }
     #expect(output.readableBytes == 0)
-    return (answered, ids, handler.batches.withLock { $0 })
+    return (answered, ids, handler.batches.withLock { $0 }, handler.messages.withLock { $0 })
   }
 
   @Test("the complete IsSubscriber frames at the front, up to another method")
@@ -90,20 +90,12 @@ struct IsSubscriberBatchTests {
     let frames = try [(1, "a"), (2, "b"), (3, "stop"), (4, "c"), (5, "stop"), (6, "stop")].map {
       try RequestFrames.isSubscriber(id: UInt32($0.0), user: $0.1)
     }
-    let handler = RecordingHandler()
-    let dispatcher = EntitlementsDispatcher(handler: handler)
-    var output = ByteBuffer()
     let bytes = frames.flatMap { $0 }
-    let answered = bytes.withUnsafeBytes {
-      dispatcher.answerIsSubscriberCalls(in: $0, maximumPayloadLength: 1 << 20, into: &output)
-    }
-    #expect(answered == bytes.count)
-    let decoder = ResponseFrameDecoder(maximumPayloadLength: 1 << 20)
-    var ids: [UInt32] = []
-    while let frame = try decoder.decode(buffer: &output) { ids.append(frame.requestId) }
-    #expect(ids == [1, 2, 3, 4, 5, 6])
-    #expect(handler.messages.withLock { $0 } == ["stop", "stop", "stop"])
-    #expect(handler.batches.withLock { $0 } == [["1:a", "2:b", "3:stop", "4:c", "5:stop", "6:stop"], ["4:c", "5:stop", "6:stop"], ["6:stop"]])
+    let result = Self.scan(bytes)
+    #expect(result.answered == bytes.count)
+    #expect(result.answerIds == [1, 2, 3, 4, 5, 6])
+    #expect(result.messages == ["stop", "stop", "stop"])
+    #expect(result.batches == [["1:a", "2:b", "3:stop", "4:c", "5:stop", "6:stop"], ["4:c", "5:stop", "6:stop"], ["6:stop"]])
   }
 
   @Test("at most batchLimit calls at a time")
