@@ -63,16 +63,29 @@ let package = Package(
     ),
 
     // `tollgate worker`: verifies purchases and notifications against the stores, keeps state true.
+    // Knows its storage and the stores only through the seams it owns (WorkerStorage, StoreGateway).
     .target(
       name: "TollgateWorker",
       dependencies: [
-        "TollgateCore", "TollgateStorage", "TollgateCrypto", "AppStore",
+        "TollgateCore", "TollgateStorage", "TollgateCrypto",
         .product(name: "AsyncHTTPClient", package: "async-http-client"),
         .product(name: "CoreMetrics", package: "swift-metrics"),
         .product(name: "Hummingbird", package: "hummingbird"),
         .product(name: "Logging", package: "swift-log"),
         .product(name: "NIOCore", package: "swift-nio"),
         .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
+      ],
+      swiftSettings: strict
+    ),
+    // The worker's storage on SQLite: inbox, subscriptions, schedule, grants, events, catalog.
+    .target(name: "TollgateWorkerSQLite", dependencies: ["TollgateWorker", "TollgateStorage", "TollgateCore"], swiftSettings: strict),
+    // The worker's gateway to Apple: receipts, signed transactions, notifications, the Server API.
+    .target(
+      name: "AppStoreGateway",
+      dependencies: [
+        "TollgateWorker", "AppStore", "TollgateCore", "TollgateCrypto", "TollgateStorage",
+        .product(name: "AsyncHTTPClient", package: "async-http-client"),
+        .product(name: "Logging", package: "swift-log"),
       ],
       swiftSettings: strict
     ),
@@ -96,7 +109,8 @@ let package = Package(
     .target(
       name: "TollgateDemo",
       dependencies: [
-        "TollgateCore", "TollgateStorage", "TollgateRPC", "TollgateService", "TollgateWorker", "StoreSimulator",
+        "TollgateCore", "TollgateStorage", "TollgateRPC", "TollgateService", "TollgateWorker", "TollgateWorkerSQLite",
+        "AppStoreGateway", "StoreSimulator",
         "TollgateCrypto",
         .product(name: "Logging", package: "swift-log"),
         .product(name: "NIOCore", package: "swift-nio"),
@@ -149,7 +163,7 @@ let package = Package(
       name: "tollgate",
       dependencies: [
         "TollgateCore", "TollgateStorage", "TollgateRPC", "TollgateService", "AppStore", "TollgateCrypto",
-        "TollgateWorker", "StoreSimulator", "TollgateDemo", "TollgateBench",
+        "TollgateWorker", "TollgateWorkerSQLite", "AppStoreGateway", "StoreSimulator", "TollgateDemo", "TollgateBench",
         .product(name: "ArgumentParser", package: "swift-argument-parser"),
         .product(name: "AsyncHTTPClient", package: "async-http-client"),
         .product(name: "Prometheus", package: "swift-prometheus"),
@@ -202,7 +216,15 @@ let package = Package(
     ),
     .testTarget(
       name: "TollgateWorkerTests",
-      dependencies: ["TollgateWorker", "TollgateStorage", "TollgateCore", "TollgateTesting"],
+      dependencies: [
+        "TollgateWorker", "TollgateStorage", "TollgateCore", "TollgateTesting",
+        .product(name: "Logging", package: "swift-log"),
+      ],
+      swiftSettings: strict
+    ),
+    .testTarget(
+      name: "TollgateWorkerSQLiteTests",
+      dependencies: ["TollgateWorkerSQLite", "TollgateWorker", "TollgateStorage", "TollgateCore", "TollgateTesting"],
       swiftSettings: strict
     ),
     .testTarget(name: "TollgateStorageTests", dependencies: ["TollgateStorage", "TollgateTesting"], swiftSettings: strict),
@@ -231,7 +253,7 @@ let package = Package(
       name: "EndToEndTests",
       dependencies: [
         "TollgateService", "TollgateStorage", "TollgateCore", "TollgateRPC", "TollgateTesting",
-        "TollgateWorker", "StoreSimulator", "TollgateCrypto", "AppStore", "TollgateDemo",
+        "TollgateWorker", "TollgateWorkerSQLite", "StoreSimulator", "TollgateCrypto", "AppStore", "TollgateDemo",
         .product(name: "NIOCore", package: "swift-nio"),
         .product(name: "NIOPosix", package: "swift-nio"),
         .product(name: "Logging", package: "swift-log"),

@@ -1,3 +1,4 @@
+import AppStoreGateway
 import Foundation
 import Logging
 import NIOCore
@@ -10,6 +11,7 @@ import TollgateRPC
 import TollgateService
 import TollgateStorage
 import TollgateWorker
+import TollgateWorkerSQLite
 
 /// The whole system on one machine: the store simulator, the worker and the service, on one
 /// SQLite file, all following the simulator's virtual clock. The production code paths are used
@@ -114,9 +116,14 @@ public struct LocalStack: Sendable {
     let now = FollowedClock.following { sim.clockNowMs }
     let databasePath = directory + "/tollgate.sqlite"
     let registry = PrometheusCollectorRegistry()
+    let workerEnvironment = extraEnvironment.merging(["TOLLGATE_DEMO_APPLE_KEY": try key.pkcs8PEM()]) { $1 }
+    try configuration.validate(environment: workerEnvironment)
+    let appStore = try AppStoreGateway(
+      apps: configuration.appStore, environment: workerEnvironment, httpClient: .shared,
+      concurrency: settings.storeConcurrency, nowMs: now, logger: logger)
     let worker = try VerifierWorker(
-      configuration: configuration, databasePath: databasePath,
-      environment: extraEnvironment.merging(["TOLLGATE_DEMO_APPLE_KEY": try key.pkcs8PEM()]) { $1 },
+      configuration: configuration, storage: try SQLiteWorkerStorage(path: databasePath, nowMs: now()),
+      gateways: [appStore], environment: workerEnvironment,
       metrics: (PrometheusMetricsFactory(registry: registry), { registry.emitToString() }),
       nowMs: now, logger: logger)
     let workerTask = Task { try await worker.run() }

@@ -2,10 +2,12 @@ import Foundation
 import Testing
 import TollgateCore
 import TollgateDemo
-import TollgateRPC
+import TollgateClient
+import TollgateServer
 import TollgateService
 import TollgateTesting
 import TollgateWorker
+import TollgateWorkerSQLite
 
 /// `grant`, `revoke`, `reverify` and `explain` against a running stack: their writes reach the
 /// service through the change feed like any other.
@@ -14,8 +16,9 @@ struct AdminEndToEndTests {
   @Test("grant then revoke a promotional entitlement; explain shows the deciding source and its evidence")
   func grantRevokeExplain() async throws {
     try await withStack { stack in
-      let admin = try WorkerAdmin(
-        databasePath: stack.local.databasePath, catalog: stack.local.configuration.catalog, nowMs: stack.local.nowMs)
+      let admin = WorkerAdmin(
+        storage: try SQLiteWorkerStorage(path: stack.local.databasePath, nowMs: stack.local.nowMs()),
+        catalog: stack.local.configuration.catalog, nowMs: stack.local.nowMs)
       let until = stack.local.nowMs() + 7 * 86_400_000
       _ = try await admin.grant(userId: "vip", entitlement: "premium", untilMs: until, note: "support ticket 42")
       let granted = try await stack.until("vip") { $0.active }
@@ -49,5 +52,51 @@ struct AdminEndToEndTests {
       let after = try await stack.until("buyer") { $0.verifiedAtMs > before }
       #expect(after.verifiedAtMs > before)
     }
+  }
+
+  @Test("grant, revoke, explain and reverify run with --database alone, with the catalog the worker saved")
+  func databaseOnly() async throws {
+    try await withStack { stack in
+      let database = stack.local.databasePath
+      let grant = try ChildProcess.run(["grant", "vip", "premium", "--until", "7d", "--note", "ticket 7", "--database", database])
+      #expect(grant.status == 0, "\(grant.stderr)")
+      #expect(grant.stdout.contains("granted premium to vip"))
+      #expect(try await stack.until("vip") { $0.active }.store == .promotional)
+
+      let explain = try ChildProcess.run(["explain", "vip", "premium", "--json", "--database", database])
+      #expect(explain.status == 0, "\(explain.stderr)")
+      let object = try #require(try JSONSerialization.jsonObject(with: Data(explain.stdout.utf8)) as? [String: Any])
+      #expect(object["active"] as? Bool == true)
+      let sources = try #require(object["sources"] as? [[String: Any]])
+      #expect(sources.first?["rule"] as? String == "promotional_grant")
+      #expect(sources.first?["grantNote"] as? String == "ticket 7")
+
+      let revoke = try ChildProcess.run(["revoke", "vip", "premium", "--database", database])
+      #expect(revoke.status == 0, "\(revoke.stderr)")
+      #expect(revoke.stdout.contains("revoked 1 grant(s)"))
+      #expect(!(try await stack.until("vip") { !$0.active }).active)
+
+      // reverify needs no store credentials: it makes the chain due, and the worker looks again.
+      _ = try await stack.buyAndSubmit(userId: "buyer")
+      try await stack.settle()
+      let before = try await stack.answer("buyer").verifiedAtMs
+      let reverify = try ChildProcess.run(["reverify", "buyer", "--database", database])
+      #expect(reverify.status == 0, "\(reverify.stderr)")
+      #expect(reverify.stdout.contains("1 subscription(s) of buyer queued"))
+      #expect(try await stack.until("buyer") { $0.verifiedAtMs > before }.verifiedAtMs > before)
+    }
+  }
+
+  @Test("without --config on a database no worker has run on, grant says why in one line")
+  func noCatalog() throws {
+    let dir = try TemporaryDirectory()
+    defer { dir.remove() }
+    let grant = try ChildProcess.run(["grant", "vip", "premium", "--until", "7d", "--database", dir.file("fresh.sqlite")])
+    #expect(grant.status != 0)
+    let lines = grant.stderr.split(separator: "\n").filter { !$0.isEmpty }
+    #expect(lines.count == 1, "\(grant.stderr)")
+    #expect(grant.stderr.contains("no product catalog"))
+    #expect(grant.stderr.contains("--config"))
+    #expect(!grant.stderr.contains("USAGE"))
   }
 }

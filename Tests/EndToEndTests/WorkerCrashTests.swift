@@ -4,9 +4,11 @@ import StoreSimulator
 import Testing
 import TollgateCore
 import TollgateCrypto
-import TollgateRPC
+import TollgateClient
+import TollgateServer
 import TollgateService
 import TollgateStorage
+import TollgateWorkerSQLite
 import TollgateTesting
 
 #if canImport(Glibc)
@@ -58,11 +60,8 @@ struct WorkerCrashTests {
     let storage = try SQLiteEntitlementStorage(path: database, nowMs: now())
     let server = try await EntitlementServer.start(
       config: .init(host: "127.0.0.1", port: 0), storage: storage, nowMs: now, logger: Logger(label: "crash.serve"))
-    let follow = Task { try await server.follower.run() }
-    defer {
-      follow.cancel()
-      Task { await server.shutdown() }
-    }
+    // Stopped at the end, or cancelled (at once) when the test throws.
+    async let serving: Void = server.run()
     let client = TollgateClient(host: "127.0.0.1", port: server.port)
 
     // 1. A verified purchase, through the first worker process.
@@ -113,5 +112,7 @@ struct WorkerCrashTests {
     #expect(renewed.count == 1)
     #expect(try await client.isSubscriber(userId: "alice", entitlement: "premium").active)
     await client.close()
+    await server.shutdown()
+    try await serving
   }
 }

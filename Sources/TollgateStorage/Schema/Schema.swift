@@ -6,6 +6,7 @@ public enum Schema {
     migrator.register("v1-core", v1)
     migrator.register("v2-worker", v2)
     migrator.register("v3-webhooks", v3)
+    migrator.register("v4-catalog", v4)
     return migrator
   }
 
@@ -157,6 +158,19 @@ public enum Schema {
         endpoint TEXT PRIMARY KEY NOT NULL,
         last_event_id INTEGER NOT NULL,
         updated_at_ms INTEGER NOT NULL
+      );
+      """)
+  }
+
+  static let v4: Migrator.Body = { db in
+    try db.execute(
+      """
+      -- The product catalog the worker runs with (Core's TollgateConfig as JSON), saved at its
+      -- start, so the admin commands recompute entitlements with the same one. One row.
+      CREATE TABLE catalog (
+        id INTEGER PRIMARY KEY CHECK (id = 1),
+        catalog_json TEXT NOT NULL,
+        saved_at_ms INTEGER NOT NULL
       );
       """)
   }

@@ -6,14 +6,14 @@ import TollgateStorage
 /// database as the worker, while it and the service run; the service sees the writes through the
 /// change feed like any other.
 public struct WorkerAdmin: Sendable {
-  let storage: SQLiteWorkerStorage
-  let entitlements: SQLiteEntitlementStorage
+  let storage: any WorkerStorage
   let catalog: TollgateConfig
   let nowMs: @Sendable () -> Int64
 
-  public init(databasePath: String, catalog: TollgateConfig, nowMs: @escaping @Sendable () -> Int64) throws {
-    storage = try SQLiteWorkerStorage(path: databasePath, nowMs: nowMs())
-    entitlements = try SQLiteEntitlementStorage(path: databasePath, nowMs: nowMs())
+  /// - Parameter catalog: decides which entitlements each product gives; the worker's (see
+  ///   `WorkerStorage.savedCatalog()`) unless an operator names another.
+  public init(storage: any WorkerStorage, catalog: TollgateConfig, nowMs: @escaping @Sendable () -> Int64) {
+    self.storage = storage
     self.catalog = catalog
     self.nowMs = nowMs
   }
@@ -41,7 +41,7 @@ public struct WorkerAdmin: Sendable {
   /// Why `userId` has (or lacks) `entitlement`.
   public func explain(userId: String, entitlement: String) async throws -> Explanation {
     let now = nowMs()
-    let records = (try await entitlements.entitlements(forUsers: [userId])[userId] ?? []).filter { $0.entitlement == entitlement }
+    let records = try await storage.entitlements(userId: userId).filter { $0.entitlement == entitlement }
     let subscriptions = try await storage.subscriptions(userId: userId)
     let grants = try await storage.grants(userId: userId).filter { $0.entitlement == entitlement }
     let best = records.bestEvaluation(at: now)
@@ -66,73 +66,5 @@ public struct WorkerAdmin: Sendable {
     return Explanation(
       userId: userId, entitlement: entitlement, evaluatedAtMs: now, active: best?.active ?? false,
       state: best?.state.rawValue, sources: sources, recentEvents: Array(events))
-  }
-}
-
-/// `tollgate explain`'s answer, as data (printed as text or JSON).
-public struct Explanation: Sendable, Codable {
-  public struct Payload: Sendable, Codable {
-    public var kind: String
-    public var id: String
-    public var sha256: String
-    public var signedAtMs: Int64?
-  }
-
-  public struct Source: Sendable, Codable {
-    public var source: String
-    public var store: String
-    public var productId: String
-    public var active: Bool
-    public var state: String
-    public var accessEndsAtMs: Int64
-    public var expiresAtMs: Int64
-    public var willRenew: Bool
-    public var environment: String
-    public var verifiedAtMs: Int64
-    /// The lifecycle rule that decided the state (`current_period`, `billing_grace_period`, …).
-    public var rule: String
-    public var evidenceSource: String?
-    public var payloads: [Payload]
-    public var grantNote: String?
-    /// Whether this source is the one that answers IsSubscriber.
-    public var decides: Bool
-  }
-
-  public struct Event: Sendable, Codable {
-    public var kind: String
-    public var purchaseId: String
-    public var state: String?
-    public var atMs: Int64
-    public var detail: String?
-  }
-
-  public var userId: String
-  public var entitlement: String
-  public var evaluatedAtMs: Int64
-  public var active: Bool
-  public var state: String?
-  public var sources: [Source]
-  public var recentEvents: [Event]
-
-  public var text: String {
-    var lines = ["\(userId) is \(active ? "" : "NOT ")entitled to \(entitlement)\(state.map { " (\($0))" } ?? "") at \(evaluatedAtMs)"]
-    if sources.isEmpty { lines.append("  no subscription or grant gives \(entitlement)") }
-    for source in sources {
-      lines.append(
-        "\(source.decides ? "→" : " ") \(source.source): \(source.productId), \(source.state), access until \(source.accessEndsAtMs), "
-          + "will renew \(source.willRenew), \(source.environment), rule \(source.rule), verified at \(source.verifiedAtMs)"
-          + (source.evidenceSource.map { " via \($0)" } ?? ""))
-      for payload in source.payloads {
-        lines.append("      \(payload.kind) \(payload.id) sha256 \(payload.sha256.prefix(16))… signed \(payload.signedAtMs.map(String.init) ?? "-")")
-      }
-      if let note = source.grantNote { lines.append("      note: \(note)") }
-    }
-    if !recentEvents.isEmpty {
-      lines.append("recent events:")
-      for event in recentEvents {
-        lines.append("  \(event.atMs) \(event.kind) \(event.purchaseId)\(event.detail.map { " (\($0))" } ?? "")")
-      }
-    }
-    return lines.joined(separator: "\n")
   }
 }

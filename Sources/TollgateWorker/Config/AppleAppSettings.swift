@@ -56,7 +56,7 @@ public struct AppleAppSettings: Sendable, Decodable, Hashable {
   public var isProduction: Bool { environment == "production" }
 
   /// The API key PEM, from the file or the environment.
-  func apiPrivateKeyPEM(environment variables: [String: String]) -> String? {
+  public func apiPrivateKeyPEM(environment variables: [String: String]) -> String? {
     if let name = apiPrivateKeyEnv, let pem = variables[name], !pem.isEmpty { return pem }
     if let path = apiPrivateKeyFile, let data = FileManager.default.contents(atPath: path) {
       return String(decoding: data, as: UTF8.self)
@@ -64,7 +64,7 @@ public struct AppleAppSettings: Sendable, Decodable, Hashable {
     return nil
   }
 
-  func sharedSecret(environment variables: [String: String]) -> String? {
+  public func sharedSecret(environment variables: [String: String]) -> String? {
     sharedSecretEnv.flatMap { variables[$0] }.flatMap { $0.isEmpty ? nil : $0 }
   }
 

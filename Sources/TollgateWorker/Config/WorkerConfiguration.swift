@@ -56,10 +56,21 @@ public struct WorkerConfiguration: Sendable {
     }
     return problems
   }
+
+  /// Throws every problem at once, if there is any.
+  public func validate(environment: [String: String]) throws(WorkerConfigurationError) {
+    let problems = problems(environment: environment)
+    guard problems.isEmpty else { throw WorkerConfigurationError(problems: problems) }
+  }
 }
 
 public struct WorkerConfigurationError: Error, CustomStringConvertible {
   public var problems: [String]
+
+  public init(problems: [String]) {
+    self.problems = problems
+  }
+
   public var description: String {
     "invalid configuration:\n" + problems.map { "  - \($0)" }.joined(separator: "\n")
   }

@@ -1,17 +1,16 @@
-import AppStore
 import Foundation
 import Logging
 import TollgateCore
 import TollgateStorage
 
 /// Turns one inbox item (a submitted purchase or a stored notification) into verified state, or
-/// puts it back for later when the store could not be asked. Never changes state on a failure.
+/// puts it back for later when the store could not be asked. Never changes state on a failure;
+/// only a final answer from the store rejects an item.
 struct ItemProcessor: Sendable {
-  let gateway: AppleGateway
+  let gateways: StoreGateways
   let refresher: ChainRefresher
-  let storage: SQLiteWorkerStorage
+  let storage: any WorkerStorage
   let backoff: Backoff
-  let environment: [String: String]
   let stats: WorkerStats
   let nowMs: @Sendable () -> Int64
   let logger: Logger
@@ -23,7 +22,7 @@ struct ItemProcessor: Sendable {
       case .notification: try await processNotification(item)
       }
       stats.verified()
-    } catch let failure as WorkerFailure {
+    } catch let failure as StoreFailure {
       await handle(failure, item: item)
     } catch {
       // Storage trouble: the item stays leased and comes back when the lease ends.
@@ -36,91 +35,59 @@ struct ItemProcessor: Sendable {
     do {
       submission = try JSONDecoder().decode(PurchaseSubmission.self, from: Data(item.payload))
     } catch {
-      throw WorkerFailure.rejected("the stored submission cannot be read")
+      throw StoreFailure.final("the stored submission cannot be read")
     }
-    guard submission.store == .appStore, let receipt = submission.receipt else {
-      throw WorkerFailure.rejected("\(submission.store.rawValue) purchases are not verified by this version yet")
+    guard let gateway = gateways[submission.store] else {
+      throw StoreFailure.final("\(submission.store.rawValue) purchases are not verified by this version yet")
     }
-    let identified = try await gateway.identify(receipt: receipt, appId: submission.appId)
-    try await refresher.refresh(
-      app: identified.app, transactionId: identified.transactionId, environment: identified.environment,
-      lockKey: identified.originalTransactionId, claimant: submission.userId, completes: item.id, reason: "purchase")
+    let reference = try await gateway.identify(submission)
+    try await refresher.refresh(reference, claimant: submission.userId, completes: item.id, reason: "purchase")
   }
 
   private func processNotification(_ item: InboxItem) async throws {
-    switch item.store {
-    case NotificationRoutes.appleV2: try await processAppleV2(item)
-    case NotificationRoutes.appleV1: try await processAppleV1(item)
-    default: throw WorkerFailure.rejected("unknown notification route \(item.store)")
+    guard let gateway = gateways.gateway(route: item.store) else {
+      throw StoreFailure.final("unknown notification route \(item.store)")
+    }
+    switch try await gateway.verifyNotification(item.payload, route: item.store) {
+    case .informational(let outcome):
+      try await storage.finishInbox(id: item.id, state: .verified, outcome: outcome, nowMs: nowMs())
+    case .chainChanged(let reference, let reason):
+      // The notification says something changed; what changed is read from the store itself.
+      try await refresher.refresh(reference, claimant: nil, completes: item.id, reason: reason)
     }
   }
 
-  private func processAppleV2(_ item: InboxItem) async throws {
-    let claimed = NotificationRoutes.unverifiedAppleV2Facts(item.payload)
-    guard let app = gateway.app(bundleId: claimed.bundleId) else {
-      throw WorkerFailure.rejected("notification for an app that is not configured (\(claimed.bundleId ?? "no bundle id"))")
-    }
-    let verified: VerifiedNotification
-    switch app.verifier.verifyNotificationBody(item.payload) {
-    case .valid(let notification): verified = notification
-    case .invalid(let error):
-      logger.warning("a notification failed verification", metadata: ["inbox.id": "\(item.id)", "error": "\(error.code)"])
-      throw WorkerFailure.rejected("notification: \(error.code) (\(error.message))")
-    }
-    guard let transactionId = verified.transaction?.originalTransactionId ?? verified.renewalInfo?.originalTransactionId
-    else {
-      try await storage.finishInbox(
-        id: item.id, state: .verified, outcome: "informational: \(verified.notification.notificationType ?? "unknown")",
-        nowMs: nowMs())
-      return
-    }
-    // The notification says something changed; what changed is read from the store itself.
-    let environment = verified.transaction.map { StoreEnvironment(appStore: $0.environment) }
-    let reason = "notification \(verified.notification.notificationType ?? "")/\(verified.notification.subtype ?? "")"
-    try await refresher.refresh(
-      app: app, transactionId: transactionId, environment: environment, claimant: nil, completes: item.id, reason: reason)
-  }
-
-  private func processAppleV1(_ item: InboxItem) async throws {
-    let claimed = NotificationRoutes.unverifiedAppleV1BundleId(item.payload)
-    guard let app = gateway.app(bundleId: claimed), let secret = app.settings.sharedSecret(environment: environment) else {
-      throw WorkerFailure.rejected("V1 notification for an app without a configured shared secret")
-    }
-    let notification: NotificationV1
-    switch NotificationV1.verify(body: Data(item.payload), sharedSecret: secret, bundleId: app.bundleId) {
-    case .valid(let value): notification = value
-    case .invalid(let error): throw WorkerFailure.rejected("V1 notification: \(error.code)")
-    }
-    guard let latest = notification.unifiedReceipt?.transactions.max(by: { ($0.purchaseDateMs ?? 0) < ($1.purchaseDateMs ?? 0) }),
-      let id = latest.originalTransactionId ?? latest.transactionId
-    else {
-      try await storage.finishInbox(id: item.id, state: .verified, outcome: "informational V1", nowMs: nowMs())
-      return
-    }
-    let reason = "notification v1 \(notification.notificationType ?? "")"
-    try await refresher.refresh(app: app, transactionId: id, environment: nil, claimant: nil, completes: item.id, reason: reason)
-  }
-
-  private func handle(_ failure: WorkerFailure, item: InboxItem) async {
+  private func handle(_ failure: StoreFailure, item: InboxItem) async {
     let now = nowMs()
     do {
-      switch failure {
-      case .rejected(let reason):
+      if failure.kind == .final {
         stats.rejected()
-        logger.notice("inbox item rejected", metadata: ["inbox.id": "\(item.id)", "reason": "\(reason)"])
-        try await storage.finishInbox(id: item.id, state: .rejected, outcome: reason, nowMs: now)
-      case .store(let error) where !error.isRetryable && error.code != .invalidResponse:
-        try await storage.finishInbox(id: item.id, state: .rejected, outcome: error.description, nowMs: now)
-      case .store(let error):
-        stats.storeFailure(error.description, atMs: now)
-        let delay = backoff.delayMs(attempt: item.attempts, retryAfterMs: error.retryAfterMs)
-        logger.warning(
-          "store unavailable; will retry",
-          metadata: ["inbox.id": "\(item.id)", "error": "\(error)", "retry.in_ms": "\(delay)", "retry.attempt": "\(item.attempts)"])
-        try await storage.retryInbox(id: item.id, atMs: now + delay, error: error.description)
+        logger.notice("inbox item rejected", metadata: ["inbox.id": "\(item.id)", "reason": "\(failure)"])
+        try await storage.finishInbox(id: item.id, state: .rejected, outcome: failure.message, nowMs: now)
+        return
       }
+      stats.storeFailure(failure, store: store(of: item), atMs: now)
+      let delay = backoff.delayMs(attempt: item.attempts, retryAfterMs: failure.retryAfterMs)
+      let metadata: Logger.Metadata = [
+        "inbox.id": "\(item.id)", "error": "\(failure)", "error.kind": "\(failure.kind)", "retry.in_ms": "\(delay)",
+        "retry.attempt": "\(item.attempts)",
+      ]
+      if failure.kind == .needsOperator {
+        logger.error("the store refused our credentials or configuration; the item stays pending", metadata: metadata)
+      } else {
+        logger.warning("store unavailable; will retry", metadata: metadata)
+      }
+      try await storage.retryInbox(id: item.id, atMs: now + delay, error: failure.message)
     } catch {
       logger.error("recording an inbox outcome failed", metadata: ["inbox.id": "\(item.id)", "error": "\(error)"])
+    }
+  }
+
+  /// The store an item concerns, for metrics.
+  private func store(of item: InboxItem) -> Store? {
+    switch item.kind {
+    case .notification: gateways.gateway(route: item.store)?.store
+    case .purchase: Store(rawValue: item.store)
     }
   }
 }

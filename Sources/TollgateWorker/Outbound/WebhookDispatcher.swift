@@ -3,7 +3,6 @@ import Foundation
 import Logging
 import NIOCore
 import TollgateCrypto
-import TollgateStorage
 
 /// Delivers events to the company's webhook endpoints: in order, at least once (a cursor per
 /// endpoint moves only after a 2xx), signed with HMAC-SHA256, with backoff on failure. Events of
@@ -16,7 +15,7 @@ struct WebhookDispatcher: Sendable {
   let endpoints: [WebhookSettings]
   let stats: WorkerStats
   let secrets: [String: [UInt8]]
-  let storage: SQLiteWorkerStorage
+  let storage: any WorkerStorage
   let httpClient: HTTPClient
   let backoff: Backoff
   let pollMs: Int64
@@ -67,7 +66,7 @@ struct WebhookDispatcher: Sendable {
     var description: String
   }
 
-  private func post(_ stored: SQLiteWorkerStorage.StoredEvent, to endpoint: WebhookSettings) async throws {
+  private func post(_ stored: StoredEvent, to endpoint: WebhookSettings) async throws {
     let body = try Self.body(stored)
     let timestamp = nowMs()
     var request = HTTPClientRequest(url: endpoint.url)
@@ -84,7 +83,7 @@ struct WebhookDispatcher: Sendable {
     }
   }
 
-  static func body(_ stored: SQLiteWorkerStorage.StoredEvent) throws -> [UInt8] {
+  static func body(_ stored: StoredEvent) throws -> [UInt8] {
     struct Payload: Encodable {
       var id: Int64
       var kind: String

@@ -5,7 +5,7 @@ import TollgateStorage
 /// Applies a verified chain: binds it to a user under the transfer policy, evaluates it, derives
 /// events, schedules the next check and writes everything in one transaction.
 struct Reconciler: Sendable {
-  let storage: SQLiteWorkerStorage
+  let storage: any WorkerStorage
   let catalog: TollgateConfig
   let settings: WorkerSettings
   let nowMs: @Sendable () -> Int64
@@ -22,10 +22,11 @@ struct Reconciler: Sendable {
   ///   - observedAtMs: when the store was asked; the chain is evaluated at that moment.
   ///   - claimant: the user who submitted the purchase; nil for notifications and scheduled checks.
   ///   - completes: the inbox item this verification finishes.
+  @discardableResult
   func apply(
-    _ chain: AppleGateway.Chain, observedAtMs now: Int64, claimant: String?, completes inboxId: Int64?, reason: String
+    _ chain: VerifiedChain, observedAtMs now: Int64, claimant: String?, completes inboxId: Int64?, reason: String
   ) async throws -> Outcome {
-    let existing = try await storage.subscription(store: .appStore, purchaseId: chain.originalTransactionId)
+    let existing = try await storage.subscription(store: chain.store, purchaseId: chain.purchaseId)
     let evaluation = catalog.evaluate(chain.history, at: now)
     var owner = existing?.userId
     var events: [WorkerEvent] = []
@@ -42,14 +43,14 @@ struct Reconciler: Sendable {
           alsoRecompute = current
           events.append(
             WorkerEvent(
-              userId: claimant, kind: "transferred", store: .appStore, purchaseId: chain.originalTransactionId,
+              userId: claimant, kind: "transferred", store: chain.store, purchaseId: chain.purchaseId,
               productId: evaluation.productId, state: evaluation.state, atMs: now,
               detail: "from \(current) under \(decision.policy.rawValue)"))
         } else {
           refusal = "this purchase is bound to another user (transfer policy \(decision.policy.rawValue))"
           events.append(
             WorkerEvent(
-              userId: current, kind: "transfer_refused", store: .appStore, purchaseId: chain.originalTransactionId,
+              userId: current, kind: "transfer_refused", store: chain.store, purchaseId: chain.purchaseId,
               productId: evaluation.productId, state: evaluation.state, atMs: now,
               detail: "claimed by \(claimant) under \(decision.policy.rawValue)"))
         }
@@ -65,7 +66,7 @@ struct Reconciler: Sendable {
     let firstBinding = existing?.userId == nil && owner != nil
     events += EventDeriver.events(previous: firstBinding ? nil : existing, now: evaluation, userId: owner, atMs: now)
     let subscription = StoredSubscription(
-      store: .appStore, purchaseId: chain.originalTransactionId, appId: chain.app.bundleId, userId: owner,
+      store: chain.store, purchaseId: chain.purchaseId, appId: chain.appId, userId: owner,
       history: chain.history, evidence: chain.evidence, state: evaluation.state, reason: evaluation.reason.rawValue,
       productId: evaluation.productId, willRenew: evaluation.willRenew, expiresAtMs: evaluation.expiresAtMs,
       accessEndsAtMs: evaluation.accessEndsAtMs, appAccountToken: chain.appAccountToken ?? existing?.appAccountToken,
@@ -82,7 +83,7 @@ struct Reconciler: Sendable {
     logger.info(
       "subscription verified",
       metadata: [
-        "store.name": "app_store", "apple.original_transaction_id": "\(chain.originalTransactionId)",
+        "store.name": "\(chain.store.rawValue)", "subscription.purchase_id": "\(chain.purchaseId)",
         "subscription.state": "\(evaluation.state.rawValue)", "events": "\(events.map(\.kind))",
       ])
     return Outcome(ownerUserId: owner, state: evaluation.state, refusal: refusal)

@@ -1,24 +1,40 @@
 import ArgumentParser
 import Foundation
-import TollgateService
+import TollgateCore
 import TollgateWorker
+import TollgateWorkerSQLite
 
 /// Options of the admin commands: where the database and the catalog are.
 struct AdminOptions: ParsableArguments {
   @Option(help: "SQLite database file (default: from --config).")
   var database: String?
 
-  @Option(help: "JSON config file (the catalog decides which entitlements each product gives).")
+  @Option(help: "JSON config file (default: the catalog the worker saved in the database).")
   var config: String?
 
-  func admin(requireCatalog: Bool) throws -> WorkerAdmin {
-    guard let config else {
-      if requireCatalog { throw ValidationError("--config FILE is required: the catalog is needed to recompute entitlements") }
-      return try WorkerAdmin(databasePath: try ConfigFile.database(flag: database, config: nil), catalog: .defaults, nowMs: SystemClock.nowMs)
+  /// The admin commands on the database, with the catalog from --config, else the one the worker
+  /// runs with (it saves it in the database when it starts).
+  func admin(requireCatalog: Bool) async throws -> WorkerAdmin {
+    let path = try ConfigFile.database(flag: database, config: config)
+    let storage = try SQLiteWorkerStorage(path: path, nowMs: SystemClock.nowMs())
+    if let config {
+      return WorkerAdmin(storage: storage, catalog: try ConfigFile.worker(config).catalog, nowMs: SystemClock.nowMs)
     }
-    let configuration = try ConfigFile.worker(config)
-    return try WorkerAdmin(
-      databasePath: try ConfigFile.database(flag: database, config: config), catalog: configuration.catalog, nowMs: SystemClock.nowMs)
+    if let saved = try await storage.savedCatalog() {
+      return WorkerAdmin(storage: storage, catalog: saved, nowMs: SystemClock.nowMs)
+    }
+    if requireCatalog { throw AdminFailure.noCatalog(database: path) }
+    return WorkerAdmin(storage: storage, catalog: .defaults, nowMs: SystemClock.nowMs)
+  }
+}
+
+/// Why an admin command cannot run: one line, no usage (the command line itself was fine).
+struct AdminFailure: Error, CustomStringConvertible {
+  var description: String
+
+  static func noCatalog(database: String) -> AdminFailure {
+    AdminFailure(
+      description: "no product catalog: no worker has run on \(database) yet; pass --config FILE to name the catalog")
   }
 }
 
@@ -32,7 +48,7 @@ struct Grant: AsyncParsableCommand {
   @OptionGroup var options: AdminOptions
 
   func run() async throws {
-    let admin = try options.admin(requireCatalog: true)
+    let admin = try await options.admin(requireCatalog: true)
     let untilMs = try until.milliseconds(now: SystemClock.nowMs())
     let id = try await admin.grant(userId: user, entitlement: entitlement, untilMs: untilMs, note: note)
     print("granted \(entitlement) to \(user) until \(untilMs) (grant \(id))")

@@ -1,10 +1,13 @@
+import AppStoreGateway
 import ArgumentParser
+import AsyncHTTPClient
 import Foundation
 import Logging
 import Prometheus
 import ServiceLifecycle
-import TollgateService
+import TollgateCore
 import TollgateWorker
+import TollgateWorkerSQLite
 
 struct Worker: AsyncParsableCommand {
   static let configuration = CommandConfiguration(
@@ -31,22 +34,30 @@ struct Worker: AsyncParsableCommand {
     let databasePath = try ConfigFile.database(flag: database, config: config)
     let logger = logging.makeLogger(label: "tollgate.worker")
     let clock = try await ProcessClock.make(followURL: configuration.worker.followClockURL, logger: logger)
+    let host = configuration.worker.listen.split(separator: ":").dropLast().joined(separator: ":")
     let worker: VerifierWorker
     do {
+      let environment = ProcessInfo.processInfo.environment
+      try configuration.validate(environment: environment)
       let registry = PrometheusCollectorRegistry()
+      let appStore = try AppStoreGateway(
+        apps: configuration.appStore, environment: environment, httpClient: .shared,
+        concurrency: configuration.worker.storeConcurrency, nowMs: clock.nowMs, logger: logger)
       worker = try VerifierWorker(
-        configuration: configuration, databasePath: databasePath,
-        metrics: (PrometheusMetricsFactory(registry: registry), { registry.emitToString() }), nowMs: clock.nowMs, logger: logger)
+        configuration: configuration, storage: try SQLiteWorkerStorage(path: databasePath, nowMs: clock.nowMs()),
+        gateways: [appStore], environment: environment,
+        metrics: (PrometheusMetricsFactory(registry: registry), { registry.emitToString() }),
+        onListening: { port in
+          FileHandle.standardOutput.write(
+            Data("tollgate worker: notifications on \(host):\(port), database \(databasePath)\n".utf8))
+        },
+        nowMs: clock.nowMs, logger: logger)
     } catch let error as WorkerConfigurationError {
       throw ValidationError("config file \(config): \(error)")
     }
     let group = ServiceGroup(
       configuration: .init(
         services: [.init(service: worker)] + clock.services, gracefulShutdownSignals: [.sigterm, .sigint], logger: logger))
-    Task {
-      let port = await worker.listeningPort()
-      FileHandle.standardOutput.write(Data("tollgate worker: notifications on \(configuration.worker.listen.split(separator: ":").dropLast().joined(separator: ":")):\(port), database \(databasePath)\n".utf8))
-    }
     try await group.run()
   }
 }

@@ -4,10 +4,51 @@ import FoundationEssentials
 import Foundation
 #endif
 import TollgateCore
+import TollgateStorage
+import TollgateWorker
 
 extension SQLiteWorkerStorage {
-  /// The records of each recomputed user before and after a change.
-  public typealias RecordChanges = [String: (before: [EntitlementRecord], after: [EntitlementRecord])]
+  // MARK: Subscriptions
+
+  public func subscription(store: Store, purchaseId: String) async throws -> StoredSubscription? {
+    try await writer.read { db in
+      try Self.subscriptions(db, where: "store = ? AND store_subscription_id = ?", [.text(store.rawValue), .text(purchaseId)]).first
+    }
+  }
+
+  public func subscriptions(userId: String) async throws -> [StoredSubscription] {
+    try await writer.read { db in try Self.subscriptions(db, where: "user_id = ?", [.text(userId)]) }
+  }
+
+  /// Subscriptions due for verification, oldest due first.
+  public func dueSubscriptions(nowMs: Int64, limit: Int) async throws -> [StoredSubscription] {
+    try await writer.read { db in
+      try Self.subscriptions(
+        db, where: "next_check_at_ms IS NOT NULL AND next_check_at_ms <= ? ORDER BY next_check_at_ms LIMIT ?",
+        [.integer(nowMs), .integer(Int64(limit))])
+    }
+  }
+
+  /// After a failed store call: try again at `untilMs`; the verified state stays as it is.
+  public func postponeCheck(store: Store, purchaseId: String, untilMs: Int64, failures: Int) async throws {
+    try await writer.write { db in
+      try db.execute(
+        "UPDATE subscriptions SET next_check_at_ms = ?, failures = ? WHERE store = ? AND store_subscription_id = ?",
+        [.integer(untilMs), .integer(Int64(failures)), .text(store.rawValue), .text(purchaseId)])
+    }
+  }
+
+  /// Makes every subscription of `userId` due now; returns how many.
+  public func requestReverify(userId: String, nowMs: Int64) async throws -> Int {
+    try await writer.write { db in
+      try db.execute("UPDATE subscriptions SET next_check_at_ms = ? WHERE user_id = ?", [.integer(nowMs), .text(userId)])
+      return db.changes
+    }
+  }
+
+  public func entitlements(userId: String) async throws -> [EntitlementRecord] {
+    try await writer.read { db in try db.entitlementRecords(userId: userId) }
+  }
 
   /// Writes one verification atomically: the subscription (and its binding to a user), its
   /// transactions, events, the recomputed entitlements of every affected user with their
@@ -40,10 +81,9 @@ extension SQLiteWorkerStorage {
   static func recompute(
     _ db: Connection, userId: String, reason: String, nowMs: Int64, recompute: EntitlementRecompute
   ) throws -> (before: [EntitlementRecord], after: [EntitlementRecord]) {
-    let before = try db.prepare("SELECT \(SQLiteEntitlementStorage.recordColumns) FROM entitlements WHERE user_id = ?")
-      .rows([.text(userId)], SQLiteEntitlementStorage.record)
+    let before = try db.entitlementRecords(userId: userId)
     let after = recompute(userId, try subscriptions(db, where: "user_id = ?", [.text(userId)]), try grants(db, userId: userId))
-    _ = try EntitlementWriter(db).replace(userId: userId, records: after, reason: reason, nowMs: nowMs)
+    try db.replaceEntitlementRecords(userId: userId, records: after, reason: reason, nowMs: nowMs)
     return (before, after)
   }
 

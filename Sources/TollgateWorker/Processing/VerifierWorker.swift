@@ -9,14 +9,18 @@ import TollgateCore
 import TollgateStorage
 
 /// `tollgate worker` as a value: the notification endpoints, the inbox loop and the schedule of
-/// re-verifications, until graceful shutdown (in-flight items finish; the rest stay queued).
+/// re-verifications, until graceful shutdown (in-flight items finish; the rest stay queued). It
+/// knows its storage and its stores only through their seams (`WorkerStorage`, `StoreGateway`).
 public final class VerifierWorker: Service, Sendable {
-  public let storage: SQLiteWorkerStorage
+  public let storage: any WorkerStorage
+  let gateways: StoreGateways
+  let catalog: TollgateConfig
   let processor: ItemProcessor
   let rescheduler: Rescheduler
   let webhooks: WebhookDispatcher
   let stats: WorkerStats
   let metricsText: (@Sendable () -> String)?
+  let onListening: (@Sendable (_ port: Int) -> Void)?
   let settings: WorkerSettings
   let host: String
   let port: Int
@@ -26,40 +30,42 @@ public final class VerifierWorker: Service, Sendable {
 
   /// Builds the worker; throws on an invalid configuration with every problem listed.
   /// - Parameters:
+  ///   - gateways: one per store the worker verifies purchases of.
   ///   - metrics: where the worker's counters go, and how to render them for `GET /metrics`
   ///     (the executable passes a Prometheus registry); without it, no /metrics route.
+  ///   - onListening: told the HTTP port once the endpoints listen (useful with port 0).
   public init(
-    configuration: WorkerConfiguration, databasePath: String, environment: [String: String] = ProcessInfo.processInfo.environment,
-    httpClient: HTTPClient = .shared, metrics: (factory: any MetricsFactory, render: @Sendable () -> String)? = nil,
-    nowMs: @escaping @Sendable () -> Int64, logger: Logger
+    configuration: WorkerConfiguration, storage: any WorkerStorage, gateways: [any StoreGateway],
+    environment: [String: String] = ProcessInfo.processInfo.environment, httpClient: HTTPClient = .shared,
+    metrics: (factory: any MetricsFactory, render: @Sendable () -> String)? = nil,
+    onListening: (@Sendable (_ port: Int) -> Void)? = nil, nowMs: @escaping @Sendable () -> Int64, logger: Logger
   ) throws {
-    stats = WorkerStats(factory: metrics?.factory ?? NOOPMetricsHandler.instance)
-    metricsText = metrics?.render
-    let problems = configuration.problems(environment: environment)
-    guard problems.isEmpty else { throw WorkerConfigurationError(problems: problems) }
+    try configuration.validate(environment: environment)
     let settings = configuration.worker
     let parts = settings.listen.split(separator: ":")
     guard parts.count >= 2, let port = Int(parts.last!) else {
       throw WorkerConfigurationError(problems: ["worker.listen must be HOST:PORT"])
     }
+    let gateways = StoreGateways(gateways)
+    stats = WorkerStats(factory: metrics?.factory ?? NOOPMetricsHandler.instance, stores: gateways.stores)
+    metricsText = metrics?.render
+    self.onListening = onListening
     self.host = parts.dropLast().joined(separator: ":")
     self.port = port
     self.settings = settings
     self.nowMs = nowMs
     self.logger = logger
-    storage = try SQLiteWorkerStorage(path: databasePath, nowMs: nowMs())
-    let apps = try configuration.appStore.map {
-      try AppleApp(settings: $0, environment: environment, httpClient: httpClient, nowMs: nowMs, logger: logger)
-    }
-    let gateway = AppleGateway(apps: apps, concurrency: settings.storeConcurrency, nowMs: nowMs, logger: logger)
+    self.storage = storage
+    self.gateways = gateways
+    self.catalog = configuration.catalog
     let reconciler = Reconciler(storage: storage, catalog: configuration.catalog, settings: settings, nowMs: nowMs, logger: logger)
     let backoff = Backoff(baseMs: settings.backoffBaseMs, maxMs: settings.backoffMaxMs)
-    let refresher = ChainRefresher(gateway: gateway, reconciler: reconciler)
+    let refresher = ChainRefresher(gateways: gateways, reconciler: reconciler)
     processor = ItemProcessor(
-      gateway: gateway, refresher: refresher, storage: storage, backoff: backoff, environment: environment, stats: stats,
-      nowMs: nowMs, logger: logger)
+      gateways: gateways, refresher: refresher, storage: storage, backoff: backoff, stats: stats, nowMs: nowMs,
+      logger: logger)
     rescheduler = Rescheduler(
-      gateway: gateway, refresher: refresher, storage: storage, backoff: backoff, stats: stats, nowMs: nowMs,
+      gateways: gateways, refresher: refresher, storage: storage, backoff: backoff, stats: stats, nowMs: nowMs,
       logger: logger)
     webhooks = WebhookDispatcher(
       endpoints: configuration.webhooks,
@@ -72,8 +78,10 @@ public final class VerifierWorker: Service, Sendable {
   public func listeningPort() async -> Int { await boundPort.value() }
 
   public func run() async throws {
+    // The admin commands recompute entitlements with the catalog the worker runs with.
+    try await storage.saveCatalog(catalog, nowMs: nowMs())
     let router = Router()
-    NotificationRoutes.add(to: router, storage: storage, nowMs: nowMs, logger: logger)
+    NotificationIntake.add(to: router, routes: gateways.notificationRoutes, storage: storage, nowMs: nowMs, logger: logger)
     router.get("/health") { _, _ -> Response in
       let counts = (try? await self.storage.inboxCounts()) ?? [:]
       let health: [String: Any] = ["status": "serving", "inbox": counts, "processed": self.stats.json]
@@ -88,9 +96,14 @@ public final class VerifierWorker: Service, Sendable {
       }
     }
     let boundPort = self.boundPort
+    let onListening = self.onListening
     let app = Application(
       router: router, configuration: .init(address: .hostname(host, port: port)),
-      onServerRunning: { channel in await boundPort.set(channel.localAddress?.port ?? 0) }, logger: logger)
+      onServerRunning: { channel in
+        let port = channel.localAddress?.port ?? 0
+        await boundPort.set(port)
+        onListening?(port)
+      }, logger: logger)
     try await withThrowingDiscardingTaskGroup { group in
       group.addTask { try await app.run() }
       group.addTask { await cancelWhenGracefulShutdown { await self.loop() } }

@@ -4,6 +4,7 @@ import Foundation
 import Logging
 import TollgateCore
 import TollgateCrypto
+import TollgateWorker
 
 /// One configured App Store app, ready to talk to Apple: its verifiers and clients, built once.
 struct AppleApp: Sendable {
@@ -13,6 +14,8 @@ struct AppleApp: Sendable {
   let productionAPI: AppStoreServerAPIClient?
   let sandboxAPI: AppStoreServerAPIClient?
   let verifyReceipt: VerifyReceiptClient
+  /// The app-specific shared secret (verifyReceipt, V1 notifications), when configured.
+  let sharedSecret: String?
 
   var bundleId: String { settings.bundleId }
 
@@ -50,11 +53,13 @@ struct AppleApp: Sendable {
           baseURL: settings.sandboxAPIBaseURL ?? (production ? nil : settings.apiBaseURL)
             ?? AppStoreServerAPIConfig.sandboxBaseURL), httpClient: httpClient, bearerToken: bearer, logger: logger)
       : nil
+    let sharedSecret = settings.sharedSecret(environment: variables)
+    self.sharedSecret = sharedSecret
     verifyReceipt = VerifyReceiptClient(
       config: .init(
         productionURL: settings.verifyReceiptURL ?? VerifyReceiptClient.Config.productionURL,
         sandboxURL: settings.sandboxVerifyReceiptURL ?? VerifyReceiptClient.Config.sandboxURL,
-        sharedSecret: settings.sharedSecret(environment: variables)),
+        sharedSecret: sharedSecret),
       httpClient: httpClient, logger: logger)
   }
 

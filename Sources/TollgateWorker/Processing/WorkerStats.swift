@@ -1,5 +1,6 @@
 import CoreMetrics
 import Synchronization
+import TollgateCore
 
 /// What the worker has been through, as metrics (swift-metrics; the executable exports them for
 /// Prometheus at `/metrics`) and as a summary for `/health`. Failures stay visible even though
@@ -17,15 +18,18 @@ final class WorkerStats: Sendable {
   private let state = Mutex(Snapshot())
   private let verifiedCounter: Counter
   private let rejectedCounter: Counter
-  private let storeFailureCounter: Counter
+  /// One per configured store.
+  private let storeFailureCounters: [Store: Counter]
   private let webhookFailureCounter: Counter
   let inboxPending: Gauge
 
   /// Dimensions are bounded: outcome and store, never a user or a purchase.
-  init(factory: any MetricsFactory) {
+  init(factory: any MetricsFactory = NOOPMetricsHandler.instance, stores: [Store]) {
     verifiedCounter = Counter(label: "tollgate_worker_items_total", dimensions: [("outcome", "verified")], factory: factory)
     rejectedCounter = Counter(label: "tollgate_worker_items_total", dimensions: [("outcome", "rejected")], factory: factory)
-    storeFailureCounter = Counter(label: "tollgate_store_failures_total", dimensions: [("store", "app_store")], factory: factory)
+    storeFailureCounters = Dictionary(uniqueKeysWithValues: stores.map { store in
+      (store, Counter(label: "tollgate_store_failures_total", dimensions: [("store", store.rawValue)], factory: factory))
+    })
     webhookFailureCounter = Counter(label: "tollgate_webhook_failures_total", factory: factory)
     inboxPending = Gauge(label: "tollgate_worker_inbox_pending", factory: factory)
   }
@@ -42,13 +46,14 @@ final class WorkerStats: Sendable {
     rejectedCounter.increment()
   }
 
-  func storeFailure(_ error: String, atMs: Int64) {
+  /// A store call that failed (any kind but final) or could not be believed.
+  func storeFailure(_ failure: StoreFailure, store: Store?, atMs: Int64) {
     state.withLock {
       $0.storeFailures += 1
       $0.lastStoreFailureAtMs = atMs
-      $0.lastStoreError = error
+      $0.lastStoreError = failure.message
     }
-    storeFailureCounter.increment()
+    if let store { storeFailureCounters[store]?.increment() }
   }
 
   func webhookFailure() {

@@ -1,6 +1,8 @@
 import Testing
 import TollgateCore
 import TollgateStorage
+import TollgateWorker
+import TollgateWorkerSQLite
 import TollgateTesting
 
 @Suite("SQLite worker storage")

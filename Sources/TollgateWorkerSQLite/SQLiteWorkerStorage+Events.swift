@@ -1,12 +1,8 @@
 import TollgateCore
+import TollgateStorage
+import TollgateWorker
 
 extension SQLiteWorkerStorage {
-  /// An event as stored, with its id (the delivery order).
-  public struct StoredEvent: Sendable, Hashable {
-    public var id: Int64
-    public var event: WorkerEvent
-  }
-
   /// Events after `id`, oldest first.
   public func events(after id: Int64, limit: Int) async throws -> [StoredEvent] {
     try await writer.read { db in
@@ -48,6 +44,22 @@ extension SQLiteWorkerStorage {
       try db.execute(
         "UPDATE webhook_cursors SET last_event_id = MAX(last_event_id, ?), updated_at_ms = ? WHERE endpoint = ?",
         [.integer(eventId), .integer(nowMs), .text(endpoint)])
+    }
+  }
+
+  // MARK: Events
+
+  public func events(userId: String) async throws -> [WorkerEvent] {
+    try await writer.read { db in
+      try db.prepare(
+        "SELECT user_id, kind, store, store_subscription_id, product_id, state, at_ms, detail FROM events WHERE user_id = ? ORDER BY id"
+      ).rows([.text(userId)]) { row in
+        WorkerEvent(
+          userId: row.optionalString(at: 0), kind: row.string(at: 1), store: Store(rawValue: row.string(at: 2)) ?? .appStore,
+          purchaseId: row.string(at: 3), productId: row.optionalString(at: 4),
+          state: row.optionalString(at: 5).flatMap(SubscriptionState.init(rawValue:)), atMs: row.int64(at: 6),
+          detail: row.optionalString(at: 7))
+      }
     }
   }
 }

@@ -1,0 +1,96 @@
+import AppStore
+import Foundation
+import TollgateCore
+import TollgateCrypto
+import TollgateWorker
+
+/// App Store Server Notifications, V2 (signed) and V1 (legacy, with the shared secret).
+extension AppStoreGateway {
+  static let v2Route = "app_store.v2"
+  static let v1Route = "app_store.v1"
+
+  public var notificationRoutes: [NotificationRoute] {
+    [
+      NotificationRoute(name: Self.v2Route, path: "/notifications/apple/v2") { body in
+        let facts = Self.unverifiedV2Facts(body)
+        guard facts.isWellFormed else { return nil }
+        return facts.notificationUUID ?? SHA256.hash(body).hexString
+      },
+      NotificationRoute(name: Self.v1Route, path: "/notifications/apple/v1") { body in
+        guard (try? JSONSerialization.jsonObject(with: Data(body))) is [String: Any] else { return nil }
+        return SHA256.hash(body).hexString
+      },
+    ]
+  }
+
+  func verifyV2(_ payload: [UInt8]) throws(AppleFailure) -> NotificationVerdict {
+    let claimed = Self.unverifiedV2Facts(payload)
+    guard let app = app(bundleId: claimed.bundleId) else {
+      throw .rejected("notification for an app that is not configured (\(claimed.bundleId ?? "no bundle id"))")
+    }
+    let verified: VerifiedNotification
+    switch app.verifier.verifyNotificationBody(payload) {
+    case .valid(let notification): verified = notification
+    case .invalid(let error):
+      logger.warning("a notification failed verification", metadata: ["error": "\(error.code)"])
+      throw .rejected("notification: \(error.code) (\(error.message))")
+    }
+    guard let transactionId = verified.transaction?.originalTransactionId ?? verified.renewalInfo?.originalTransactionId
+    else {
+      return .informational(outcome: "informational: \(verified.notification.notificationType ?? "unknown")")
+    }
+    let environment = verified.transaction.map { StoreEnvironment(appStore: $0.environment) }
+    let reason = "notification \(verified.notification.notificationType ?? "")/\(verified.notification.subtype ?? "")"
+    return .chainChanged(
+      ChainReference(
+        store: .appStore, appId: app.bundleId, lookupId: transactionId, purchaseId: transactionId, environment: environment),
+      reason: reason)
+  }
+
+  func verifyV1(_ payload: [UInt8]) throws(AppleFailure) -> NotificationVerdict {
+    let claimed = Self.unverifiedV1BundleId(payload)
+    guard let app = app(bundleId: claimed), let secret = app.sharedSecret else {
+      throw .rejected("V1 notification for an app without a configured shared secret")
+    }
+    let notification: NotificationV1
+    switch NotificationV1.verify(body: Data(payload), sharedSecret: secret, bundleId: app.bundleId) {
+    case .valid(let value): notification = value
+    case .invalid(let error): throw .rejected("V1 notification: \(error.code)")
+    }
+    guard let latest = notification.unifiedReceipt?.transactions.max(by: { ($0.purchaseDateMs ?? 0) < ($1.purchaseDateMs ?? 0) }),
+      let id = latest.originalTransactionId ?? latest.transactionId
+    else {
+      return .informational(outcome: "informational V1")
+    }
+    return .chainChanged(
+      ChainReference(store: .appStore, appId: app.bundleId, lookupId: id, purchaseId: latest.originalTransactionId, environment: nil),
+      reason: "notification v1 \(notification.notificationType ?? "")")
+  }
+
+  struct V2Facts {
+    var isWellFormed = false
+    var notificationUUID: String?
+    var bundleId: String?
+  }
+
+  /// What a V2 body claims about itself, before any verification: for deduplication and routing.
+  static func unverifiedV2Facts(_ bytes: [UInt8]) -> V2Facts {
+    var facts = V2Facts()
+    guard let object = try? JSONSerialization.jsonObject(with: Data(bytes)) as? [String: Any],
+      let signed = object["signedPayload"] as? String
+    else { return facts }
+    let parts = signed.split(separator: ".", omittingEmptySubsequences: false)
+    guard parts.count == 3, let payload = Base64URL.decode(parts[1]),
+      let claims = try? JSONSerialization.jsonObject(with: Data(payload)) as? [String: Any]
+    else { return facts }
+    facts.isWellFormed = true
+    facts.notificationUUID = claims["notificationUUID"] as? String
+    let data = (claims["data"] as? [String: Any]) ?? (claims["summary"] as? [String: Any])
+    facts.bundleId = data?["bundleId"] as? String
+    return facts
+  }
+
+  static func unverifiedV1BundleId(_ bytes: [UInt8]) -> String? {
+    ((try? JSONSerialization.jsonObject(with: Data(bytes))) as? [String: Any])?["bid"] as? String
+  }
+}

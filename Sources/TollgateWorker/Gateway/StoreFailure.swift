@@ -1,0 +1,48 @@
+/// Why a store could not give an answer the worker may act on: one classification for every
+/// store, decided by its gateway.
+///
+/// - `transient`: the store could not be asked or answered unbelievably (5xx, 429, a timeout, a
+///   payload that fails verification): retry with backoff; the verified state stays as it is.
+/// - `needsOperator`: our side is wrong (credentials, configuration): alert, keep the item
+///   pending and retry with backoff; never the buyer's fault.
+/// - `final`: the store says no (unknown transaction, invalid evidence, another app's receipt).
+///   Only this rejects a buyer's submission.
+public struct StoreFailure: Error, Sendable, CustomStringConvertible {
+  public struct Kind: Hashable, Sendable, CustomStringConvertible {
+    private enum Base: String, Hashable, Sendable {
+      case transient
+      case needsOperator = "needs_operator"
+      case final
+    }
+
+    private let base: Base
+
+    private init(_ base: Base) {
+      self.base = base
+    }
+
+    public static let transient = Kind(.transient)
+    public static let needsOperator = Kind(.needsOperator)
+    public static let final = Kind(.final)
+
+    public var description: String { base.rawValue }
+  }
+
+  public var kind: Kind
+  /// What happened, for logs and the inbox item's outcome; never a token or a payload.
+  public var message: String
+  /// When the store asked to be called again (Retry-After).
+  public var retryAfterMs: Int64?
+  public var cause: (any Error)?
+
+  public init(_ kind: Kind, _ message: String, retryAfterMs: Int64? = nil, cause: (any Error)? = nil) {
+    self.kind = kind
+    self.message = message
+    self.retryAfterMs = retryAfterMs
+    self.cause = cause
+  }
+
+  public static func final(_ message: String) -> StoreFailure { StoreFailure(.final, message) }
+
+  public var description: String { message }
+}

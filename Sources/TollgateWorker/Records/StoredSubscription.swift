@@ -1,0 +1,86 @@
+import TollgateCore
+
+/// What the worker stores about one purchase chain.
+public struct StoredSubscription: Sendable, Hashable {
+  public var store: Store
+  /// originalTransactionId / purchaseToken / receiptId.
+  public var purchaseId: String
+  /// Bundle id / package name / Amazon app.
+  public var appId: String
+  /// The user it is bound to; nil until someone submits it (a notification can come first).
+  public var userId: String?
+  public var history: SubscriptionHistory
+  public var evidence: VerificationEvidence
+  /// The last evaluation.
+  public var state: SubscriptionState
+  /// The rule that decided the state (`SubscriptionEvaluation.reason`).
+  public var reason: String
+  public var productId: String
+  public var willRenew: Bool
+  public var expiresAtMs: Int64
+  public var accessEndsAtMs: Int64
+  public var appAccountToken: String?
+  public var verifiedAtMs: Int64
+  /// When the worker should verify it again.
+  public var nextCheckAtMs: Int64?
+  /// Store calls that failed in a row since the last success.
+  public var failures: Int
+
+  public init(
+    store: Store, purchaseId: String, appId: String, userId: String?, history: SubscriptionHistory,
+    evidence: VerificationEvidence, state: SubscriptionState, reason: String, productId: String, willRenew: Bool,
+    expiresAtMs: Int64, accessEndsAtMs: Int64, appAccountToken: String?, verifiedAtMs: Int64, nextCheckAtMs: Int64?,
+    failures: Int = 0
+  ) {
+    self.store = store
+    self.purchaseId = purchaseId
+    self.appId = appId
+    self.userId = userId
+    self.history = history
+    self.evidence = evidence
+    self.state = state
+    self.reason = reason
+    self.productId = productId
+    self.willRenew = willRenew
+    self.expiresAtMs = expiresAtMs
+    self.accessEndsAtMs = accessEndsAtMs
+    self.appAccountToken = appAccountToken
+    self.verifiedAtMs = verifiedAtMs
+    self.nextCheckAtMs = nextCheckAtMs
+    self.failures = failures
+  }
+}
+
+/// Where a verified state came from, kept with every write so `tollgate explain` can show it.
+public struct VerificationEvidence: Sendable, Hashable, Codable {
+  public struct Payload: Sendable, Hashable, Codable {
+    /// `transaction`, `renewal_info`, `notification`, `verify_receipt`.
+    public var kind: String
+    /// The store's id of the payload (transactionId, notificationUUID, …).
+    public var id: String
+    /// SHA-256 of the payload as received (hex): identifies it without storing it.
+    public var sha256: String
+    public var signedAtMs: Int64?
+
+    public init(kind: String, id: String, sha256: String, signedAtMs: Int64?) {
+      self.kind = kind
+      self.id = id
+      self.sha256 = sha256
+      self.signedAtMs = signedAtMs
+    }
+  }
+
+  /// Which store interface answered (`app_store_server_api`, `verify_receipt`).
+  public var source: String
+  public var environment: StoreEnvironment
+  public var payloads: [Payload]
+  public var verifiedAtMs: Int64
+
+  public init(source: String, environment: StoreEnvironment, payloads: [Payload], verifiedAtMs: Int64) {
+    self.source = source
+    self.environment = environment
+    self.payloads = payloads
+    self.verifiedAtMs = verifiedAtMs
+  }
+}
+

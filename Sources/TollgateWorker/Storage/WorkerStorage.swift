@@ -1,0 +1,93 @@
+import TollgateCore
+import TollgateStorage
+
+/// What the worker keeps, and needs kept atomically: the durable inbox, subscriptions with their
+/// verified histories and transactions, the schedule of re-verifications, grants, outbound events
+/// with the webhooks' cursors, and the active product catalog. The worker owns this seam; SQLite
+/// implements it now (`TollgateWorkerSQLite`), PostgreSQL next, and the unit tests fake it.
+///
+/// Storage never calls into the worker: where entitlements must be recomputed inside the write
+/// of a change, the worker hands over an `EntitlementRecompute` that an implementation runs inside
+/// its transaction.
+public protocol WorkerStorage: Sendable {
+  // MARK: Inbox
+
+  /// Stores a notification durably. A second one with the same `dedupeKey` is not stored again.
+  func storeNotification(route: String, dedupeKey: String, payload: [UInt8], nowMs: Int64) async throws
+    -> (id: Int64, duplicate: Bool)
+
+  /// Claims up to `limit` due items (pending and due, or processing with an expired lease: a
+  /// worker that died mid-item), leasing them for `leaseMs` and counting the attempt.
+  func claimInbox(nowMs: Int64, limit: Int, leaseMs: Int64) async throws -> [InboxItem]
+
+  /// Puts an item back to be tried again at `atMs` (store trouble); nothing else changes.
+  func retryInbox(id: Int64, atMs: Int64, error: String) async throws
+
+  /// Ends an item without a subscription change (rejected, a TEST notification, …).
+  func finishInbox(id: Int64, state: SubmissionState, outcome: String, nowMs: Int64) async throws
+
+  /// Counts of inbox items by status (for /health and metrics).
+  func inboxCounts() async throws -> [String: Int]
+
+  // MARK: Subscriptions
+
+  func subscription(store: Store, purchaseId: String) async throws -> StoredSubscription?
+
+  func subscriptions(userId: String) async throws -> [StoredSubscription]
+
+  /// Writes one verification atomically: the subscription (and its binding to a user), its
+  /// transactions, events, the entitlements of every affected user recomputed by `recompute`
+  /// with their change-feed entries, and the completion of the inbox item that caused it.
+  @discardableResult
+  func apply(_ change: SubscriptionChange, recompute: @escaping EntitlementRecompute) async throws -> RecordChanges
+
+  /// The user's entitlement records as last written (for `tollgate explain`).
+  func entitlements(userId: String) async throws -> [EntitlementRecord]
+
+  // MARK: Schedule
+
+  /// Subscriptions due for verification, oldest due first.
+  func dueSubscriptions(nowMs: Int64, limit: Int) async throws -> [StoredSubscription]
+
+  /// After a failed store call: try again at `untilMs`; the verified state stays as it is.
+  func postponeCheck(store: Store, purchaseId: String, untilMs: Int64, failures: Int) async throws
+
+  /// Makes every subscription of `userId` due now; returns how many.
+  func requestReverify(userId: String, nowMs: Int64) async throws -> Int
+
+  // MARK: Grants
+
+  func grants(userId: String) async throws -> [PromotionalGrant]
+
+  /// Adds a grant and recomputes the user's entitlements in the same transaction; returns its id.
+  func addGrant(
+    userId: String, entitlement: String, expiresAtMs: Int64, note: String?, nowMs: Int64,
+    recompute: @escaping EntitlementRecompute
+  ) async throws -> Int64
+
+  /// Revokes the user's open grants of `entitlement`, recomputing in the same transaction; returns how many.
+  func revokeGrants(userId: String, entitlement: String, nowMs: Int64, recompute: @escaping EntitlementRecompute)
+    async throws -> Int
+
+  // MARK: Events and webhooks
+
+  /// The user's events, oldest first.
+  func events(userId: String) async throws -> [WorkerEvent]
+
+  /// Events after `id`, oldest first.
+  func events(after id: Int64, limit: Int) async throws -> [StoredEvent]
+
+  /// The last event an endpoint acknowledged; a new endpoint starts after the newest event, so it
+  /// receives what happens from now on rather than the whole history.
+  func webhookCursor(endpoint: String, nowMs: Int64) async throws -> Int64
+
+  func advanceWebhookCursor(endpoint: String, to eventId: Int64, nowMs: Int64) async throws
+
+  // MARK: Catalog
+
+  /// Keeps the active product catalog, so every process (the admin commands) uses the worker's.
+  func saveCatalog(_ catalog: TollgateConfig, nowMs: Int64) async throws
+
+  /// The catalog the worker last saved; nil if no worker has run on this database yet.
+  func savedCatalog() async throws -> TollgateConfig?
+}

@@ -1,0 +1,42 @@
+#if canImport(FoundationEssentials)
+import FoundationEssentials
+#else
+import Foundation
+#endif
+import TollgateCore
+import TollgateStorage
+import TollgateWorker
+
+/// `WorkerStorage` on the SQLite database the service reads: the inbox, subscriptions with their
+/// verified histories, grants, events and the catalog. Every verification lands in one transaction together with the
+/// recomputed entitlements, the change feed and the inbox item it completes.
+public final class SQLiteWorkerStorage: WorkerStorage {
+  public let path: String
+  let writer: SerializedConnection
+
+  public init(path: String, nowMs: Int64) throws {
+    self.path = path
+    self.writer = try SerializedConnection(path: path, label: "tollgate.sqlite.worker")
+    _ = try writer.readSync { db in try Schema.migrator.migrate(db, nowMs: nowMs) }
+  }
+
+  // MARK: Catalog
+
+  public func saveCatalog(_ catalog: TollgateConfig, nowMs: Int64) async throws {
+    let json = String(decoding: try JSONEncoder().encode(catalog), as: UTF8.self)
+    try await writer.write { db in
+      try db.execute(
+        """
+        INSERT INTO catalog (id, catalog_json, saved_at_ms) VALUES (1, ?, ?)
+        ON CONFLICT(id) DO UPDATE SET catalog_json = excluded.catalog_json, saved_at_ms = excluded.saved_at_ms
+        """, [.text(json), .integer(nowMs)])
+    }
+  }
+
+  public func savedCatalog() async throws -> TollgateConfig? {
+    let json = try await writer.read { db in
+      try db.prepare("SELECT catalog_json FROM catalog WHERE id = 1").rows([]) { $0.string(at: 0) }.first
+    }
+    return try json.map { try JSONDecoder().decode(TollgateConfig.self, from: Data($0.utf8)) }
+  }
+}

@@ -1,0 +1,102 @@
+import Synchronization
+import TollgateCore
+import TollgateStorage
+import TollgateWorker
+
+/// A `StoreGateway` that answers from a script: what each chain looks like now, or how the store
+/// fails. A submission's receipt names the chain (`lookupId`); a notification's body is the
+/// chain's id, or `test` for an informational one.
+final class FakeStoreGateway: StoreGateway {
+  static let route = "fake.v1"
+  static let appId = "com.example.app"
+
+  struct State {
+    /// Answers for `fetchChain` by lookup id, in order; the last one repeats.
+    var answers: [String: [Result<VerifiedChain, StoreFailure>]] = [:]
+    var identifyFailure: StoreFailure?
+    var notificationFailure: StoreFailure?
+    /// Apps this store no longer knows (a scheduled check finds none).
+    var removedApps: Set<String> = []
+    var fetched: [ChainReference] = []
+  }
+
+  let store: Store
+  let state = Mutex(State())
+
+  init(store: Store = .appStore) {
+    self.store = store
+  }
+
+  var notificationRoutes: [NotificationRoute] {
+    [NotificationRoute(name: Self.route, path: "/notifications/fake") { body in body.isEmpty ? nil : String(decoding: body, as: UTF8.self) }]
+  }
+
+  /// The store's answer for `lookupId` from now on (after any answers already scripted).
+  func answer(_ lookupId: String, _ results: Result<VerifiedChain, StoreFailure>...) {
+    state.withLock { $0.answers[lookupId, default: []] += results }
+  }
+
+  var fetched: [ChainReference] { state.withLock { $0.fetched } }
+
+  func identify(_ submission: PurchaseSubmission) async throws(StoreFailure) -> ChainReference {
+    if let failure = state.withLock({ $0.identifyFailure }) { throw failure }
+    guard let receipt = submission.receipt else { throw .final("no receipt") }
+    return ChainReference(
+      store: store, appId: submission.appId ?? Self.appId, lookupId: receipt, purchaseId: receipt, environment: .sandbox)
+  }
+
+  func verifyNotification(_ payload: [UInt8], route: String) async throws(StoreFailure) -> NotificationVerdict {
+    if let failure = state.withLock({ $0.notificationFailure }) { throw failure }
+    let body = String(decoding: payload, as: UTF8.self)
+    if body == "test" { return .informational(outcome: "informational: TEST") }
+    return .chainChanged(
+      ChainReference(store: store, appId: Self.appId, lookupId: body, purchaseId: body, environment: .sandbox),
+      reason: "notification")
+  }
+
+  func fetchChain(_ reference: ChainReference) async throws(StoreFailure) -> VerifiedChain {
+    let answer = state.withLock { state -> Result<VerifiedChain, StoreFailure>? in
+      state.fetched.append(reference)
+      guard var queue = state.answers[reference.lookupId], !queue.isEmpty else { return nil }
+      let next = queue.count > 1 ? queue.removeFirst() : queue[0]
+      state.answers[reference.lookupId] = queue
+      return next
+    }
+    guard let answer else { throw .final("transaction \(reference.lookupId) is unknown to the store") }
+    return try answer.get()
+  }
+
+  func reference(for subscription: StoredSubscription) -> ChainReference? {
+    guard !state.withLock({ $0.removedApps.contains(subscription.appId) }) else { return nil }
+    return ChainReference(
+      store: store, appId: subscription.appId, lookupId: subscription.purchaseId, purchaseId: subscription.purchaseId,
+      environment: subscription.history.environment)
+  }
+}
+
+extension VerifiedChain {
+  /// A chain of one monthly subscription, renewed `renewals` times, as a store would answer.
+  static func monthly(
+    _ purchaseId: String, store: Store = .appStore, productId: String = "monthly", purchasedAtMs: Int64, expiresAtMs: Int64,
+    willRenew: Bool = true, appAccountToken: String? = nil, asOfMs: Int64
+  ) -> VerifiedChain {
+    let history = SubscriptionHistory(
+      store: store, purchaseId: purchaseId, environment: .sandbox,
+      transactions: [
+        StoreTransaction(
+          transactionId: "\(purchaseId)-\(expiresAtMs)", productId: productId, purchaseDateMs: purchasedAtMs,
+          expiresDateMs: expiresAtMs)
+      ],
+      renewalInfo: RenewalInfo(willAutoRenew: willRenew), asOfMs: asOfMs)
+    return VerifiedChain(
+      store: store, appId: FakeStoreGateway.appId, purchaseId: purchaseId, history: history,
+      transactions: [
+        TransactionRow(
+          storeTransactionId: "\(purchaseId)-\(expiresAtMs)", productId: productId, purchasedAtMs: purchasedAtMs,
+          expiresAtMs: expiresAtMs, revokedAtMs: nil, revocationReason: nil, offerType: nil, environment: .sandbox,
+          payloadSHA256: nil, signedAtMs: asOfMs)
+      ],
+      evidence: VerificationEvidence(source: "fake_store", environment: .sandbox, payloads: [], verifiedAtMs: asOfMs),
+      appAccountToken: appAccountToken)
+  }
+}

@@ -1,0 +1,201 @@
+import Foundation
+import TollgateCore
+import TollgateStorage
+import TollgateWorker
+
+/// `WorkerStorage` in memory, for the worker's unit tests: the same contract as SQLite (leases,
+/// dedupe, one change applied at once), plus ways to look inside.
+actor FakeWorkerStorage: WorkerStorage {
+  struct Item: Sendable {
+    var item: InboxItem
+    var status: SubmissionState
+    var nextAttemptAtMs: Int64
+    var leaseUntilMs: Int64?
+    var dedupeKey: String?
+    var outcome: String?
+    var lastError: String?
+  }
+
+  private(set) var items: [Int64: Item] = [:]
+  private(set) var subscriptionsByChain: [String: StoredSubscription] = [:]
+  private(set) var entitlementsByUser: [String: [EntitlementRecord]] = [:]
+  private(set) var transactions: [TransactionRow] = []
+  private(set) var storedEvents: [StoredEvent] = []
+  private(set) var grantsById: [Int64: PromotionalGrant] = [:]
+  private(set) var cursors: [String: Int64] = [:]
+  private(set) var catalog: TollgateConfig?
+  private var nextId: Int64 = 1
+
+  private static func key(_ store: Store, _ purchaseId: String) -> String { "\(store.rawValue):\(purchaseId)" }
+
+  private func newId() -> Int64 {
+    defer { nextId += 1 }
+    return nextId
+  }
+
+  // MARK: Looking inside
+
+  /// Puts a submitted purchase in the inbox, as the service does.
+  func enqueue(_ submission: PurchaseSubmission, nowMs: Int64) throws -> Int64 {
+    let id = newId()
+    let payload = Array(try JSONEncoder().encode(submission))
+    items[id] = Item(
+      item: InboxItem(
+        id: id, kind: .purchase, store: submission.store.rawValue, userId: submission.userId, payload: payload, attempts: 0,
+        receivedAtMs: nowMs), status: .pending, nextAttemptAtMs: nowMs)
+    return id
+  }
+
+  func item(_ id: Int64) -> Item? { items[id] }
+
+  /// Seeds a stored subscription (as an earlier verification left it).
+  func seed(_ subscription: StoredSubscription) {
+    subscriptionsByChain[Self.key(subscription.store, subscription.purchaseId)] = subscription
+  }
+
+  func allSubscriptions() -> [StoredSubscription] { Array(subscriptionsByChain.values) }
+
+  // MARK: Inbox
+
+  func storeNotification(route: String, dedupeKey: String, payload: [UInt8], nowMs: Int64) -> (id: Int64, duplicate: Bool) {
+    if let existing = items.values.first(where: { $0.dedupeKey == dedupeKey }) { return (existing.item.id, true) }
+    let id = newId()
+    items[id] = Item(
+      item: InboxItem(id: id, kind: .notification, store: route, userId: nil, payload: payload, attempts: 0, receivedAtMs: nowMs),
+      status: .pending, nextAttemptAtMs: nowMs, dedupeKey: dedupeKey)
+    return (id, false)
+  }
+
+  func claimInbox(nowMs: Int64, limit: Int, leaseMs: Int64) -> [InboxItem] {
+    let due = items.values.filter {
+      ($0.status == .pending && $0.nextAttemptAtMs <= nowMs) || ($0.status == .processing && ($0.leaseUntilMs ?? 0) <= nowMs)
+    }.sorted { ($0.nextAttemptAtMs, $0.item.id) < ($1.nextAttemptAtMs, $1.item.id) }.prefix(limit)
+    return due.map { entry in
+      let claimed = entry.item
+      items[claimed.id]?.status = .processing
+      items[claimed.id]?.leaseUntilMs = nowMs + leaseMs
+      items[claimed.id]?.item.attempts += 1
+      return claimed
+    }
+  }
+
+  func retryInbox(id: Int64, atMs: Int64, error: String) {
+    items[id]?.status = .pending
+    items[id]?.nextAttemptAtMs = atMs
+    items[id]?.leaseUntilMs = nil
+    items[id]?.lastError = error
+  }
+
+  func finishInbox(id: Int64, state: SubmissionState, outcome: String, nowMs: Int64) {
+    items[id]?.status = state
+    items[id]?.outcome = outcome
+    items[id]?.leaseUntilMs = nil
+  }
+
+  func inboxCounts() -> [String: Int] {
+    Dictionary(grouping: items.values, by: \.status.rawValue).mapValues(\.count)
+  }
+
+  // MARK: Subscriptions
+
+  func subscription(store: Store, purchaseId: String) -> StoredSubscription? {
+    subscriptionsByChain[Self.key(store, purchaseId)]
+  }
+
+  func subscriptions(userId: String) -> [StoredSubscription] {
+    subscriptionsByChain.values.filter { $0.userId == userId }.sorted { $0.purchaseId < $1.purchaseId }
+  }
+
+  @discardableResult
+  func apply(_ change: SubscriptionChange, recompute: @escaping EntitlementRecompute) -> RecordChanges {
+    subscriptionsByChain[Self.key(change.subscription.store, change.subscription.purchaseId)] = change.subscription
+    transactions += change.transactions
+    var changes: RecordChanges = [:]
+    for userId in Set([change.subscription.userId, change.alsoRecompute].compactMap { $0 }) {
+      changes[userId] = recomputeUser(userId, recompute: recompute)
+    }
+    for event in change.events { storedEvents.append(StoredEvent(id: newId(), event: event)) }
+    if let completes = change.completes {
+      finishInbox(id: completes.id, state: completes.state, outcome: completes.outcome, nowMs: change.nowMs)
+    }
+    return changes
+  }
+
+  private func recomputeUser(_ userId: String, recompute: EntitlementRecompute)
+    -> (before: [EntitlementRecord], after: [EntitlementRecord])
+  {
+    let before = entitlementsByUser[userId] ?? []
+    let after = recompute(userId, subscriptions(userId: userId), grantsById.values.filter { $0.userId == userId })
+    entitlementsByUser[userId] = after.isEmpty ? nil : after
+    return (before, after)
+  }
+
+  func entitlements(userId: String) -> [EntitlementRecord] { entitlementsByUser[userId] ?? [] }
+
+  // MARK: Schedule
+
+  func dueSubscriptions(nowMs: Int64, limit: Int) -> [StoredSubscription] {
+    Array(
+      subscriptionsByChain.values.filter { ($0.nextCheckAtMs ?? .max) <= nowMs }
+        .sorted { ($0.nextCheckAtMs ?? 0) < ($1.nextCheckAtMs ?? 0) }.prefix(limit))
+  }
+
+  func postponeCheck(store: Store, purchaseId: String, untilMs: Int64, failures: Int) {
+    subscriptionsByChain[Self.key(store, purchaseId)]?.nextCheckAtMs = untilMs
+    subscriptionsByChain[Self.key(store, purchaseId)]?.failures = failures
+  }
+
+  func requestReverify(userId: String, nowMs: Int64) -> Int {
+    let keys = subscriptionsByChain.filter { $0.value.userId == userId }.map(\.key)
+    for key in keys { subscriptionsByChain[key]?.nextCheckAtMs = nowMs }
+    return keys.count
+  }
+
+  // MARK: Grants
+
+  func grants(userId: String) -> [PromotionalGrant] {
+    grantsById.sorted { $0.key < $1.key }.map(\.value).filter { $0.userId == userId }
+  }
+
+  func addGrant(
+    userId: String, entitlement: String, expiresAtMs: Int64, note: String?, nowMs: Int64,
+    recompute: @escaping EntitlementRecompute
+  ) -> Int64 {
+    let id = newId()
+    grantsById[id] = PromotionalGrant(
+      grantId: String(id), userId: userId, entitlement: entitlement, grantedAtMs: nowMs, expiresAtMs: expiresAtMs, note: note)
+    _ = recomputeUser(userId, recompute: recompute)
+    return id
+  }
+
+  func revokeGrants(userId: String, entitlement: String, nowMs: Int64, recompute: @escaping EntitlementRecompute) -> Int {
+    let ids = grantsById.filter { $0.value.userId == userId && $0.value.entitlement == entitlement && $0.value.revokedAtMs == nil }
+      .map(\.key)
+    for id in ids { grantsById[id]?.revokedAtMs = nowMs }
+    _ = recomputeUser(userId, recompute: recompute)
+    return ids.count
+  }
+
+  // MARK: Events and webhooks
+
+  func events(userId: String) -> [WorkerEvent] { storedEvents.map(\.event).filter { $0.userId == userId } }
+
+  func events(after id: Int64, limit: Int) -> [StoredEvent] { Array(storedEvents.filter { $0.id > id }.prefix(limit)) }
+
+  func webhookCursor(endpoint: String, nowMs: Int64) -> Int64 {
+    if let cursor = cursors[endpoint] { return cursor }
+    let newest = storedEvents.last?.id ?? 0
+    cursors[endpoint] = newest
+    return newest
+  }
+
+  func advanceWebhookCursor(endpoint: String, to eventId: Int64, nowMs: Int64) {
+    cursors[endpoint] = max(cursors[endpoint] ?? 0, eventId)
+  }
+
+  // MARK: Catalog
+
+  func saveCatalog(_ catalog: TollgateConfig, nowMs: Int64) { self.catalog = catalog }
+
+  func savedCatalog() -> TollgateConfig? { catalog }
+}

@@ -1,0 +1,62 @@
+import Logging
+import TollgateCore
+import TollgateTesting
+@testable import TollgateWorker
+
+/// The worker's parts wired to fakes and a manual clock, without sockets or a database.
+struct WorkerParts {
+  static let day: Int64 = 86_400_000
+  static let start: Int64 = 1_700_000_000_000
+
+  let clock = ManualClock(nowMs: start)
+  let storage = FakeWorkerStorage()
+  let gateway: FakeStoreGateway
+  let settings: WorkerSettings
+  let catalog: TollgateConfig
+  let stats = WorkerStats(stores: [.appStore])
+  let reconciler: Reconciler
+  let refresher: ChainRefresher
+  let processor: ItemProcessor
+  let rescheduler: Rescheduler
+
+  init(transferPolicy: TransferPolicy = .keepWithOriginalOwner, configure: (inout WorkerSettings) -> Void = { _ in }) {
+    let gateway = FakeStoreGateway()
+    var settings = WorkerSettings()
+    settings.backoffBaseMs = 1_000
+    settings.backoffMaxMs = 60_000
+    configure(&settings)
+    let catalog = TollgateConfig(
+      apps: [AppConfig(id: "ios", store: .appStore, bundleId: FakeStoreGateway.appId)],
+      entitlements: [EntitlementDefinition(id: "premium")],
+      products: [ProductConfig(productId: "monthly", store: .appStore, entitlements: ["premium"])],
+      transferPolicy: transferPolicy)
+    let logger = Logger(label: "test.worker", factory: { _ in SwiftLogNoOpLogHandler() })
+    let gateways = StoreGateways([gateway])
+    let backoff = Backoff(baseMs: settings.backoffBaseMs, maxMs: settings.backoffMaxMs)
+    let now = clock.function
+    self.gateway = gateway
+    self.settings = settings
+    self.catalog = catalog
+    reconciler = Reconciler(storage: storage, catalog: catalog, settings: settings, nowMs: now, logger: logger)
+    refresher = ChainRefresher(gateways: gateways, reconciler: reconciler)
+    processor = ItemProcessor(
+      gateways: gateways, refresher: refresher, storage: storage, backoff: backoff, stats: stats, nowMs: now, logger: logger)
+    rescheduler = Rescheduler(
+      gateways: gateways, refresher: refresher, storage: storage, backoff: backoff, stats: stats, nowMs: now, logger: logger)
+  }
+
+  var now: Int64 { clock.nowMs }
+
+  /// A monthly subscription bought now, expiring in 30 days, as the store answers it.
+  func boughtNow(_ purchaseId: String, expiresInMs: Int64 = 30 * day, appAccountToken: String? = nil) -> VerifiedChain {
+    .monthly(
+      purchaseId, purchasedAtMs: now, expiresAtMs: now + expiresInMs, appAccountToken: appAccountToken, asOfMs: now)
+  }
+
+  /// Claims and processes every due inbox item.
+  func processDue() async {
+    for item in await storage.claimInbox(nowMs: now, limit: 100, leaseMs: settings.leaseMs) {
+      await processor.process(item)
+    }
+  }
+}
