@@ -223,6 +223,11 @@ let package = Package(
       swiftSettings: strict
     ),
     .testTarget(
+      name: "AppStoreGatewayTests",
+      dependencies: ["AppStoreGateway", "AppStore", "TollgateWorker", "TollgateCore", "TollgateCrypto", "TollgateTesting"],
+      swiftSettings: strict
+    ),
+    .testTarget(
       name: "TollgateWorkerSQLiteTests",
       dependencies: ["TollgateWorkerSQLite", "TollgateWorker", "TollgateStorage", "TollgateCore", "TollgateTesting"],
       swiftSettings: strict
