@@ -11,7 +11,7 @@ let package = Package(
   platforms: [.macOS(.v15)],
   products: [
     .executable(name: "tollgate", targets: ["tollgate"]),
-    .library(name: "TollgateClient", targets: ["TollgateRPC"]),
+    .library(name: "TollgateClient", targets: ["TollgateClient"]),
   ],
   dependencies: [
     .package(url: "https://github.com/apple/swift-nio.git", from: "2.101.2"),
@@ -109,8 +109,8 @@ let package = Package(
     .target(
       name: "TollgateDemo",
       dependencies: [
-        "TollgateCore", "TollgateStorage", "TollgateRPC", "TollgateService", "TollgateWorker", "TollgateWorkerSQLite",
-        "AppStoreGateway", "StoreSimulator",
+        "TollgateCore", "TollgateStorage", "TollgateContract", "TollgateClient", "TollgateIndex", "TollgateService",
+        "TollgateWorker", "TollgateWorkerSQLite", "AppStoreGateway", "StoreSimulator",
         "TollgateCrypto",
         .product(name: "Logging", package: "swift-log"),
         .product(name: "NIOCore", package: "swift-nio"),
@@ -124,27 +124,70 @@ let package = Package(
     // lacks: epoll, eventfd, accept4, the monotonic clock.
     .target(name: "CTollgateNet"),
 
-    // Wire protocol: generated protobuf types, protobuf-c-rpc framing, server and client.
+    // The contract: the generated protobuf types of proto/tollgate.proto and the service's method
+    // indices. What every client and the server share; no transport.
     .target(
-      name: "TollgateRPC",
-      dependencies: [
-        "CTollgateNet",
-        .product(name: "NIOCore", package: "swift-nio"),
-        .product(name: "NIOPosix", package: "swift-nio"),
-        .product(name: "SwiftProtobuf", package: "swift-protobuf"),
-        .product(name: "Logging", package: "swift-log"),
-      ],
+      name: "TollgateContract",
+      dependencies: [.product(name: "SwiftProtobuf", package: "swift-protobuf")],
       exclude: ["Generated/README.md"],
       swiftSettings: strict
     ),
 
-    // The entitlement service: in-memory index, change-feed follower, RPC handlers.
+    // The wire: protobuf-c-rpc framing (the only code that knows the header layout) and the
+    // hand-written IsSubscriber codec. Used by the server, the client and `tollgate bench`.
+    .target(
+      name: "TollgateWire",
+      dependencies: [
+        "TollgateContract",
+        .product(name: "NIOCore", package: "swift-nio"),
+        .product(name: "SwiftProtobuf", package: "swift-protobuf"),
+      ],
+      swiftSettings: strict
+    ),
+
+    // The RPC server (Linux): its own epoll event loops answering the Entitlements service.
+    .target(
+      name: "TollgateServer",
+      dependencies: [
+        "TollgateContract", "TollgateWire", "CTollgateNet",
+        .product(name: "NIOCore", package: "swift-nio"),
+        .product(name: "SwiftProtobuf", package: "swift-protobuf"),
+        .product(name: "Logging", package: "swift-log"),
+        .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
+      ],
+      swiftSettings: strict
+    ),
+
+    // The Swift client (the `TollgateClient` product): SwiftNIO, async/await; builds on macOS too.
+    .target(
+      name: "TollgateClient",
+      dependencies: [
+        "TollgateContract", "TollgateWire",
+        .product(name: "NIOCore", package: "swift-nio"),
+        .product(name: "NIOPosix", package: "swift-nio"),
+        .product(name: "SwiftProtobuf", package: "swift-protobuf"),
+      ],
+      swiftSettings: strict
+    ),
+
+    // The in-memory index of every user's entitlements and the change-feed follower that keeps
+    // it in step with storage. Answers with values; knows nothing of the wire.
+    .target(
+      name: "TollgateIndex",
+      dependencies: [
+        "TollgateCore", "TollgateStorage",
+        .product(name: "Logging", package: "swift-log"),
+        .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
+      ],
+      swiftSettings: strict
+    ),
+
+    // `tollgate serve`: the Entitlements service's handlers over the index and the inbox, and the
+    // service that runs the RPC server and the change-feed follower.
     .target(
       name: "TollgateService",
       dependencies: [
-        "TollgateCore", "TollgateStorage", "TollgateRPC",
-        .product(name: "NIOCore", package: "swift-nio"),
-        .product(name: "NIOPosix", package: "swift-nio"),
+        "TollgateCore", "TollgateStorage", "TollgateIndex", "TollgateContract", "TollgateWire", "TollgateServer",
         .product(name: "Logging", package: "swift-log"),
         .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
       ],
@@ -155,14 +198,18 @@ let package = Package(
     // histograms).
     .target(
       name: "TollgateBench",
-      dependencies: ["CTollgateNet", .product(name: "Histogram", package: "hdrhistogram-swift")],
+      dependencies: [
+        "CTollgateNet", "TollgateWire", "TollgateContract",
+        .product(name: "Histogram", package: "hdrhistogram-swift"),
+      ],
       swiftSettings: strict
     ),
 
     .executableTarget(
       name: "tollgate",
       dependencies: [
-        "TollgateCore", "TollgateStorage", "TollgateRPC", "TollgateService", "AppStore", "TollgateCrypto",
+        "TollgateCore", "TollgateStorage", "TollgateContract", "TollgateWire", "TollgateClient", "TollgateServer",
+        "TollgateIndex", "TollgateService", "AppStore", "TollgateCrypto",
         "TollgateWorker", "TollgateWorkerSQLite", "AppStoreGateway", "StoreSimulator", "TollgateDemo", "TollgateBench",
         .product(name: "ArgumentParser", package: "swift-argument-parser"),
         .product(name: "AsyncHTTPClient", package: "async-http-client"),
@@ -234,30 +281,53 @@ let package = Package(
     ),
     .testTarget(name: "TollgateStorageTests", dependencies: ["TollgateStorage", "TollgateTesting"], swiftSettings: strict),
     .testTarget(
-      name: "TollgateRPCTests",
+      name: "TollgateWireTests",
       dependencies: [
-        "TollgateRPC", "TollgateTesting",
+        "TollgateContract", "TollgateWire", "TollgateTesting",
         .product(name: "NIOCore", package: "swift-nio"),
         .product(name: "NIOEmbedded", package: "swift-nio"),
-        .product(name: "PropertyBased", package: "swift-property-based"),
         .product(name: "NIOTestUtils", package: "swift-nio"),
+        .product(name: "PropertyBased", package: "swift-property-based"),
       ],
       swiftSettings: strict
     ),
     .testTarget(
+      name: "TollgateServerTests",
+      dependencies: [
+        "TollgateContract", "TollgateWire", "TollgateServer", "TollgateClient", "TollgateTesting",
+        .product(name: "NIOCore", package: "swift-nio"),
+        .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
+        .product(name: "Logging", package: "swift-log"),
+      ],
+      swiftSettings: strict
+    ),
+    .testTarget(
+      name: "TollgateIndexTests",
+      dependencies: ["TollgateIndex", "TollgateStorage", "TollgateCore", "TollgateTesting"],
+      swiftSettings: strict
+    ),
+    .testTarget(
       name: "TollgateServiceTests",
-      dependencies: ["TollgateService", "TollgateStorage", "TollgateCore", "TollgateRPC", "TollgateTesting"],
+      dependencies: [
+        "TollgateService", "TollgateIndex", "TollgateStorage", "TollgateCore", "TollgateContract", "TollgateWire",
+        "TollgateServer", "TollgateTesting",
+        .product(name: "NIOCore", package: "swift-nio"),
+      ],
       swiftSettings: strict
     ),
     .testTarget(
       name: "TollgateBenchTests",
-      dependencies: ["TollgateBench", "TollgateRPC", "TollgateTesting", .product(name: "NIOCore", package: "swift-nio")],
+      dependencies: [
+        "TollgateBench", "TollgateContract", "TollgateWire", "TollgateServer", "TollgateTesting",
+        .product(name: "NIOCore", package: "swift-nio"),
+      ],
       swiftSettings: strict
     ),
     .testTarget(
       name: "EndToEndTests",
       dependencies: [
-        "TollgateService", "TollgateStorage", "TollgateCore", "TollgateRPC", "TollgateTesting",
+        "TollgateService", "TollgateIndex", "TollgateStorage", "TollgateCore", "TollgateContract", "TollgateWire",
+        "TollgateClient", "TollgateServer", "TollgateTesting",
         "TollgateWorker", "TollgateWorkerSQLite", "StoreSimulator", "TollgateCrypto", "AppStore", "TollgateDemo",
         .product(name: "NIOCore", package: "swift-nio"),
         .product(name: "NIOPosix", package: "swift-nio"),

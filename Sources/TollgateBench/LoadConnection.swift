@@ -1,3 +1,4 @@
+import TollgateWire
 import CTollgateNet
 
 #if canImport(Glibc)
@@ -104,16 +105,15 @@ final class LoadConnection {
 
   private func parse(_ handle: (Answer) -> Void) {
     var offset = 0
-    receiveBuffer.withUnsafeBytes { bytes in
-      while receiveCount - offset >= 16 {
-        let status = bytes.loadUnaligned(fromByteOffset: offset, as: UInt32.self).littleEndian
-        let method = bytes.loadUnaligned(fromByteOffset: offset + 4, as: UInt32.self).littleEndian
-        let length = Int(bytes.loadUnaligned(fromByteOffset: offset + 8, as: UInt32.self).littleEndian)
-        let id = bytes.loadUnaligned(fromByteOffset: offset + 12, as: UInt32.self).littleEndian
-        guard receiveCount - offset >= 16 + length else { break }
-        let payload = UnsafeRawBufferPointer(rebasing: bytes[(offset + 16)..<(offset + 16 + length)])
-        handle(Answer(status: status, methodIndex: method, requestId: id, payload: payload))
-        offset += 16 + length
+    receiveBuffer.withUnsafeBytes { buffer in
+      let bytes = UnsafeRawBufferPointer(rebasing: buffer[0..<receiveCount])
+      while let header = ResponseFrame.Header(in: bytes, at: offset) {
+        let start = offset + ResponseFrame.headerLength
+        let length = Int(header.messageLength)
+        guard bytes.count - start >= length else { break }
+        let payload = UnsafeRawBufferPointer(rebasing: bytes[start..<start + length])
+        handle(Answer(status: header.rawStatus, methodIndex: header.methodIndex, requestId: header.requestId, payload: payload))
+        offset = start + length
       }
     }
     if offset > 0 {

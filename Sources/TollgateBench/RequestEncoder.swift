@@ -1,9 +1,12 @@
+import TollgateContract
+import TollgateWire
+
 /// Writes request frames straight into a send buffer, without building protobuf messages: the
 /// load generator must cost less per request than the server it measures. The bytes are exactly
 /// what swift-protobuf writes for the same message (the tests check that).
 enum RequestEncoder {
-  static let isSubscriberMethod: UInt32 = 0
-  static let getSubscriptionMethod: UInt32 = 1
+  static let isSubscriberMethod = EntitlementsMethod.isSubscriber.rawValue
+  static let getSubscriptionMethod = EntitlementsMethod.getSubscription.rawValue
 
   /// An `IsSubscriberRequest{user_id: prefix+number, entitlement}` frame.
   static func appendIsSubscriber(
@@ -27,9 +30,7 @@ enum RequestEncoder {
   }
 
   private static func appendHeader(to buffer: inout [UInt8], method: UInt32, length: Int, requestId: UInt32) {
-    appendUInt32LE(to: &buffer, method)
-    appendUInt32LE(to: &buffer, UInt32(length))
-    appendUInt32LE(to: &buffer, requestId)
+    RequestFrame.Header(methodIndex: method, messageLength: UInt32(length), requestId: requestId).append(to: &buffer)
   }
 
   private static func appendUserId(to buffer: inout [UInt8], prefix: [UInt8], number: Int, length: Int) {
@@ -37,13 +38,6 @@ enum RequestEncoder {
     appendVarint(to: &buffer, UInt64(length))
     buffer.append(contentsOf: prefix)
     appendDecimal(to: &buffer, number)
-  }
-
-  static func appendUInt32LE(to buffer: inout [UInt8], _ value: UInt32) {
-    buffer.append(UInt8(truncatingIfNeeded: value))
-    buffer.append(UInt8(truncatingIfNeeded: value >> 8))
-    buffer.append(UInt8(truncatingIfNeeded: value >> 16))
-    buffer.append(UInt8(truncatingIfNeeded: value >> 24))
   }
 
   static func appendVarint(to buffer: inout [UInt8], _ value: UInt64) {

@@ -49,3 +49,13 @@ public struct EntitlementRecord: Sendable, Hashable, Codable {
     self.verifiedAtMs = verifiedAtMs
   }
 }
+
+extension EntitlementRecord {
+  /// The store's own id from `source` (`app_store:<originalTransactionId>` → the id).
+  public var storeSubscriptionId: String { Self.storeSubscriptionId(fromSource: source) }
+
+  public static func storeSubscriptionId(fromSource source: String) -> String {
+    guard let colon = source.firstIndex(of: ":") else { return source }
+    return String(source[source.index(after: colon)...])
+  }
+}

@@ -1,6 +1,6 @@
 import StoreSimulator
 import TollgateCore
-import TollgateRPC
+import TollgateClient
 
 /// The demo's users, each bought through the simulator and verified through the worker like any
 /// real purchase.

@@ -7,7 +7,7 @@ import Prometheus
 import StoreSimulator
 import TollgateCore
 import TollgateCrypto
-import TollgateRPC
+import TollgateClient
 import TollgateService
 import TollgateStorage
 import TollgateWorker
@@ -131,7 +131,7 @@ public struct LocalStack: Sendable {
     let storage = try SQLiteEntitlementStorage(path: databasePath, nowMs: now())
     let server = try await EntitlementServer.start(
       config: .init(host: "127.0.0.1", port: ports.service), storage: storage, nowMs: now, logger: logger)
-    let followTask = Task { try await server.follower.run() }
+    let followTask = Task { try await server.run() }
     return LocalStack(
       sim: sim, worker: worker, server: server, storage: storage, client: TollgateClient(host: "127.0.0.1", port: server.port),
       configuration: configuration, databasePath: databasePath, nowMs: now, metricsText: { registry.emitToString() },

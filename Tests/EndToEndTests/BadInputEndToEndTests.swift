@@ -2,7 +2,8 @@ import NIOCore
 import NIOPosix
 import Testing
 import TollgateCore
-import TollgateRPC
+import TollgateClient
+import TollgateServer
 import TollgateService
 import TollgateStorage
 import TollgateTesting

@@ -1,7 +1,8 @@
 import Foundation
 import Testing
 import TollgateCore
-import TollgateRPC
+import TollgateClient
+import TollgateServer
 import TollgateService
 import TollgateStorage
 import TollgateTesting

@@ -3,7 +3,8 @@ import NIOCore
 import NIOPosix
 import Testing
 import TollgateCore
-import TollgateRPC
+import TollgateClient
+import TollgateServer
 import TollgateService
 import TollgateStorage
 import TollgateTesting
@@ -51,12 +52,14 @@ struct ClientEndToEndTests {
       userId: "u", with: [.sample(userId: "u", expiresAtMs: SystemClock.nowMs() + 3_600_000)], reason: "t", nowMs: 1)
     let first = try await EntitlementServer.start(
       config: .init(host: "127.0.0.1", port: 0), storage: storage, logger: Logger(label: "e2e"))
+    async let firstServing: Void = first.run()
     let port = first.port
     let client = TollgateClient(host: "127.0.0.1", port: port)
     #expect(try await client.isSubscriber(userId: "u", entitlement: "premium").active)
 
     // Kill the listener and the open connection.
     await first.shutdown()
+    try await firstServing
     await client.close()
     do {
       _ = try await client.health()
@@ -68,8 +71,10 @@ struct ClientEndToEndTests {
 
     let second = try await EntitlementServer.start(
       config: .init(host: "127.0.0.1", port: port), storage: storage, logger: Logger(label: "e2e"))
+    async let secondServing: Void = second.run()
     #expect(try await client.isSubscriber(userId: "u", entitlement: "premium").active)
     await client.close()
     await second.shutdown()
+    try await secondServing
   }
 }

@@ -3,7 +3,8 @@ import StoreSimulator
 import Testing
 import TollgateCore
 import TollgateDemo
-import TollgateRPC
+import TollgateClient
+import TollgateServer
 import TollgateTesting
 
 /// docs/lifecycle.md's App Store paths through the whole system, and the store misbehaving.

@@ -3,7 +3,8 @@ import StoreSimulator
 import Testing
 import TollgateCore
 import TollgateDemo
-import TollgateRPC
+import TollgateClient
+import TollgateServer
 import TollgateStorage
 import TollgateTesting
 

@@ -2,7 +2,9 @@ import Foundation
 import Logging
 import Synchronization
 import Testing
-import TollgateRPC
+import TollgateContract
+import TollgateServer
+import TollgateWire
 
 @testable import TollgateBench
 
@@ -59,14 +61,16 @@ struct LoadGeneratorTests {
   @Test("every request is answered once by the real server, and the answers are counted right")
   func realServer() async throws {
     let handler = CountingHandler()
-    let server = try await RPCServer.bind(host: "127.0.0.1", port: 0, handler: handler, logger: Logger(label: "bench-test"))
-    defer { Task { try? await server.close() } }
+    let server = try RPCServer.bind(host: "127.0.0.1", port: 0, handler: handler, logger: Logger(label: "bench-test"))
+    async let serving: Void = server.run()
     var c = Self.configuration(port: server.port)
     c.requests = 5_003
     c.threads = 2
     c.getSubscriptionShare = 0.25
     c.hitRatio = 0.9
     let result = try await runBench(c)
+    try await server.close()
+    try await serving
     #expect(result.requests == 5_003)
     #expect(result.sent == 5_003)
     #expect(result.errors.total == 0)

@@ -1,16 +1,14 @@
 import Testing
-import TollgateRPC
+import TollgateContract
 
 @testable import TollgateBench
 
 @Suite("Request frames written by hand are what swift-protobuf writes")
 struct RequestEncoderTests {
   static func frame(method: UInt32, id: UInt32, payload: [UInt8]) -> [UInt8] {
-    var bytes: [UInt8] = []
-    RequestEncoder.appendUInt32LE(to: &bytes, method)
-    RequestEncoder.appendUInt32LE(to: &bytes, UInt32(payload.count))
-    RequestEncoder.appendUInt32LE(to: &bytes, id)
-    return bytes + payload
+    // Written out here, independently of the Wire module's header writer.
+    func littleEndian(_ value: UInt32) -> [UInt8] { (0..<4).map { UInt8(truncatingIfNeeded: value >> (8 * $0)) } }
+    return littleEndian(method) + littleEndian(UInt32(payload.count)) + littleEndian(id) + payload
   }
 
   @Test("IsSubscriber", arguments: [0, 7, 9, 10, 99, 100, 123_456_789, Int(Int32.max)])

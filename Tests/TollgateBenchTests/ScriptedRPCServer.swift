@@ -1,6 +1,7 @@
 import NIOCore
 import NIOPosix
-import TollgateRPC
+import TollgateContract
+import TollgateWire
 
 /// A protobuf-c-rpc server for the load generator's tests that answers every request with
 /// `active: true`, and can misbehave: answer each read burst backwards, answer one request twice,

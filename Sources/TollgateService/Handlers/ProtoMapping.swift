@@ -1,5 +1,7 @@
 import TollgateCore
-import TollgateRPC
+import TollgateContract
+import TollgateIndex
+import TollgateWire
 
 /// Core ↔ wire conversions, one place for each direction.
 extension Tollgate_V1_Store {
@@ -73,12 +75,23 @@ extension Tollgate_V1_EntitlementStatus {
   }
 }
 
-extension EntitlementRecord {
-  /// The store's own id from `source` (`app_store:<originalTransactionId>` → the id).
-  var storeSubscriptionId: String { Self.storeSubscriptionId(fromSource: source) }
-
-  static func storeSubscriptionId(fromSource source: String) -> String {
-    guard let colon = source.firstIndex(of: ":") else { return source }
-    return String(source[source.index(after: colon)...])
+extension IsSubscriberAnswer {
+  /// The index's answer in the wire's terms.
+  init(_ answer: EntitlementAnswer) {
+    self.init()
+    active = answer.active
+    expiresAtMs = answer.expiresAtMs
+    state = answer.state.map(Tollgate_V1_SubscriptionState.init) ?? .unspecified
+    willRenew = answer.willRenew
+    store = answer.store.map(Tollgate_V1_Store.init) ?? .unspecified
+    productId = answer.productId
+    environment = answer.environment.map(Tollgate_V1_Environment.init) ?? .unspecified
+    verifiedAtMs = answer.verifiedAtMs
+    evaluatedAtMs = answer.evaluatedAtMs
+    switch answer.storeSubscriptionId {
+    case .none: break
+    case .number(let number): numericStoreSubscriptionId = number
+    case .text(let text): storeSubscriptionId = text
+    }
   }
 }

@@ -1,5 +1,5 @@
 import TollgateCore
-import TollgateRPC
+import TollgateContract
 import TollgateStorage
 
 /// Checks on request fields; each returns the problem in words a caller can act on, or nil.

@@ -1,5 +1,6 @@
 import TollgateCore
-import TollgateRPC
+import TollgateContract
+import TollgateIndex
 import TollgateStorage
 
 /// Waits, bounded, for the worker to finish a submission, and fills the response with the outcome.

@@ -1,67 +1,83 @@
 import Logging
-import NIOCore
 import ServiceLifecycle
 import TollgateCore
-import TollgateRPC
+import TollgateIndex
+import TollgateServer
 import TollgateStorage
 
-/// `tollgate serve` as a value: loads the index, follows the change feed and answers RPCs until
-/// graceful shutdown.
+/// `tollgate serve` as a `Service`: the index loaded from storage, the change-feed follower that
+/// keeps it current and the RPC server that answers from it.
+///
+/// On graceful shutdown the RPC server stops first (stop accepting, drain the calls in flight)
+/// and the follower after it, so a SubmitPurchase waiting to read its own write still sees it
+/// land during the drain.
 public final class EntitlementServer: Service, Sendable {
   public struct Config: Sendable {
     public var host: String
     public var port: Int
     public var rpc: RPCServer.Config
     public var feed: ChangeFeedFollower.Config
-    public var service: EntitlementsService.Config
+    public var responder: EntitlementsResponder.Config
 
     public init(
       host: String, port: Int, rpc: RPCServer.Config = .defaults, feed: ChangeFeedFollower.Config = .defaults,
-      service: EntitlementsService.Config = .defaults
+      responder: EntitlementsResponder.Config = .defaults
     ) {
       self.host = host
       self.port = port
       self.rpc = rpc
       self.feed = feed
-      self.service = service
+      self.responder = responder
     }
   }
 
   public let index: EntitlementIndex
   public let follower: ChangeFeedFollower
   public let rpcServer: RPCServer
+  private let logger: Logger
 
-  private init(index: EntitlementIndex, follower: ChangeFeedFollower, rpcServer: RPCServer) {
+  private init(index: EntitlementIndex, follower: ChangeFeedFollower, rpcServer: RPCServer, logger: Logger) {
     self.index = index
     self.follower = follower
     self.rpcServer = rpcServer
+    self.logger = logger
   }
 
   /// Loads the index from storage, then binds the listener: the server answers from full state
-  /// from its first request.
+  /// from its first request. Serving starts with `run()`.
   public static func start(
     config: Config, storage: any EntitlementStorage, nowMs: @escaping @Sendable () -> Int64 = SystemClock.nowMs,
-    threads: Int = System.coreCount, logger: Logger
+    threads: Int? = nil, logger: Logger
   ) async throws -> EntitlementServer {
     let index = EntitlementIndex()
     let follower = ChangeFeedFollower(storage: storage, index: index, config: config.feed, nowMs: nowMs, logger: logger)
     try await follower.loadSnapshot()
-    let service = EntitlementsService(
-      index: index, follower: follower, storage: storage, config: config.service, nowMs: nowMs, logger: logger)
-    let rpcServer = try await RPCServer.bind(
-      host: config.host, port: config.port, config: config.rpc, handler: service, threads: threads, logger: logger)
+    let responder = EntitlementsResponder(
+      index: index, follower: follower, storage: storage, config: config.responder, nowMs: nowMs, logger: logger)
+    let rpcServer = try RPCServer.bind(
+      host: config.host, port: config.port, config: config.rpc, handler: responder, threads: threads, logger: logger)
     logger.info("serving", metadata: ["rpc.address": "\(rpcServer.localAddress)"])
-    return EntitlementServer(index: index, follower: follower, rpcServer: rpcServer)
+    return EntitlementServer(index: index, follower: follower, rpcServer: rpcServer, logger: logger)
   }
 
   public var port: Int { rpcServer.port }
 
-  /// Follows the change feed until graceful shutdown, then stops accepting connections.
+  /// Follows the change feed and answers RPCs until graceful shutdown, then shuts down in order:
+  /// the RPC server (stop accepting, drain), then the follower. If either ends on its own, the
+  /// other is stopped too.
   public func run() async throws {
-    try await follower.run()
-    try? await rpcServer.close()
+    let group = ServiceGroup(
+      configuration: .init(
+        services: [
+          .init(service: follower),
+          // Closed by `shutdown()`: the group then stops the follower as graceful shutdown would.
+          .init(service: rpcServer, successTerminationBehavior: .gracefullyShutdownGroup),
+        ],
+        logger: logger))
+    try await group.run()
   }
 
+  /// Stops serving (as graceful shutdown does) and returns once every connection is closed.
   public func shutdown() async {
     try? await rpcServer.close()
   }

@@ -1,7 +1,7 @@
 import ArgumentParser
 import Foundation
 import Synchronization
-import TollgateRPC
+import TollgateClient
 
 extension Bench {
   struct Client: AsyncParsableCommand {

@@ -2,7 +2,7 @@ import ArgumentParser
 import Foundation
 import TollgateBench
 import TollgateCore
-import TollgateRPC
+import TollgateClient
 import TollgateService
 import TollgateStorage
 

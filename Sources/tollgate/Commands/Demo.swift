@@ -3,7 +3,7 @@ import Foundation
 import Logging
 import ServiceLifecycle
 import TollgateDemo
-import TollgateRPC
+import TollgateClient
 
 struct Demo: AsyncParsableCommand {
   static let configuration = CommandConfiguration(

@@ -1,5 +1,5 @@
 import ArgumentParser
-import TollgateRPC
+import TollgateClient
 
 struct Query: AsyncParsableCommand {
   static let configuration = CommandConfiguration(

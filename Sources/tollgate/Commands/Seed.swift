@@ -1,7 +1,7 @@
 import ArgumentParser
 import Foundation
 import TollgateCore
-import TollgateService
+
 import TollgateStorage
 
 struct Seed: AsyncParsableCommand {

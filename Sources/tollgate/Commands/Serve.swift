@@ -1,9 +1,9 @@
 import ArgumentParser
 import Foundation
 import Logging
-import NIOCore
 import ServiceLifecycle
-import TollgateRPC
+import TollgateIndex
+import TollgateServer
 import TollgateService
 import TollgateStorage
 
@@ -50,14 +50,14 @@ struct Serve: AsyncParsableCommand {
     if let value = settings.maxPendingPerConnection { rpc.maximumPendingPerConnection = value }
     var feed = ChangeFeedFollower.Config.defaults
     if let value = settings.feedPollMs { feed.pollInterval = .milliseconds(value) }
-    var service = EntitlementsService.Config.defaults
-    if let value = settings.maxSubmitWaitMs { service.maximumSubmitWaitMs = value }
+    var responder = EntitlementsResponder.Config.defaults
+    if let value = settings.maxSubmitWaitMs { responder.maximumSubmitWaitMs = value }
 
     let clock = try await ProcessClock.make(followURL: followClock, logger: logger)
     let storage = try SQLiteEntitlementStorage(path: database, nowMs: clock.nowMs())
     let server = try await EntitlementServer.start(
-      config: .init(host: listen.host, port: listen.port, rpc: rpc, feed: feed, service: service),
-      storage: storage, nowMs: clock.nowMs, threads: threads ?? settings.eventLoopThreads ?? System.coreCount,
+      config: .init(host: listen.host, port: listen.port, rpc: rpc, feed: feed, responder: responder),
+      storage: storage, nowMs: clock.nowMs, threads: threads ?? settings.eventLoopThreads,
       logger: logger)
     // Written unbuffered: scripts and tests wait for this line to learn the port.
     FileHandle.standardOutput.write(

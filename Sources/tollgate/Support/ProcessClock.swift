@@ -1,8 +1,9 @@
+import TollgateCore
 import AsyncHTTPClient
 import Foundation
 import Logging
 import ServiceLifecycle
-import TollgateService
+import StoreSimulator
 
 /// A process's clock (serve, worker): the machine's, or, for demos and tests only, a store
 /// simulator's virtual clock (`GET {url}/sim/clock` → `{"nowMs": …}`), followed by polling.

@@ -1,4 +1,4 @@
-import TollgateRPC
+import TollgateClient
 
 /// Short lowercase names of the wire enums, as `tollgate query` prints them.
 protocol ShortNamed {

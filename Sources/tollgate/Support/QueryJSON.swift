@@ -1,5 +1,5 @@
 import Foundation
-import TollgateRPC
+import TollgateClient
 
 /// `tollgate query --json` output: every proto field by its lowerCamelCase JSON name, defaults
 /// included (protobuf's own JSON omits `false` and `0`, which a script reading `active` should not

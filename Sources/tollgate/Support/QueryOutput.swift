@@ -1,6 +1,6 @@
 import ArgumentParser
 import Foundation
-import TollgateRPC
+import TollgateClient
 
 /// How `tollgate query` prints answers and errors.
 enum QueryOutput {

@@ -1,17 +1,18 @@
 import Logging
 import TollgateCore
-import TollgateRPC
+import TollgateClient
+import TollgateServer
 import TollgateService
 import TollgateStorage
 import TollgateTesting
 
-/// A real `EntitlementServer` on a loopback port over a real SQLite file, with a client.
+/// A real `EntitlementServer` on a loopback port over a real SQLite file, with a client; run by
+/// `withService`.
 struct RunningService {
   let dir: TemporaryDirectory
   let storage: SQLiteEntitlementStorage
   let server: EntitlementServer
   let client: TollgateClient
-  let followTask: Task<Void, any Error>
   var databasePath: String { dir.file("tollgate.sqlite") }
 
   static func start(
@@ -25,16 +26,13 @@ struct RunningService {
     let server = try await EntitlementServer.start(
       config: .init(host: "127.0.0.1", port: 0, rpc: rpc), storage: storage,
       nowMs: clock?.function ?? SystemClock.nowMs, logger: Logger(label: "e2e"))
-    let followTask = Task { try await server.follower.run() }
     let client = TollgateClient(host: "127.0.0.1", port: server.port)
-    return RunningService(dir: dir, storage: storage, server: server, client: client, followTask: followTask)
+    return RunningService(dir: dir, storage: storage, server: server, client: client)
   }
 
   func stop() async {
     await client.close()
-    followTask.cancel()
     await server.shutdown()
-    dir.remove()
   }
 }
 
@@ -44,12 +42,17 @@ func withService(
   _ body: (RunningService) async throws -> Void
 ) async throws {
   let service = try await RunningService.start(clock: clock, rpc: rpc, seed: seed)
-  do {
-    try await body(service)
-  } catch {
+  defer { service.dir.remove() }
+  try await withThrowingTaskGroup(of: Void.self) { group in
+    group.addTask { try await service.server.run() }
+    do {
+      try await body(service)
+    } catch {
+      await service.stop()
+      throw error
+    }
     await service.stop()
-    throw error
+    try await group.waitForAll()
   }
-  await service.stop()
 }
 

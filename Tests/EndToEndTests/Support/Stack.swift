@@ -5,7 +5,8 @@ import TollgateCore
 import TollgateCrypto
 import TollgateDemo
 import Testing
-import TollgateRPC
+import TollgateClient
+import TollgateServer
 import TollgateTesting
 import TollgateWorker
 

@@ -1,0 +1,110 @@
+import TollgateCore
+
+extension EntitlementIndex {
+  /// Answers `queries` at `nowMs`, in order, under one lock: initializes `answers[0..<queries
+  /// .count]` (the caller owns them and deinitializes them). The one implementation of the rule;
+  /// every other way of asking goes through it.
+  ///
+  /// Every user id is hashed and its table entry, key and first record loaded before any query
+  /// is answered, so that the cache misses of a batch's lookups overlap instead of queueing one
+  /// after another (and, for a single query, its key's and its record's, which both follow from
+  /// the entry).
+  public func answer(
+    _ queries: UnsafeBufferPointer<EntitlementQuery>, nowMs: Int64, into answers: UnsafeMutableBufferPointer<EntitlementAnswer>
+  ) {
+    precondition(answers.count >= queries.count, "an answer for every query")
+    withUnsafeTemporaryAllocation(of: UInt64.self, capacity: queries.count) { hashes in
+      state.withLock { state in
+        for (position, query) in queries.enumerated() { hashes[position] = state.heads.hash(query.userId) }
+        state.warm(hashes: UnsafeBufferPointer(hashes))
+        var entitlements = EntitlementNumbers()
+        for (position, query) in queries.enumerated() {
+          let head = state.heads.find(query.userId, hash: hashes[position]) ?? -1
+          let wanted = entitlements.number(of: query.entitlement, in: state.strings)
+          answers.initializeElement(at: position, to: state.answer(head: head, entitlement: wanted, nowMs: nowMs))
+        }
+      }
+    }
+  }
+
+  /// One query given as strings (the message path, tests): the same rule, through `answer`.
+  public func answer(userId: String, entitlement: String, nowMs: Int64) -> EntitlementAnswer {
+    var userId = userId
+    var entitlement = entitlement
+    return userId.withUTF8 { user in
+      entitlement.withUTF8 { wanted in
+        var query = EntitlementQuery(userId: UnsafeRawBufferPointer(user), entitlement: UnsafeRawBufferPointer(wanted))
+        return withUnsafeTemporaryAllocation(of: EntitlementAnswer.self, capacity: 1) { answers in
+          withUnsafePointer(to: &query) { answer(UnsafeBufferPointer(start: $0, count: 1), nowMs: nowMs, into: answers) }
+          return answers.moveElement(from: 0)
+        }
+      }
+    }
+  }
+}
+
+extension EntitlementIndex.State {
+  /// The answer from the records chained at `head` (-1: an unknown user) for the entitlement
+  /// numbered `entitlement` (nil: never interned, so nobody has it), straight from the compact
+  /// records. Picks as `bestEvaluation` does.
+  func answer(head: Int32, entitlement: UInt32?, nowMs: Int64) -> EntitlementAnswer {
+    var answer = EntitlementAnswer()
+    answer.evaluatedAtMs = nowMs
+    guard let entitlement else { return answer }
+    var best = -1
+    forEachSlot(from: head) { slot in
+      if slots[slot].entitlement == entitlement,
+        best < 0 || slots[slot].isPreferred(over: slots[best], at: nowMs, strings: strings)
+      {
+        best = slot
+      }
+    }
+    guard best >= 0 else { return answer }
+    let record = slots[best]
+    let now = record.atQueryTime(nowMs)
+    answer.active = now.active
+    answer.expiresAtMs = record.accessEndsAtMs
+    answer.state = now.state
+    answer.willRenew = record.willRenew
+    answer.store = record.store
+    answer.productId = strings[record.productId]
+    answer.environment = record.environment
+    answer.verifiedAtMs = record.verifiedAtMs
+    switch record.source {
+    case .numbered(_, let number): answer.storeSubscriptionId = .number(number)
+    case .text(let source): answer.storeSubscriptionId = .text(EntitlementRecord.storeSubscriptionId(fromSource: source))
+    }
+    return answer
+  }
+
+  /// Loads what looking up the users of `hashes` will touch (their table entries, keys and first
+  /// records), each step for all of them at once. Changes nothing.
+  mutating func warm(hashes: UnsafeBufferPointer<UInt64>) {
+    withUnsafeTemporaryAllocation(of: Int32.self, capacity: hashes.count) { heads in
+      var sink = UInt64(self.heads.touchEntries(hashes: hashes))
+      sink &+= UInt64(self.heads.touchKeys(hashes: hashes, values: heads))
+      slots.withUnsafeBufferPointer { slots in
+        // Both ends of the record: an array's elements do not start on a cache line, so a
+        // 64-byte record spans two.
+        for head in heads where head >= 0 && Int(head) < slots.count {
+          sink &+= UInt64(slots[Int(head)].entitlement) &+ UInt64(UInt32(bitPattern: slots[Int(head)].next))
+        }
+      }
+      warmed = sink
+    }
+  }
+}
+
+/// The entitlement numbers of a batch's queries. The queries of one read nearly always ask about
+/// the same entitlement: comparing its bytes with the previous query's is cheaper than a lookup.
+private struct EntitlementNumbers {
+  /// The previous query's entitlement and its number (nil: never interned).
+  private var last: (bytes: UnsafeRawBufferPointer, number: UInt32?)?
+
+  mutating func number(of bytes: UnsafeRawBufferPointer, in strings: InternTable) -> UInt32? {
+    if let last, ByteKeyTable.equal(bytes, last.bytes) { return last.number }
+    let number = strings.number(of: bytes)
+    last = (bytes, number)
+    return number
+  }
+}

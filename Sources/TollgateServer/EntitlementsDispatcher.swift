@@ -1,0 +1,127 @@
+import NIOCore
+import SwiftProtobuf
+import TollgateContract
+import TollgateWire
+
+/// Turns one request frame into its answer: decode, call the handler, encode. The only place that
+/// maps a method index to code.
+struct EntitlementsDispatcher: Sendable {
+  let handler: any EntitlementsHandler
+
+  enum Outcome {
+    /// The answer frame is in the output buffer.
+    case answered
+    /// Answered later by running `work` off the event loop (not started yet, so the caller can
+    /// refuse it); a thrown error answers `serviceFailed`.
+    case deferred(@Sendable () async throws -> ByteBuffer)
+  }
+
+  /// Appends the answer to `output`, or hands back the work of a deferred call.
+  func dispatch(methodIndex: UInt32, requestId: UInt32, payload: ByteBuffer, into output: inout ByteBuffer) -> Outcome {
+    guard let method = EntitlementsMethod(rawValue: methodIndex) else {
+      output.writeResponseHeader(status: .serviceFailed, methodIndex: methodIndex, requestId: requestId, messageLength: 0)
+      return .answered
+    }
+    do {
+      switch method {
+      case .isSubscriber:
+        // Off the hot path: calls its handler left, and frames its scan did not take.
+        let request = try Tollgate_V1_IsSubscriberRequest(serializedBytes: payload.readableBytesSpan)
+        try output.writeResponseFrame(methodIndex: methodIndex, requestId: requestId, message: handler.isSubscriber(request))
+      case .getSubscription:
+        let request = try Tollgate_V1_GetSubscriptionRequest(serializedBytes: payload.readableBytesSpan)
+        try output.writeResponseFrame(methodIndex: methodIndex, requestId: requestId, message: handler.getSubscription(request))
+      case .health:
+        let request = try Tollgate_V1_HealthRequest(serializedBytes: payload.readableBytesSpan)
+        try output.writeResponseFrame(methodIndex: methodIndex, requestId: requestId, message: handler.health(request))
+      case .submitPurchase:
+        let request = try Tollgate_V1_SubmitPurchaseRequest(serializedBytes: payload.readableBytesSpan)
+        let handler = self.handler
+        return .deferred { try await handler.submitPurchase(request).encoded() }
+      }
+    } catch {
+      // Undecodable payload (or, in theory, an unencodable response): the call fails, the
+      // connection does not.
+      output.writeResponseHeader(status: .serviceFailed, methodIndex: methodIndex, requestId: requestId, messageLength: 0)
+    }
+    return .answered
+  }
+
+  /// The most IsSubscriber calls answered together.
+  static let batchLimit = 64
+
+  /// The hot path: answers the IsSubscriber frames at the start of `bytes`, as many as follow
+  /// one another complete and well-formed (up to `batchLimit`), together: frames → fields (read
+  /// in place) → the handler's answers (values) → response frames. A call the handler leaves is
+  /// answered here through the message path, and the rest of the run goes back to the handler,
+  /// so the run is parsed once. Returns the length of the frames it answered, which the caller
+  /// consumes. It stops at anything else (another method, an incomplete or oversized frame, a
+  /// payload that does not decode): that is `dispatch`'s.
+  func answerIsSubscriberCalls(in bytes: UnsafeRawBufferPointer, maximumPayloadLength: Int, into output: inout ByteBuffer) -> Int {
+    withUnsafeTemporaryAllocation(of: IsSubscriberFields.self, capacity: Self.batchLimit) { requests in
+      withUnsafeTemporaryAllocation(of: UInt32.self, capacity: Self.batchLimit) { requestIds in
+        withUnsafeTemporaryAllocation(of: Range<Int>.self, capacity: Self.batchLimit) { payloads in
+          let (count, consumed) = Self.scanIsSubscriberRun(
+            in: bytes, maximumPayloadLength: maximumPayloadLength, requests: requests, requestIds: requestIds,
+            payloads: payloads)
+          var next = 0
+          while next < count {
+            next += answerTogether(
+              UnsafeBufferPointer(rebasing: requests[next..<count]),
+              requestIds: UnsafeBufferPointer(rebasing: requestIds[next..<count]), into: &output)
+            guard next < count else { break }
+            // Left to the message path (an invalid request, answered with its error).
+            _ = dispatch(
+              methodIndex: EntitlementsMethod.isSubscriber.rawValue, requestId: requestIds[next],
+              payload: ByteBuffer(bytes: UnsafeRawBufferPointer(rebasing: bytes[payloads[next]])), into: &output)
+            next += 1
+          }
+          return consumed
+        }
+      }
+    }
+  }
+
+  /// Reads the run of complete, well-formed IsSubscriber frames at the start of `bytes` into the
+  /// three buffers; returns how many it read and the bytes they span.
+  static func scanIsSubscriberRun(
+    in bytes: UnsafeRawBufferPointer, maximumPayloadLength: Int, requests: UnsafeMutableBufferPointer<IsSubscriberFields>,
+    requestIds: UnsafeMutableBufferPointer<UInt32>, payloads: UnsafeMutableBufferPointer<Range<Int>>
+  ) -> (count: Int, consumed: Int) {
+    var count = 0
+    var offset = 0
+    while count < requests.count, let header = RequestFrame.Header(in: bytes, at: offset),
+      header.methodIndex == EntitlementsMethod.isSubscriber.rawValue
+    {
+      let length = Int(header.messageLength)
+      let start = offset + RequestFrame.headerLength
+      guard length <= maximumPayloadLength, bytes.count - start >= length,
+        let fields = IsSubscriberFields(parsing: UnsafeRawBufferPointer(rebasing: bytes[start..<start + length]))
+      else { break }
+      requests.initializeElement(at: count, to: fields)
+      requestIds.initializeElement(at: count, to: header.requestId)
+      payloads.initializeElement(at: count, to: start..<start + length)
+      offset = start + length
+      count += 1
+    }
+    return (count, offset)
+  }
+
+  /// Asks the handler for the answers to `requests` and writes a success frame for each it
+  /// answered; returns how many that was.
+  private func answerTogether(
+    _ requests: UnsafeBufferPointer<IsSubscriberFields>, requestIds: UnsafeBufferPointer<UInt32>,
+    into output: inout ByteBuffer
+  ) -> Int {
+    withUnsafeTemporaryAllocation(of: IsSubscriberAnswer.self, capacity: requests.count) { answers in
+      let answered = handler.answerIsSubscriber(requests, into: answers)
+      precondition(answered <= requests.count, "a handler answers at most the requests it is given")
+      for position in 0..<answered {
+        output.writeIsSubscriberResponseFrame(
+          methodIndex: EntitlementsMethod.isSubscriber.rawValue, requestId: requestIds[position], answer: answers[position])
+      }
+      _ = UnsafeMutableBufferPointer(rebasing: answers[0..<answered]).deinitialize()
+      return answered
+    }
+  }
+}

@@ -1,0 +1,35 @@
+import TollgateContract
+import TollgateWire
+
+/// The application side of the Entitlements service: answers with messages and values; the
+/// server decodes requests and encodes answers.
+///
+/// The synchronous methods run on the connection's event loop and must not block: they answer
+/// from memory. `submitPurchase` may wait on storage and runs off the event loop.
+/// Application errors travel in the response's `error` field; these methods never throw.
+public protocol EntitlementsHandler: Sendable {
+  func isSubscriber(_ request: Tollgate_V1_IsSubscriberRequest) -> Tollgate_V1_IsSubscriberResponse
+  func getSubscription(_ request: Tollgate_V1_GetSubscriptionRequest) -> Tollgate_V1_GetSubscriptionResponse
+  func submitPurchase(_ request: Tollgate_V1_SubmitPurchaseRequest) async -> Tollgate_V1_SubmitPurchaseResponse
+  func health(_ request: Tollgate_V1_HealthRequest) -> Tollgate_V1_HealthResponse
+
+  /// The hot path: answers a read's IsSubscriber requests together, in order, without protobuf
+  /// messages or strings (the fields are the request bytes, valid during the call). Initializes
+  /// `answers[0..<n]` with the answers to the first `n` requests, the same answers
+  /// `isSubscriber(_:)` would give, and returns `n` (the server encodes and then deinitializes
+  /// them). It stops at the first request it leaves to `isSubscriber(_:)` (one answered with an
+  /// error), which the server answers that way before handing it the rest. Answering together
+  /// lets an implementation take its lock and its clock once and overlap the cache misses of the
+  /// lookups. By default it answers none.
+  func answerIsSubscriber(
+    _ requests: UnsafeBufferPointer<IsSubscriberFields>, into answers: UnsafeMutableBufferPointer<IsSubscriberAnswer>
+  ) -> Int
+}
+
+extension EntitlementsHandler {
+  public func answerIsSubscriber(
+    _ requests: UnsafeBufferPointer<IsSubscriberFields>, into answers: UnsafeMutableBufferPointer<IsSubscriberAnswer>
+  ) -> Int {
+    0
+  }
+}

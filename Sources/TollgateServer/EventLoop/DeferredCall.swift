@@ -1,0 +1,35 @@
+import NIOCore
+
+/// A call a server loop hands off because it may wait (SubmitPurchase): the server's `run()`
+/// runs it as a child task and it answers through its loop's mailbox.
+struct DeferredCall: Sendable {
+  let work: @Sendable () async throws -> ByteBuffer
+  let mailbox: LoopMailbox
+  let token: ConnectionToken
+  let methodIndex: UInt32
+  let requestId: UInt32
+
+  func run() async {
+    let result: Result<ByteBuffer, any Error>
+    do { result = .success(try await work()) } catch { result = .failure(error) }
+    mailbox.post(.answer(token, methodIndex: methodIndex, requestId: requestId, result))
+  }
+}
+
+/// The queue from the loops' threads to the server's task group.
+struct DeferredCalls: Sendable {
+  let stream: AsyncStream<DeferredCall>
+  private let continuation: AsyncStream<DeferredCall>.Continuation
+
+  init() {
+    (stream, continuation) = AsyncStream.makeStream(of: DeferredCall.self)
+  }
+
+  /// False once the server has stopped running calls.
+  func submit(_ call: DeferredCall) -> Bool {
+    if case .enqueued = continuation.yield(call) { return true }
+    return false
+  }
+
+  func finish() { continuation.finish() }
+}

@@ -1,0 +1,383 @@
+import CTollgateNet
+import Glibc
+import Logging
+import NIOCore
+import TollgateWire
+
+/// One event-loop thread of the RPC server, on epoll directly: a read per readable event, every
+/// frame of it answered into one buffer, one `send` of that buffer. What NIO's channel pipeline
+/// would add per event (allocations, promises, handler hops) is what the hot path cannot afford
+/// (see Benchmarks/README.md). All loops share the listening socket; the kernel wakes one of them
+/// per new connection.
+///
+/// Everything here belongs to the loop's thread; other threads talk to it through `LoopMailbox`.
+final class ServerLoop {
+  /// What every loop of a server shares.
+  struct Shared: Sendable {
+    let dispatcher: EntitlementsDispatcher
+    let config: RPCServer.Config
+    let listenFd: Int32
+    let deferredCalls: DeferredCalls
+    let logger: Logger
+  }
+
+  private static let listenToken = UInt64.max
+  private static let wakeToken = UInt64.max - 1
+  /// The most bytes taken from a socket per readable event.
+  private static let readSize = 65_536
+  /// New connections accepted per wake-up before other connections get their turn.
+  private static let acceptBurst = 64
+
+  private let shared: Shared
+  private let mailbox: LoopMailbox
+  private let epoll: Int32
+  private let allocator = ByteBufferAllocator()
+  /// Connections by descriptor.
+  private var connections: [ServerConnection?] = []
+  private var connectionCount = 0
+  private var nextGeneration: UInt32 = 0
+  /// Scratch buffers, reused for every read: received bytes and the answers to them. Taken into
+  /// locals while in use (a class's stored property costs an exclusivity check per access).
+  private var input: ByteBuffer?
+  private var output: ByteBuffer?
+  /// After running out of descriptors, accepting resumes at this moment (monotonic ns).
+  private var acceptPausedUntilNs: UInt64?
+  private var shutdownDeadlineNs: UInt64?
+
+  /// Watching the listener: not paused and not shutting down.
+  private var isAccepting: Bool { acceptPausedUntilNs == nil && shutdownDeadlineNs == nil }
+
+  /// A loop on `epoll` (from `makeEpoll`), which it owns and closes when it ends. Create it on the
+  /// thread that runs it.
+  init(shared: Shared, mailbox: LoopMailbox, epoll: Int32) {
+    self.shared = shared
+    self.mailbox = mailbox
+    self.epoll = epoll
+    input = allocator.buffer(capacity: Self.readSize)
+    output = allocator.buffer(capacity: 4_096)
+  }
+
+  /// The epoll set of a new loop, watching the listener and the loop's mailbox.
+  static func makeEpoll(shared: Shared, mailbox: LoopMailbox) throws(RPCServerError) -> Int32 {
+    let epoll = tg_net_epoll_create()
+    guard epoll >= 0 else { throw .eventLoopSetupFailed(errno: errno) }
+    guard tg_net_epoll_watch(epoll, mailbox.wakeFd, tg_net_readable, wakeToken, 0) == 0,
+      watchListener(epoll: epoll, listenFd: shared.listenFd)
+    else {
+      let failure = errno
+      Glibc.close(epoll)
+      throw .eventLoopSetupFailed(errno: failure)
+    }
+    return epoll
+  }
+
+  /// Adds the shared listener to `epoll`; only one loop is woken per new connection.
+  private static func watchListener(epoll: Int32, listenFd: Int32) -> Bool {
+    tg_net_epoll_watch(epoll, listenFd, tg_net_readable | tg_net_exclusive, listenToken, 0) == 0
+  }
+
+  /// Serves until shutdown has closed every connection.
+  func run() {
+    var events = [tg_net_event](repeating: tg_net_event(), count: 128)
+    while true {
+      let now = tg_net_now_ns()
+      if let deadline = shutdownDeadlineNs {
+        closeIdleConnections(all: now >= deadline)
+        if connectionCount == 0 { break }
+      }
+      if let until = acceptPausedUntilNs, now >= until { resumeAccepting() }
+      let count = events.withUnsafeMutableBufferPointer {
+        tg_net_epoll_wait(epoll, $0.baseAddress!, Int32($0.count), timeoutMs(now: now))
+      }
+      guard count >= 0 else {
+        shared.logger.critical("the server's event loop failed", metadata: ["error": "\(errno)"])
+        closeIdleConnections(all: true)
+        break
+      }
+      for event in events[0..<Int(count)] {
+        switch event.token {
+        case Self.listenToken: acceptConnections()
+        case Self.wakeToken: handleMailbox()
+        default: handle(event)
+        }
+      }
+    }
+    Glibc.close(epoll)
+  }
+
+  /// Until the next timed thing: accepting again, the shutdown deadline (or a re-check while
+  /// draining); forever otherwise.
+  private func timeoutMs(now: UInt64) -> Int32 {
+    var next = UInt64.max
+    if let until = acceptPausedUntilNs { next = min(next, until) }
+    if let deadline = shutdownDeadlineNs { next = min(next, deadline) }
+    guard next != .max else { return -1 }
+    return next <= now ? 0 : Int32(min((next - now) / 1_000_000 + 1, 1_000))
+  }
+
+  // MARK: Connections
+
+  private func acceptConnections() {
+    for _ in 0..<Self.acceptBurst where isAccepting {
+      let fd = tg_net_accept(shared.listenFd)
+      guard fd >= 0 else {
+        switch errno {
+        case EAGAIN, EWOULDBLOCK: return
+        case ECONNABORTED, EPROTO: continue
+        case EMFILE, ENFILE, ENOBUFS, ENOMEM:
+          // The connection stays queued: stop watching the listener for a moment instead of
+          // waking for it again and again.
+          shared.logger.warning("cannot accept a connection; retrying in 100 ms", metadata: ["error": "\(errno)"])
+          pauseAccepting()
+          return
+        default:
+          shared.logger.error("accepting connections failed", metadata: ["error": "\(errno)"])
+          return
+        }
+      }
+      register(fd)
+    }
+  }
+
+  private func register(_ fd: Int32) {
+    nextGeneration &+= 1
+    let token = ConnectionToken(fd: fd, generation: nextGeneration)
+    guard tg_net_epoll_watch(epoll, fd, tg_net_readable, token.epollToken, 0) == 0 else {
+      shared.logger.error("cannot watch a new connection", metadata: ["error": "\(errno)"])
+      Glibc.close(fd)
+      return
+    }
+    if Int(fd) >= connections.count {
+      connections.append(contentsOf: repeatElement(nil, count: Int(fd) + 1 - connections.count))
+    }
+    connections[Int(fd)] = ServerConnection(token: token, maximumPayloadLength: shared.config.maximumPayloadLength)
+    connectionCount += 1
+  }
+
+  private func connection(for token: ConnectionToken) -> ServerConnection? {
+    guard token.fd >= 0, Int(token.fd) < connections.count, let connection = connections[Int(token.fd)],
+      connection.token == token
+    else { return nil }
+    return connection
+  }
+
+  private func close(_ connection: ServerConnection) {
+    _ = tg_net_epoll_unwatch(epoll, connection.fd)
+    Glibc.close(connection.fd)
+    connections[Int(connection.fd)] = nil
+    connectionCount -= 1
+  }
+
+  /// Stops watching the listener for 100 ms (out of descriptors or memory).
+  private func pauseAccepting() {
+    guard isAccepting else { return }
+    _ = tg_net_epoll_unwatch(epoll, shared.listenFd)
+    acceptPausedUntilNs = tg_net_now_ns() + 100_000_000
+  }
+
+  private func resumeAccepting() {
+    acceptPausedUntilNs = nil
+    guard shutdownDeadlineNs == nil else { return }
+    if !Self.watchListener(epoll: epoll, listenFd: shared.listenFd) {
+      acceptPausedUntilNs = tg_net_now_ns() + 100_000_000
+    }
+  }
+
+  /// Watches `connection` for what it needs now: readable unless paused, writable while answers
+  /// wait for the socket.
+  private func updateInterest(_ connection: ServerConnection) {
+    let wanted = (connection.reading ? tg_net_readable : 0) | (connection.unsent != nil ? tg_net_writable : 0)
+    guard wanted != connection.watched else { return }
+    connection.watched = wanted
+    _ = tg_net_epoll_watch(epoll, connection.fd, wanted, connection.token.epollToken, 1)
+  }
+
+  // MARK: Events
+
+  private func handle(_ event: tg_net_event) {
+    guard let connection = connection(for: ConnectionToken(epollToken: event.token)) else { return }
+    if event.events & tg_net_writable != 0 {
+      flush(connection)
+      guard self.connection(for: connection.token) != nil else { return }
+    }
+    if connection.reading, event.events & (tg_net_readable | tg_net_hangup) != 0 {
+      read(connection)
+    } else if event.events & tg_net_closed != 0, event.events & tg_net_writable == 0 {
+      // Hung up or failed while not being read (paused, or shutting down): nobody is left to
+      // answer. (A readable event from before a pause is left for later.)
+      close(connection)
+    }
+  }
+
+  private func read(_ connection: ServerConnection) {
+    var input = self.input.take()!
+    var output = self.output.take()!
+    defer {
+      self.input = input
+      self.output = output
+    }
+    input.clear()
+    let count = input.withUnsafeMutableWritableBytes { Glibc.read(connection.fd, $0.baseAddress, $0.count) }
+    guard count > 0 else {
+      if count < 0, errno == EAGAIN || errno == EWOULDBLOCK || errno == EINTR { return }
+      // End of stream or a reset: a partial frame is dropped, its sender is gone.
+      close(connection)
+      return
+    }
+    input.moveWriterIndex(forwardBy: count)
+    output.clear()
+    if var partial = connection.partial.take() {
+      partial.writeBuffer(&input)
+      answer(&partial, into: &output, from: connection)
+      if partial.readableBytes > 0 {
+        partial.discardReadBytes()
+        connection.partial = partial
+      }
+    } else {
+      answer(&input, into: &output, from: connection)
+      if input.readableBytes > 0 {
+        var rest = allocator.buffer(capacity: max(input.readableBytes, 256))
+        rest.writeBuffer(&input)
+        connection.partial = rest
+      }
+    }
+    send(&output, to: connection)
+  }
+
+  /// Answers every complete frame in `bytes` into `output`; deferred calls start here and answer
+  /// through the mailbox.
+  private func answer(_ bytes: inout ByteBuffer, into output: inout ByteBuffer, from connection: ServerConnection) {
+    var decoder = connection.decoder
+    let maximumPayloadLength = shared.config.maximumPayloadLength
+    while true {
+      // The hot path first: runs of IsSubscriber frames answered together from the read's bytes.
+      // Whatever it leaves goes through the decoder, one frame at a time.
+      while !decoder.isDiscarding {
+        let answered = bytes.withUnsafeReadableBytes {
+          shared.dispatcher.answerIsSubscriberCalls(in: $0, maximumPayloadLength: maximumPayloadLength, into: &output)
+        }
+        guard answered > 0 else { break }
+        bytes.moveReaderIndex(forwardBy: answered)
+      }
+      guard let request = decoder.decodeFrame(buffer: &bytes) else { break }
+      switch request {
+      case .oversized(let methodIndex, let requestId, let length):
+        shared.logger.debug(
+          "request payload over the limit",
+          metadata: ["rpc.method_index": "\(methodIndex)", "rpc.message_length": "\(length)"])
+        output.writeResponseHeader(status: .serviceFailed, methodIndex: methodIndex, requestId: requestId, messageLength: 0)
+      case .request(let frame):
+        let outcome = shared.dispatcher.dispatch(
+          methodIndex: frame.methodIndex, requestId: frame.requestId, payload: frame.payload, into: &output)
+        if case .deferred(let work) = outcome {
+          start(work, methodIndex: frame.methodIndex, requestId: frame.requestId, for: connection, refusingInto: &output)
+        }
+      }
+    }
+    connection.decoder = decoder
+  }
+
+  private func start(
+    _ work: @escaping @Sendable () async throws -> ByteBuffer, methodIndex: UInt32, requestId: UInt32,
+    for connection: ServerConnection, refusingInto output: inout ByteBuffer
+  ) {
+    guard connection.pending < shared.config.maximumPendingPerConnection else {
+      output.writeResponseHeader(status: .tooManyPending, methodIndex: methodIndex, requestId: requestId, messageLength: 0)
+      return
+    }
+    let call = DeferredCall(
+      work: work, mailbox: mailbox, token: connection.token, methodIndex: methodIndex, requestId: requestId)
+    guard shared.deferredCalls.submit(call) else {
+      output.writeResponseHeader(status: .serviceFailed, methodIndex: methodIndex, requestId: requestId, messageLength: 0)
+      return
+    }
+    connection.pending += 1
+  }
+
+  private func handleMailbox() {
+    var output = self.output.take()!
+    defer { self.output = output }
+    for message in mailbox.takeAll() {
+      switch message {
+      case .answer(let token, let methodIndex, let requestId, let result):
+        guard let connection = connection(for: token) else { continue }  // closed meanwhile
+        connection.pending -= 1
+        output.clear()
+        switch result {
+        case .success(let payload):
+          output.writeResponseFrame(status: .success, methodIndex: methodIndex, requestId: requestId) {
+            $0.writeImmutableBuffer(payload)
+          }
+        case .failure(let error):
+          shared.logger.warning("deferred call failed", metadata: ["rpc.method_index": "\(methodIndex)", "error": "\(error)"])
+          output.writeResponseHeader(status: .serviceFailed, methodIndex: methodIndex, requestId: requestId, messageLength: 0)
+        }
+        send(&output, to: connection)
+      case .shutdown(let deadlineNs):
+        if isAccepting { _ = tg_net_epoll_unwatch(epoll, shared.listenFd) }
+        acceptPausedUntilNs = nil
+        shutdownDeadlineNs = min(shutdownDeadlineNs ?? .max, deadlineNs)
+        for case let connection? in connections {
+          connection.reading = false
+          updateInterest(connection)
+        }
+      }
+    }
+  }
+
+  private func closeIdleConnections(all: Bool) {
+    for case let connection? in connections where all || connection.isIdle {
+      close(connection)
+    }
+  }
+
+  // MARK: Writing
+
+  /// Writes `bytes` to the connection now, keeping what the socket does not take; stops reading
+  /// from a peer that lets answers pile up past the high watermark.
+  private func send(_ bytes: inout ByteBuffer, to connection: ServerConnection) {
+    guard bytes.readableBytes > 0 else { return }
+    if connection.unsent != nil {
+      connection.unsent!.writeBuffer(&bytes)
+      return flush(connection)
+    }
+    guard write(&bytes, to: connection), bytes.readableBytes > 0 else { return }
+    var unsent = allocator.buffer(capacity: bytes.readableBytes)
+    unsent.writeBuffer(&bytes)
+    connection.unsent = unsent
+    applyBackpressure(connection)
+  }
+
+  /// Writes what waits for the socket.
+  private func flush(_ connection: ServerConnection) {
+    guard var unsent = connection.unsent.take() else { return updateInterest(connection) }
+    guard write(&unsent, to: connection) else { return }
+    if unsent.readableBytes > 0 {
+      unsent.discardReadBytes()
+      connection.unsent = unsent
+    }
+    applyBackpressure(connection)
+  }
+
+  /// Sends as much of `bytes` as the socket takes, consuming it; false when the connection failed
+  /// and is closed.
+  private func write(_ bytes: inout ByteBuffer, to connection: ServerConnection) -> Bool {
+    let written = bytes.withUnsafeReadableBytes { tg_net_send(connection.fd, $0.baseAddress, $0.count) }
+    guard written >= 0 || errno == EAGAIN || errno == EWOULDBLOCK else {
+      close(connection)
+      return false
+    }
+    bytes.moveReaderIndex(forwardBy: max(written, 0))
+    return true
+  }
+
+  private func applyBackpressure(_ connection: ServerConnection) {
+    let waiting = connection.unsent?.readableBytes ?? 0
+    if waiting > shared.config.writeBufferHighWatermark {
+      connection.reading = false
+    } else if waiting <= shared.config.writeBufferHighWatermark / 2, shutdownDeadlineNs == nil {
+      connection.reading = true
+    }
+    updateInterest(connection)
+  }
+}

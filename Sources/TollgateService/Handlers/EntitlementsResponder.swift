@@ -1,0 +1,149 @@
+import Logging
+import TollgateContract
+import TollgateCore
+import TollgateIndex
+import TollgateServer
+import TollgateStorage
+import TollgateWire
+
+/// Answers the Entitlements service's calls: IsSubscriber, GetSubscription and Health from the
+/// in-memory index; SubmitPurchase into the durable inbox.
+public struct EntitlementsResponder: EntitlementsHandler {
+  public struct Config: Sendable {
+    /// Longest `wait_ms` a SubmitPurchase may ask for.
+    public var maximumSubmitWaitMs: UInt32
+    /// How often a waiting SubmitPurchase checks its submission.
+    public var submitPollInterval: Duration
+
+    public static var defaults: Config { Config(maximumSubmitWaitMs: 10_000, submitPollInterval: .milliseconds(10)) }
+
+    public init(maximumSubmitWaitMs: UInt32, submitPollInterval: Duration) {
+      self.maximumSubmitWaitMs = maximumSubmitWaitMs
+      self.submitPollInterval = submitPollInterval
+    }
+  }
+
+  public static let version = "0.1.0"
+
+  let index: EntitlementIndex
+  let follower: ChangeFeedFollower
+  let storage: any EntitlementStorage
+  let config: Config
+  let nowMs: @Sendable () -> Int64
+  let startedAtMs: Int64
+  let logger: Logger
+
+  public init(
+    index: EntitlementIndex, follower: ChangeFeedFollower, storage: any EntitlementStorage, config: Config = .defaults,
+    nowMs: @escaping @Sendable () -> Int64, logger: Logger
+  ) {
+    self.index = index
+    self.follower = follower
+    self.storage = storage
+    self.config = config
+    self.nowMs = nowMs
+    self.startedAtMs = nowMs()
+    self.logger = logger
+  }
+
+  public func isSubscriber(_ request: Tollgate_V1_IsSubscriberRequest) -> Tollgate_V1_IsSubscriberResponse {
+    var response = Tollgate_V1_IsSubscriberResponse()
+    if let problem = RequestValidation.userId(request.userID) ?? RequestValidation.entitlement(request.entitlement) {
+      response.error = Tollgate_V1_Error(.invalidArgument, problem)
+      return response
+    }
+    // One way to answer: the index's, as a message.
+    let answer = index.answer(userId: request.userID, entitlement: request.entitlement, nowMs: nowMs())
+    return IsSubscriberAnswer(answer).message
+  }
+
+  public func answerIsSubscriber(
+    _ requests: UnsafeBufferPointer<IsSubscriberFields>, into answers: UnsafeMutableBufferPointer<IsSubscriberAnswer>
+  ) -> Int {
+    // The valid requests at the front; the first invalid one takes the message path, which
+    // explains the problem in `error`.
+    var valid = 0
+    while valid < requests.count, RequestValidation.userId(byteCount: requests[valid].userId.count) == nil,
+      RequestValidation.entitlement(byteCount: requests[valid].entitlement.count) == nil
+    {
+      valid += 1
+    }
+    guard valid > 0 else { return 0 }
+    withUnsafeTemporaryAllocation(of: EntitlementQuery.self, capacity: valid) { queries in
+      for position in 0..<valid {
+        queries.initializeElement(
+          at: position,
+          to: EntitlementQuery(userId: requests[position].userId, entitlement: requests[position].entitlement))
+      }
+      withUnsafeTemporaryAllocation(of: EntitlementAnswer.self, capacity: valid) { found in
+        // One clock reading for the whole read: its calls arrived together.
+        index.answer(UnsafeBufferPointer(rebasing: queries[0..<valid]), nowMs: nowMs(), into: found)
+        for position in 0..<valid {
+          answers.initializeElement(at: position, to: IsSubscriberAnswer(found.moveElement(from: position)))
+        }
+      }
+    }
+    return valid
+  }
+
+  public func getSubscription(_ request: Tollgate_V1_GetSubscriptionRequest) -> Tollgate_V1_GetSubscriptionResponse {
+    var response = Tollgate_V1_GetSubscriptionResponse()
+    if let problem = RequestValidation.userId(request.userID) {
+      response.error = Tollgate_V1_Error(.invalidArgument, problem)
+      return response
+    }
+    let records = index.records(for: request.userID)
+    guard !records.isEmpty else {
+      response.error = Tollgate_V1_Error(.notFound, "no subscriptions or grants for this user")
+      return response
+    }
+    let now = nowMs()
+    response.userID = request.userID
+    response.evaluatedAtMs = now
+    response.subscriptions = UserSummary.subscriptions(records, at: now)
+    response.entitlements = UserSummary.entitlements(records, at: now)
+    return response
+  }
+
+  public func submitPurchase(_ request: Tollgate_V1_SubmitPurchaseRequest) async -> Tollgate_V1_SubmitPurchaseResponse {
+    var response = Tollgate_V1_SubmitPurchaseResponse()
+    let submission: PurchaseSubmission
+    switch RequestValidation.submission(request) {
+    case .failure(let problem):
+      response.error = Tollgate_V1_Error(.invalidArgument, problem.message)
+      return response
+    case .success(let valid):
+      submission = valid
+    }
+    let id: Int64
+    do {
+      id = try await storage.submitPurchase(submission, nowMs: nowMs())
+    } catch {
+      logger.error("storing a submission failed", metadata: ["error": "\(error)", "store.name": "\(submission.store.rawValue)"])
+      response.error = Tollgate_V1_Error(.unavailable, "the submission could not be stored; retry")
+      return response
+    }
+    response.submissionID = String(id)
+    response.status = .pending
+    let waitMs = min(request.waitMs, config.maximumSubmitWaitMs)
+    guard waitMs > 0 else { return response }
+    await SubmissionWaiter(storage: storage, follower: follower, pollInterval: config.submitPollInterval, nowMs: nowMs)
+      .wait(id: id, userId: submission.userId, upToMs: Int64(waitMs), into: &response)
+    return response
+  }
+
+  public func health(_ request: Tollgate_V1_HealthRequest) -> Tollgate_V1_HealthResponse {
+    let now = nowMs()
+    let position = follower.currentPosition
+    var response = Tollgate_V1_HealthResponse()
+    response.indexUsers = UInt64(index.userCount)
+    response.indexRecords = UInt64(index.recordCount)
+    response.changeFeedAppliedSeq = position.appliedSeq
+    response.changeFeedHeadSeq = position.headSeq
+    response.changeFeedLagMs = position.lastReadAtMs == 0 ? 0 : max(0, now - position.lastReadAtMs)
+    response.version = Self.version
+    response.uptimeMs = now - startedAtMs
+    response.status = response.changeFeedLagMs > follower.config.staleAfter.milliseconds ? .degraded : .serving
+    return response
+  }
+}

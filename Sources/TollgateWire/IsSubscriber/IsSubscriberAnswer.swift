@@ -1,0 +1,164 @@
+import NIOCore
+import TollgateContract
+
+/// Everything a successful `IsSubscriberResponse` carries, without building the protobuf message:
+/// the hot path writes it straight into the connection's output buffer. `ByteBuffer
+/// .writeIsSubscriberResponse` produces exactly the bytes swift-protobuf would for the same
+/// message (the codec tests compare them field by field).
+public struct IsSubscriberAnswer: Sendable, Hashable {
+  public var active = false
+  public var expiresAtMs: Int64 = 0
+  public var state = Tollgate_V1_SubscriptionState.unspecified
+  public var willRenew = false
+  public var store = Tollgate_V1_Store.unspecified
+  public var productId = ""
+  public var environment = Tollgate_V1_Environment.unspecified
+  public var verifiedAtMs: Int64 = 0
+  public var evaluatedAtMs: Int64 = 0
+  public var storeSubscriptionId = ""
+  /// When set, the store subscription id is this number in decimal (and `storeSubscriptionId` is
+  /// ignored): the hot path writes the digits without building a String.
+  public var numericStoreSubscriptionId: UInt64?
+
+  public init() {}
+
+  /// The same answer as a protobuf message.
+  public var message: Tollgate_V1_IsSubscriberResponse {
+    var response = Tollgate_V1_IsSubscriberResponse()
+    response.active = active
+    response.expiresAtMs = expiresAtMs
+    response.state = state
+    response.willRenew = willRenew
+    response.store = store
+    response.productID = productId
+    response.environment = environment
+    response.verifiedAtMs = verifiedAtMs
+    response.evaluatedAtMs = evaluatedAtMs
+    response.storeSubscriptionID = numericStoreSubscriptionId.map { String($0) } ?? storeSubscriptionId
+    return response
+  }
+}
+
+extension ByteBuffer {
+  /// Appends `answer` as a serialized `IsSubscriberResponse` (proto3: fields in number order,
+  /// defaults omitted); returns the number of bytes written.
+  @discardableResult
+  public mutating func writeIsSubscriberResponse(_ answer: IsSubscriberAnswer) -> Int {
+    writeWithUnsafeMutableBytes(minimumWritableBytes: answer.maximumEncodedLength) { buffer in
+      var writer = ProtoWriter(base: buffer.baseAddress!)
+      writer.write(answer)
+      return writer.offset
+    }
+  }
+
+  /// Appends a whole success frame (header and payload) for `answer`, in one write.
+  public mutating func writeIsSubscriberResponseFrame(methodIndex: UInt32, requestId: UInt32, answer: IsSubscriberAnswer) {
+    writeWithUnsafeMutableBytes(minimumWritableBytes: ResponseFrame.headerLength + answer.maximumEncodedLength) { buffer in
+      let base = buffer.baseAddress!
+      var writer = ProtoWriter(base: base + ResponseFrame.headerLength)
+      writer.write(answer)
+      ResponseFrame.Header(
+        status: .success, methodIndex: methodIndex, messageLength: UInt32(writer.offset), requestId: requestId
+      ).store(at: base)
+      return ResponseFrame.headerLength + writer.offset
+    }
+  }
+}
+
+extension IsSubscriberAnswer {
+  /// An upper bound of the encoded size: every varint at its longest.
+  var maximumEncodedLength: Int {
+    // Tags are one byte; varints at most 10 bytes; string lengths at most 5.
+    8 * (1 + 10) + (1 + 5 + productId.utf8.count) + (1 + 5 + max(storeSubscriptionId.utf8.count, 20))
+  }
+}
+
+/// Writes protobuf fields through a raw pointer into space reserved beforehand.
+struct ProtoWriter {
+  let base: UnsafeMutableRawPointer
+  var offset = 0
+
+  mutating func byte(_ value: UInt8) {
+    (base + offset).storeBytes(of: value, as: UInt8.self)
+    offset += 1
+  }
+
+  mutating func varint(_ value: UInt64) {
+    var v = value
+    while v >= 0x80 {
+      byte(UInt8(truncatingIfNeeded: v) | 0x80)
+      v >>= 7
+    }
+    byte(UInt8(v))
+  }
+
+  mutating func varintField(_ tag: UInt8, _ value: UInt64) {
+    byte(tag << 3)
+    varint(value)
+  }
+
+  mutating func stringField(_ tag: UInt8, _ value: String) {
+    var text = value
+    text.withUTF8 { utf8 in
+      byte(tag << 3 | 2)
+      varint(UInt64(utf8.count))
+      if let source = utf8.baseAddress { (base + offset).copyMemory(from: source, byteCount: utf8.count) }
+      offset += utf8.count
+    }
+  }
+
+  /// A string field holding `value`'s decimal digits, written from the end two at a time (one
+  /// division per two digits).
+  mutating func decimalField(_ tag: UInt8, _ value: UInt64) {
+    let digits = Self.decimalDigitCount(value)
+    byte(tag << 3 | 2)
+    byte(UInt8(digits))
+    var v = value
+    var end = offset + digits
+    while v >= 100 {
+      storeDigitPair(UInt8(v % 100), at: end - 2)
+      v /= 100
+      end -= 2
+    }
+    if v >= 10 {
+      storeDigitPair(UInt8(v), at: end - 2)
+    } else {
+      (base + end - 1).storeBytes(of: UInt8(ascii: "0") + UInt8(v), as: UInt8.self)
+    }
+    offset += digits
+  }
+
+  private func storeDigitPair(_ pair: UInt8, at position: Int) {
+    let ascii = UInt16(UInt8(ascii: "0") + pair / 10) | UInt16(UInt8(ascii: "0") + pair % 10) << 8
+    (base + position).storeBytes(of: ascii.littleEndian, toByteOffset: 0, as: UInt16.self)
+  }
+
+  /// How many decimal digits `value` has.
+  static func decimalDigitCount(_ value: UInt64) -> Int {
+    var digits = 1
+    var bound: UInt64 = 10
+    while value >= bound {
+      digits += 1
+      if digits == 20 { break }
+      bound *= 10
+    }
+    return digits
+  }
+
+  mutating func write(_ answer: IsSubscriberAnswer) {
+    if answer.active { varintField(1, 1) }
+    if answer.expiresAtMs != 0 { varintField(2, UInt64(bitPattern: answer.expiresAtMs)) }
+    if answer.state.rawValue != 0 { varintField(3, UInt64(bitPattern: Int64(answer.state.rawValue))) }
+    if answer.willRenew { varintField(4, 1) }
+    if answer.store.rawValue != 0 { varintField(5, UInt64(bitPattern: Int64(answer.store.rawValue))) }
+    if !answer.productId.isEmpty { stringField(6, answer.productId) }
+    if answer.environment.rawValue != 0 { varintField(7, UInt64(bitPattern: Int64(answer.environment.rawValue))) }
+    if answer.verifiedAtMs != 0 { varintField(8, UInt64(bitPattern: answer.verifiedAtMs)) }
+    if answer.evaluatedAtMs != 0 { varintField(10, UInt64(bitPattern: answer.evaluatedAtMs)) }
+    if let number = answer.numericStoreSubscriptionId {
+      decimalField(11, number)
+    } else if !answer.storeSubscriptionId.isEmpty {
+      stringField(11, answer.storeSubscriptionId)
+    }
+  }
+}

@@ -1,0 +1,67 @@
+import Synchronization
+import TollgateContract
+import TollgateServer
+import TollgateTesting
+import TollgateWire
+
+/// Answers IsSubscriber with `active = (user_id == "yes")` and the entitlement as product id, on
+/// the hot path except for user "slow", which it leaves to the message path (the same answer);
+/// SubmitPurchase waits until `release()`.
+final class FakeEntitlementsHandler: EntitlementsHandler {
+  /// IsSubscriber calls answered on the hot path, and through `isSubscriber(_:)`.
+  let answeredInBulk = Atomic<Int>(0)
+  let answeredAsMessages = Atomic<Int>(0)
+  private let released = Atomic<Bool>(false)
+  let submitted = Atomic<Int>(0)
+
+  func isSubscriber(_ request: Tollgate_V1_IsSubscriberRequest) -> Tollgate_V1_IsSubscriberResponse {
+    answeredAsMessages.add(1, ordering: .relaxed)
+    var response = Tollgate_V1_IsSubscriberResponse()
+    response.active = request.userID == "yes"
+    response.productID = request.entitlement
+    return response
+  }
+
+  func answerIsSubscriber(
+    _ requests: UnsafeBufferPointer<IsSubscriberFields>, into answers: UnsafeMutableBufferPointer<IsSubscriberAnswer>
+  ) -> Int {
+    var answered = 0
+    for request in requests {
+      let userId = String(decoding: request.userId, as: UTF8.self)
+      guard userId != "slow" else { break }
+      var answer = IsSubscriberAnswer()
+      answer.active = userId == "yes"
+      answer.productId = String(decoding: request.entitlement, as: UTF8.self)
+      answers.initializeElement(at: answered, to: answer)
+      answered += 1
+    }
+    answeredInBulk.add(answered, ordering: .relaxed)
+    return answered
+  }
+
+  func getSubscription(_ request: Tollgate_V1_GetSubscriptionRequest) -> Tollgate_V1_GetSubscriptionResponse {
+    var response = Tollgate_V1_GetSubscriptionResponse()
+    response.userID = request.userID
+    return response
+  }
+
+  func submitPurchase(_ request: Tollgate_V1_SubmitPurchaseRequest) async -> Tollgate_V1_SubmitPurchaseResponse {
+    submitted.add(1, ordering: .relaxed)
+    // Until release(), or until the server cancels the call (as SubmissionWaiter honours it).
+    _ = await eventually(timeout: .seconds(30)) { released.load(ordering: .relaxed) || Task.isCancelled }
+    var response = Tollgate_V1_SubmitPurchaseResponse()
+    response.submissionID = "s-\(request.userID)"
+    response.status = .pending
+    return response
+  }
+
+  func health(_ request: Tollgate_V1_HealthRequest) -> Tollgate_V1_HealthResponse {
+    var response = Tollgate_V1_HealthResponse()
+    response.status = .serving
+    return response
+  }
+
+  func release() {
+    released.store(true, ordering: .relaxed)
+  }
+}
