@@ -11,8 +11,10 @@ final class FakeStoreGateway: StoreGateway {
   static let appId = "com.example.app"
 
   struct State {
-    /// Answers for `fetchChain` by lookup id, in order; the last one repeats.
+    /// Answers for `fetchChain` by lookup id not yet given, in order.
     var answers: [String: [Result<VerifiedChain, StoreFailure>]] = [:]
+    /// The answer given last by lookup id: it repeats until another is scripted.
+    var lastAnswers: [String: Result<VerifiedChain, StoreFailure>] = [:]
     var identifyFailure: StoreFailure?
     var notificationFailure: StoreFailure?
     /// Apps this store no longer knows (a scheduled check finds none).
@@ -31,7 +33,8 @@ final class FakeStoreGateway: StoreGateway {
     [NotificationRoute(name: Self.route, path: "/notifications/fake") { body in body.isEmpty ? nil : String(decoding: body, as: UTF8.self) }]
   }
 
-  /// The store's answer for `lookupId` from now on (after any answers already scripted).
+  /// The store's answers for `lookupId` from now on, in order, after any scripted answers not yet
+  /// given; the last one given repeats until more are scripted.
   func answer(_ lookupId: String, _ results: Result<VerifiedChain, StoreFailure>...) {
     state.withLock { $0.answers[lookupId, default: []] += results }
   }
@@ -57,9 +60,12 @@ final class FakeStoreGateway: StoreGateway {
   func fetchChain(_ reference: ChainReference) async throws(StoreFailure) -> VerifiedChain {
     let answer = state.withLock { state -> Result<VerifiedChain, StoreFailure>? in
       state.fetched.append(reference)
-      guard var queue = state.answers[reference.lookupId], !queue.isEmpty else { return nil }
-      let next = queue.count > 1 ? queue.removeFirst() : queue[0]
+      guard var queue = state.answers[reference.lookupId], !queue.isEmpty else {
+        return state.lastAnswers[reference.lookupId]
+      }
+      let next = queue.removeFirst()
       state.answers[reference.lookupId] = queue
+      state.lastAnswers[reference.lookupId] = next
       return next
     }
     guard let answer else { throw .final("transaction \(reference.lookupId) is unknown to the store") }
