@@ -78,7 +78,9 @@ let package = Package(
       swiftSettings: strict
     ),
     // The worker's storage on SQLite: inbox, subscriptions, schedule, grants, events, catalog.
-    .target(name: "TollgateWorkerSQLite", dependencies: ["TollgateWorker", "TollgateStorage", "TollgateCore"], swiftSettings: strict),
+    .target(
+      name: "TollgateWorkerSQLite", dependencies: ["TollgateWorker", "TollgateStorage", "TollgateCore"],
+      swiftSettings: strict),
     // The worker's gateway to Apple: receipts, signed transactions, notifications, the Server API.
     .target(
       name: "AppStoreGateway",
@@ -242,11 +244,12 @@ let package = Package(
       ],
       swiftSettings: strict
     ),
-    .testTarget(name: "TollgateCryptoTests", dependencies: ["TollgateCrypto", "TollgateTesting"], swiftSettings: strict),
+    .testTarget(
+      name: "TollgateCryptoTests", dependencies: ["TollgateCrypto", "TollgateTesting"], swiftSettings: strict),
     .testTarget(
       name: "AppStoreTests",
       dependencies: [
-        "AppStore", "TollgateCrypto", "TollgateCore", "TollgateTesting",
+        "AppStore", "StoreSimulator", "TollgateCrypto", "TollgateCore", "TollgateTesting",
         .product(name: "AsyncHTTPClient", package: "async-http-client"),
         .product(name: "Logging", package: "swift-log"),
       ],
@@ -271,7 +274,9 @@ let package = Package(
     ),
     .testTarget(
       name: "AppStoreGatewayTests",
-      dependencies: ["AppStoreGateway", "AppStore", "TollgateWorker", "TollgateCore", "TollgateCrypto", "TollgateTesting"],
+      dependencies: [
+        "AppStoreGateway", "AppStore", "TollgateWorker", "TollgateCore", "TollgateCrypto", "TollgateTesting",
+      ],
       swiftSettings: strict
     ),
     .testTarget(
@@ -279,7 +284,8 @@ let package = Package(
       dependencies: ["TollgateWorkerSQLite", "TollgateWorker", "TollgateStorage", "TollgateCore", "TollgateTesting"],
       swiftSettings: strict
     ),
-    .testTarget(name: "TollgateStorageTests", dependencies: ["TollgateStorage", "TollgateTesting"], swiftSettings: strict),
+    .testTarget(
+      name: "TollgateStorageTests", dependencies: ["TollgateStorage", "TollgateTesting"], swiftSettings: strict),
     .testTarget(
       name: "TollgateWireTests",
       dependencies: [
@@ -303,7 +309,10 @@ let package = Package(
     ),
     .testTarget(
       name: "TollgateIndexTests",
-      dependencies: ["TollgateIndex", "TollgateStorage", "TollgateCore", "TollgateTesting"],
+      dependencies: [
+        "TollgateIndex", "TollgateStorage", "TollgateCore", "TollgateTesting",
+        .product(name: "PropertyBased", package: "swift-property-based"),
+      ],
       swiftSettings: strict
     ),
     .testTarget(

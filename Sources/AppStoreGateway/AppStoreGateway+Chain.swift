@@ -2,13 +2,14 @@ import AppStore
 import Foundation
 import TollgateCore
 import TollgateCrypto
-import TollgateWorker
-
 import TollgateStorage
+import TollgateWorker
 
 extension AppStoreGateway {
   /// Reads and verifies the chain that `transactionId` belongs to.
-  func fetchChain(app: AppleApp, transactionId: String, environment hint: StoreEnvironment?) async throws(AppleFailure) -> VerifiedChain {
+  func fetchChain(app: AppleApp, transactionId: String, environment hint: StoreEnvironment?) async throws(AppleFailure)
+    -> VerifiedChain
+  {
     let environments = app.environments(hint: hint)
     for (index, environment) in environments.enumerated() {
       guard let api = app.api(environment) else { throw .rejected(environmentRefusal(environment, app: app)) }
@@ -21,11 +22,17 @@ extension AppStoreGateway {
     throw .rejected("transaction \(transactionId) is unknown to the App Store")
   }
 
-  private func fetchChain(app: AppleApp, api: AppStoreServerAPIClient, transactionId: String, environment: StoreEnvironment)
+  private func fetchChain(
+    app: AppleApp, api: AppStoreServerAPIClient, transactionId: String, environment: StoreEnvironment
+  )
     async throws(AppleFailure) -> VerifiedChain
   {
-    let info = try await call { () async throws(AppStoreAPIError) in try await api.getTransactionInfo(transactionId: transactionId) }
-    guard let signed = info.signedTransactionInfo else { throw .store(.init(code: .invalidResponse, message: "no signedTransactionInfo")) }
+    let info = try await call { () async throws(AppStoreAPIError) in
+      try await api.getTransactionInfo(transactionId: transactionId)
+    }
+    guard let signed = info.signedTransactionInfo else {
+      throw .store(.init(code: .invalidResponse, message: "no signedTransactionInfo"))
+    }
     let first = try verified(app.verifier.verifyTransaction(signed), what: "transaction \(transactionId)")
     guard let originalTransactionId = first.originalTransactionId else {
       throw .store(.init(code: .invalidResponse, message: "transaction without originalTransactionId"))
@@ -33,13 +40,19 @@ extension AppStoreGateway {
     let statuses = try await call { () async throws(AppStoreAPIError) in
       try await api.getAllSubscriptionStatuses(transactionId: originalTransactionId)
     }
-    let last = statuses.data?.flatMap { $0.lastTransactions ?? [] }.first { $0.originalTransactionId == originalTransactionId }
+    let last = statuses.data?.flatMap { $0.lastTransactions ?? [] }.first {
+      $0.originalTransactionId == originalTransactionId
+    }
     var evidence: [VerificationEvidence.Payload] = []
     var renewal: JWSRenewalInfoDecodedPayload?
     if let signedRenewal = last?.signedRenewalInfo {
-      let payload = try verified(app.verifier.verifyRenewalInfo(signedRenewal), what: "renewal info of \(originalTransactionId)")
+      let payload = try verified(
+        app.verifier.verifyRenewalInfo(signedRenewal), what: "renewal info of \(originalTransactionId)")
       renewal = payload
-      evidence.append(.init(kind: "renewal_info", id: originalTransactionId, sha256: SHA256.hash(signedRenewal).hexString, signedAtMs: payload.signedDate))
+      evidence.append(
+        .init(
+          kind: "renewal_info", id: originalTransactionId, sha256: SHA256.hash(signedRenewal).hexString,
+          signedAtMs: payload.signedDate))
     }
     let signedHistory = try await call { () async throws(AppStoreAPIError) in
       try await api.getAllTransactions(transactionId: originalTransactionId)
@@ -47,8 +60,11 @@ extension AppStoreGateway {
     var transactions: [JWSTransactionDecodedPayload] = []
     var rows: [TransactionRow] = []
     for signedTransaction in signedHistory.isEmpty ? [signed] : signedHistory {
-      let transaction = try verified(app.verifier.verifyTransaction(signedTransaction), what: "a transaction of \(originalTransactionId)")
-      guard transaction.originalTransactionId == originalTransactionId, let id = transaction.transactionId else { continue }
+      let transaction = try verified(
+        app.verifier.verifyTransaction(signedTransaction), what: "a transaction of \(originalTransactionId)")
+      guard transaction.originalTransactionId == originalTransactionId, let id = transaction.transactionId else {
+        continue
+      }
       transactions.append(transaction)
       let sha = SHA256.hash(signedTransaction).hexString
       evidence.append(.init(kind: "transaction", id: id, sha256: sha, signedAtMs: transaction.signedDate))
@@ -56,16 +72,20 @@ extension AppStoreGateway {
         TransactionRow(
           storeTransactionId: id, productId: transaction.productId ?? "", purchasedAtMs: transaction.purchaseDate ?? 0,
           expiresAtMs: transaction.expiresDate, revokedAtMs: transaction.revocationDate,
-          revocationReason: transaction.revocationReason.map(String.init), offerType: transaction.offerType.map(String.init),
-          environment: StoreEnvironment(appStore: transaction.environment), payloadSHA256: sha, signedAtMs: transaction.signedDate))
+          revocationReason: transaction.revocationReason.map(String.init),
+          offerType: transaction.offerType.map(String.init),
+          environment: StoreEnvironment(appStore: transaction.environment), payloadSHA256: sha,
+          signedAtMs: transaction.signedDate))
     }
     let now = nowMs()
     let history = SubscriptionHistory(
-      appStoreOriginalTransactionId: originalTransactionId, transactions: transactions, renewalInfo: renewal, asOfMs: now)
+      appStoreOriginalTransactionId: originalTransactionId, transactions: transactions, renewalInfo: renewal,
+      asOfMs: now)
     guard app.accepts(history.environment) else { throw .rejected(environmentRefusal(history.environment, app: app)) }
     return VerifiedChain(
       store: .appStore, appId: app.bundleId, purchaseId: originalTransactionId, history: history, transactions: rows,
-      evidence: VerificationEvidence(source: "app_store_server_api", environment: environment, payloads: evidence, verifiedAtMs: now),
+      evidence: VerificationEvidence(
+        source: "app_store_server_api", environment: environment, payloads: evidence, verifiedAtMs: now),
       appAccountToken: transactions.compactMap(\.appAccountToken).last)
   }
 
@@ -77,7 +97,9 @@ extension AppStoreGateway {
     }
   }
 
-  func limited<T: Sendable>(_ body: @Sendable () async throws(AppStoreAPIError) -> T) async throws(AppStoreAPIError) -> T {
+  func limited<T: Sendable>(_ body: @Sendable () async throws(AppStoreAPIError) -> T) async throws(AppStoreAPIError)
+    -> T
+  {
     try await limiter.withPermit(body)
   }
 
@@ -87,7 +109,9 @@ extension AppStoreGateway {
     switch result {
     case .valid(let payload): return payload
     case .invalid(let error):
-      logger.error("a signed payload from the App Store API failed verification", metadata: ["apple.what": "\(what)", "error": "\(error.code)"])
+      logger.error(
+        "a signed payload from the App Store API failed verification",
+        metadata: ["apple.what": "\(what)", "error": "\(error.code)"])
       throw .store(AppStoreAPIError(code: .invalidResponse, message: "\(what): \(error.code)"))
     }
   }

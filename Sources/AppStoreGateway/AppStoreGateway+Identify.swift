@@ -38,7 +38,9 @@ extension AppStoreGateway {
 
   private func identifySignedTransaction(_ jws: String, appId: String?) throws(AppleFailure) -> IdentifiedPurchase {
     let claimed = claimedBundleId(jws)
-    guard let app = app(bundleId: claimed ?? appId) ?? app(bundleId: appId) else { throw .rejected(unknownApp(claimed ?? appId)) }
+    guard let app = app(bundleId: claimed ?? appId) ?? app(bundleId: appId) else {
+      throw .rejected(unknownApp(claimed ?? appId))
+    }
     switch app.verifier.verifyTransaction(jws) {
     case .valid(let transaction):
       guard let id = transaction.transactionId else { throw .rejected("the signed transaction has no transactionId") }
@@ -50,10 +52,14 @@ extension AppStoreGateway {
     }
   }
 
-  private func identifyThroughVerifyReceipt(_ receipt: String, app: AppleApp) async throws(AppleFailure) -> IdentifiedPurchase {
+  private func identifyThroughVerifyReceipt(_ receipt: String, app: AppleApp) async throws(AppleFailure)
+    -> IdentifiedPurchase
+  {
     let outcome: VerifyReceiptClient.Outcome
     do {
-      outcome = try await limited { () async throws(AppStoreAPIError) in try await app.verifyReceipt.verify(receiptData: receipt) }
+      outcome = try await limited { () async throws(AppStoreAPIError) in
+        try await app.verifyReceipt.verify(receiptData: receipt)
+      }
     } catch {
       throw .store(error)
     }
@@ -63,7 +69,9 @@ extension AppStoreGateway {
     if response.isRetryable {
       throw .store(AppStoreAPIError(code: .serverError, message: "verifyReceipt status \(response.status)"))
     }
-    guard response.status == 0 else { throw .rejected("verifyReceipt status \(response.status): \(response.typedStatus)") }
+    guard response.status == 0 else {
+      throw .rejected("verifyReceipt status \(response.status): \(response.typedStatus)")
+    }
     let environment: StoreEnvironment = outcome.endpoint == .sandbox ? .sandbox : .production
     guard app.accepts(environment) else { throw .rejected(environmentRefusal(environment, app: app)) }
     if let bundleId = response.bundleId, bundleId != app.bundleId {

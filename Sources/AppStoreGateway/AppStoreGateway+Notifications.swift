@@ -43,7 +43,8 @@ extension AppStoreGateway {
     let reason = "notification \(verified.notification.notificationType ?? "")/\(verified.notification.subtype ?? "")"
     return .chainChanged(
       ChainReference(
-        store: .appStore, appId: app.bundleId, lookupId: transactionId, purchaseId: transactionId, environment: environment),
+        store: .appStore, appId: app.bundleId, lookupId: transactionId, purchaseId: transactionId,
+        environment: environment),
       reason: reason)
   }
 
@@ -57,13 +58,17 @@ extension AppStoreGateway {
     case .valid(let value): notification = value
     case .invalid(let error): throw .rejected("V1 notification: \(error.code)")
     }
-    guard let latest = notification.unifiedReceipt?.transactions.max(by: { ($0.purchaseDateMs ?? 0) < ($1.purchaseDateMs ?? 0) }),
+    guard
+      let latest = notification.unifiedReceipt?.transactions.max(by: {
+        ($0.purchaseDateMs ?? 0) < ($1.purchaseDateMs ?? 0)
+      }),
       let id = latest.originalTransactionId ?? latest.transactionId
     else {
       return .informational(outcome: "informational V1")
     }
     return .chainChanged(
-      ChainReference(store: .appStore, appId: app.bundleId, lookupId: id, purchaseId: latest.originalTransactionId, environment: nil),
+      ChainReference(
+        store: .appStore, appId: app.bundleId, lookupId: id, purchaseId: latest.originalTransactionId, environment: nil),
       reason: "notification v1 \(notification.notificationType ?? "")")
   }
 

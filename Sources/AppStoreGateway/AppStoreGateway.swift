@@ -82,7 +82,8 @@ public final class AppStoreGateway: StoreGateway {
   }
 
   func unknownApp(_ bundleId: String?) -> String {
-    bundleId.map { "\($0) is not a configured App Store app" } ?? "app_id is required: several App Store apps are configured"
+    bundleId.map { "\($0) is not a configured App Store app" }
+      ?? "app_id is required: several App Store apps are configured"
   }
 
   func environmentRefusal(_ environment: StoreEnvironment, app: AppleApp) -> String {

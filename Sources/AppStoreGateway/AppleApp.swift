@@ -25,7 +25,8 @@ struct AppleApp: Sendable {
   ) throws {
     self.settings = settings
     let roots =
-      try settings.rootCertificates.map { try AppleRootCertificates.load(files: $0) } ?? AppleRootCertificates.loadPinned()
+      try settings.rootCertificates.map { try AppleRootCertificates.load(files: $0) }
+      ?? AppleRootCertificates.loadPinned()
     verifier = SignedDataVerifier(
       config: .init(
         rootCertificates: roots, bundleId: settings.bundleId, appAppleId: settings.appAppleId,
@@ -37,13 +38,15 @@ struct AppleApp: Sendable {
     else {
       throw WorkerConfigurationError(problems: ["appStore (\(settings.bundleId)): the API key is not configured"])
     }
-    let token = try AppStoreServerAPIToken(privateKeyPEM: pem, keyId: keyId, issuerId: issuerId, bundleId: settings.bundleId)
+    let token = try AppStoreServerAPIToken(
+      privateKeyPEM: pem, keyId: keyId, issuerId: issuerId, bundleId: settings.bundleId)
     let bearer: @Sendable () throws -> String = { try token.token() }
     let production = settings.isProduction
     productionAPI =
       production
       ? AppStoreServerAPIClient(
-        config: .init(baseURL: settings.apiBaseURL ?? AppStoreServerAPIConfig.productionBaseURL), httpClient: httpClient,
+        config: .init(baseURL: settings.apiBaseURL ?? AppStoreServerAPIConfig.productionBaseURL),
+        httpClient: httpClient,
         bearerToken: bearer, logger: logger)
       : nil
     sandboxAPI =

@@ -20,13 +20,7 @@ tg_status tg_cert_der(const tg_cert *cert, tg_buffer *out) {
   if (cert == NULL || out == NULL) return TG_ERR_ARGUMENT;
   unsigned char *der = NULL;
   int len = i2d_X509(TG_CERT(cert), &der);
-  if (len <= 0) {
-    ERR_clear_error();
-    return TG_ERR_INTERNAL;
-  }
-  tg_status status = tg_buffer_set(out, der, (size_t)len);
-  OPENSSL_free(der);
-  return status;
+  return tg_buffer_take_der(out, der, len);
 }
 
 tg_status tg_cert_public_key(const tg_cert *cert, tg_pkey **out_key) {

@@ -19,6 +19,16 @@ tg_status tg_buffer_set(tg_buffer *out, const uint8_t *data, size_t len) {
   return TG_OK;
 }
 
+tg_status tg_buffer_take_der(tg_buffer *out, unsigned char *der, int len) {
+  if (len <= 0) {
+    ERR_clear_error();
+    return TG_ERR_INTERNAL;
+  }
+  tg_status status = tg_buffer_set(out, der, (size_t)len);
+  OPENSSL_free(der);
+  return status;
+}
+
 tg_status tg_buffer_from_bio(tg_buffer *out, BIO *bio) {
   const uint8_t *data = NULL;
   long len = BIO_get_mem_data(bio, (char **)&data);

@@ -15,6 +15,9 @@
 
 /// Copies `len` bytes into a new malloc'd buffer.
 tg_status tg_buffer_set(tg_buffer *out, const uint8_t *data, size_t len);
+/// Copies what an OpenSSL `i2d_*` call wrote (`der`, `len` bytes, or `len <= 0` on failure) into
+/// `out` and frees `der`.
+tg_status tg_buffer_take_der(tg_buffer *out, unsigned char *der, int len);
 /// Moves the contents of a memory BIO into `out`.
 tg_status tg_buffer_from_bio(tg_buffer *out, BIO *bio);
 /// Parses one DER certificate (no trailing bytes); NULL on failure.

@@ -91,13 +91,7 @@ tg_status tg_pkey_public_der(const tg_pkey *key, tg_buffer *out) {
   if (key == NULL || out == NULL) return TG_ERR_ARGUMENT;
   unsigned char *der = NULL;
   int len = i2d_PUBKEY(TG_PKEY(key), &der);
-  if (len <= 0) {
-    ERR_clear_error();
-    return TG_ERR_INTERNAL;
-  }
-  tg_status status = tg_buffer_set(out, der, (size_t)len);
-  OPENSSL_free(der);
-  return status;
+  return tg_buffer_take_der(out, der, len);
 }
 
 tg_status tg_pkey_private_pkcs8_der(const tg_pkey *key, tg_buffer *out) {

@@ -37,11 +37,15 @@ extension StoreSimulator {
   public struct Apple: Sendable {
     public var apps: [AppleApp] = [AppleApp()]
     public var products: [AppleProduct] = [
-      AppleProduct(productId: "com.example.premium.monthly", groupId: "21000001", level: 1, periodMs: 30 * SimDuration.dayMs, price: 14_990),
+      AppleProduct(
+        productId: "com.example.premium.monthly", groupId: "21000001", level: 1, periodMs: 30 * SimDuration.dayMs,
+        price: 14_990),
       AppleProduct(
         productId: "com.example.monthly", groupId: "21000001", level: 2, periodMs: 30 * SimDuration.dayMs, price: 9_990,
         trialPeriodMs: 7 * SimDuration.dayMs, introPrice: 4_990, introPeriods: 1),
-      AppleProduct(productId: "com.example.basic.monthly", groupId: "21000001", level: 3, periodMs: 30 * SimDuration.dayMs, price: 4_990),
+      AppleProduct(
+        productId: "com.example.basic.monthly", groupId: "21000001", level: 3, periodMs: 30 * SimDuration.dayMs,
+        price: 4_990),
     ]
     /// Billing grace period after a failed renewal; `nil` turns grace off.
     public var gracePeriodMs: Int64? = 6 * SimDuration.dayMs

@@ -60,6 +60,8 @@ public final class StoreSimulator: Sendable {
     let app = Application(
       router: router, configuration: .init(address: .hostname(config.host, port: config.port)),
       onServerRunning: { channel in continuation.yield(channel.localAddress?.port ?? 0) }, logger: logger)
+    // Kept in `serverTask` and cancelled by `stop()`: the simulator is started and stopped by its
+    // callers (tests, the demo), not run inside a ServiceGroup.
     let task = Task { try await app.run() }
     var iterator = stream.makeAsyncIterator()
     guard let port = await iterator.next(), port > 0 else {
@@ -140,33 +142,45 @@ public final class StoreSimulator: Sendable {
         default: outcome = "no such store"
         }
         if outcome != "stale" {
-          fired.append(FiredEvent(atMs: event.atMs, store: event.store, kind: event.kind, subject: event.subject, outcome: outcome))
+          fired.append(
+            FiredEvent(atMs: event.atMs, store: event.store, kind: event.kind, subject: event.subject, outcome: outcome)
+          )
         }
       }
       state.core.nowMs = target
       return AdvanceResult(nowMs: target, events: fired, notificationsSent: state.core.outbox.count)
     }
-    logger.info("virtual clock advanced", metadata: ["sim.now_ms": "\(result.nowMs)", "sim.events": "\(result.events.count)"])
+    logger.info(
+      "virtual clock advanced", metadata: ["sim.now_ms": "\(result.nowMs)", "sim.events": "\(result.events.count)"])
     return result
   }
 
   // MARK: Apple scenarios
 
   public func purchase(_ request: ApplePurchaseRequest) async throws(StoreSimulatorError) -> ApplePurchaseResult {
-    try await mutate { (state: inout State) throws(StoreSimulatorError) in try state.apple.purchase(request, core: &state.core) }
+    try await mutate { (state: inout State) throws(StoreSimulatorError) in
+      try state.apple.purchase(request, core: &state.core)
+    }
   }
 
   public func subscription(_ originalTransactionId: String) throws(StoreSimulatorError) -> AppleSubscriptionSnapshot {
-    try state.withLock { (state: inout State) throws(StoreSimulatorError) in try state.apple.snapshot(originalTransactionId) }
+    try state.withLock { (state: inout State) throws(StoreSimulatorError) in
+      try state.apple.snapshot(originalTransactionId)
+    }
   }
 
   @discardableResult
-  public func failRenewals(_ originalTransactionId: String) async throws(StoreSimulatorError) -> AppleSubscriptionSnapshot {
-    try await mutate { (state: inout State) throws(StoreSimulatorError) in try state.apple.failRenewals(originalTransactionId) }
+  public func failRenewals(_ originalTransactionId: String) async throws(StoreSimulatorError)
+    -> AppleSubscriptionSnapshot
+  {
+    try await mutate { (state: inout State) throws(StoreSimulatorError) in
+      try state.apple.failRenewals(originalTransactionId)
+    }
   }
 
   @discardableResult
-  public func recoverBilling(_ originalTransactionId: String, immediately: Bool = false) async throws(StoreSimulatorError)
+  public func recoverBilling(_ originalTransactionId: String, immediately: Bool = false)
+    async throws(StoreSimulatorError)
     -> AppleSubscriptionSnapshot
   {
     try await mutate { (state: inout State) throws(StoreSimulatorError) in

@@ -30,7 +30,9 @@ public struct BenchResult: Sendable, Hashable, Codable {
   public var text: String {
     let c = configuration
     let mode = c.rate.map { "open loop at \(Self.number($0)) req/s" } ?? "closed loop"
-    let window = c.requests.map { "\($0) requests" } ?? "\(Self.number(c.durationSeconds)) s (+\(Self.number(c.warmupSeconds)) s warm-up)"
+    let window =
+      c.requests.map { "\($0) requests" }
+      ?? "\(Self.number(c.durationSeconds)) s (+\(Self.number(c.warmupSeconds)) s warm-up)"
     let mix =
       c.getSubscriptionShare > 0
       ? "\(Self.percent(1 - c.getSubscriptionShare)) IsSubscriber, \(Self.percent(c.getSubscriptionShare)) GetSubscription"

@@ -77,8 +77,10 @@ public enum BenchRunner {
       ? Double(plan.measureEndNs - plan.measureStartNs) / 1e9
       : Double(ended - plan.startNs) / 1e9
     return BenchResult(
-      configuration: configuration, loop: configuration.rate == nil ? "closed" : "open", measuredSeconds: measuredSeconds,
-      requests: tally.measured, throughputPerSecond: Double(tally.measured) / measuredSeconds, latency: tally.latency.summary,
+      configuration: configuration, loop: configuration.rate == nil ? "closed" : "open",
+      measuredSeconds: measuredSeconds,
+      requests: tally.measured, throughputPerSecond: Double(tally.measured) / measuredSeconds,
+      latency: tally.latency.summary,
       activeShare: tally.measuredIsSubscriber == 0 ? 0 : Double(tally.active) / Double(tally.measuredIsSubscriber),
       sent: tally.sent,
       errors: .init(

@@ -5,7 +5,8 @@ import Histogram
 public struct LatencyRecorder: Sendable {
   static let highestTrackableNs: UInt64 = 100_000_000_000
   private(set) var histogram = Histogram<UInt64>(
-    lowestDiscernibleValue: 1, highestTrackableValue: LatencyRecorder.highestTrackableNs, numberOfSignificantValueDigits: .three)
+    lowestDiscernibleValue: 1, highestTrackableValue: LatencyRecorder.highestTrackableNs,
+    numberOfSignificantValueDigits: .three)
 
   public init() {}
 

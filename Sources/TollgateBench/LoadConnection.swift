@@ -1,5 +1,5 @@
-import TollgateWire
 import CTollgateNet
+import TollgateWire
 
 #if canImport(Glibc)
   import Glibc
@@ -45,7 +45,10 @@ final class LoadConnection {
 
   var hasUnsentBytes: Bool { sendOffset < sendBuffer.count }
 
-  enum IOResult { case ok, wouldBlock, closed(Int32) }
+  enum IOResult {
+    case ok, wouldBlock
+    case closed(Int32)
+  }
 
   /// Sends what it can; `.wouldBlock` when the socket's buffer is full (watch for writable).
   func flush() -> IOResult {
@@ -86,7 +89,9 @@ final class LoadConnection {
   /// Reads until the socket is drained and hands every complete answer to `handle`.
   func receive(_ handle: (Answer) -> Void) -> IOResult {
     while true {
-      if receiveBuffer.count - receiveCount < 4096 { receiveBuffer.append(contentsOf: repeatElement(0, count: receiveBuffer.count)) }
+      if receiveBuffer.count - receiveCount < 4096 {
+        receiveBuffer.append(contentsOf: repeatElement(0, count: receiveBuffer.count))
+      }
       let received = receiveBuffer.withUnsafeMutableBytes { bytes in
         read(fd, bytes.baseAddress! + receiveCount, bytes.count - receiveCount)
       }
@@ -112,7 +117,9 @@ final class LoadConnection {
         let length = Int(header.messageLength)
         guard bytes.count - start >= length else { break }
         let payload = UnsafeRawBufferPointer(rebasing: bytes[start..<start + length])
-        handle(Answer(status: header.rawStatus, methodIndex: header.methodIndex, requestId: header.requestId, payload: payload))
+        handle(
+          Answer(
+            status: header.rawStatus, methodIndex: header.methodIndex, requestId: header.requestId, payload: payload))
         offset = start + length
       }
     }

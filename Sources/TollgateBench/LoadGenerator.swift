@@ -162,7 +162,8 @@ final class LoadGenerator {
 
   private func enqueueRequest(on connection: LoadConnection, startNs: UInt64) {
     let user = sampler.next(using: &random).number
-    let getSubscription = configuration.getSubscriptionShare > 0 && random.nextUnit() < configuration.getSubscriptionShare
+    let getSubscription =
+      configuration.getSubscriptionShare > 0 && random.nextUnit() < configuration.getSubscriptionShare
     let prefix = userPrefix
     let entitlement = self.entitlement
     connection.enqueue(startNs: startNs) { buffer, id in

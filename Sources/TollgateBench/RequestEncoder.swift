@@ -13,7 +13,8 @@ enum RequestEncoder {
     to buffer: inout [UInt8], requestId: UInt32, userPrefix: [UInt8], userNumber: Int, entitlement: [UInt8]
   ) {
     let userLength = userPrefix.count + decimalDigits(userNumber)
-    let payloadLength = 1 + varintLength(userLength) + userLength + 1 + varintLength(entitlement.count) + entitlement.count
+    let payloadLength =
+      1 + varintLength(userLength) + userLength + 1 + varintLength(entitlement.count) + entitlement.count
     appendHeader(to: &buffer, method: isSubscriberMethod, length: payloadLength, requestId: requestId)
     appendUserId(to: &buffer, prefix: userPrefix, number: userNumber, length: userLength)
     buffer.append(0x12)  // field 2, length-delimited
@@ -25,7 +26,8 @@ enum RequestEncoder {
   static func appendGetSubscription(to buffer: inout [UInt8], requestId: UInt32, userPrefix: [UInt8], userNumber: Int) {
     let userLength = userPrefix.count + decimalDigits(userNumber)
     appendHeader(
-      to: &buffer, method: getSubscriptionMethod, length: 1 + varintLength(userLength) + userLength, requestId: requestId)
+      to: &buffer, method: getSubscriptionMethod, length: 1 + varintLength(userLength) + userLength,
+      requestId: requestId)
     appendUserId(to: &buffer, prefix: userPrefix, number: userNumber, length: userLength)
   }
 

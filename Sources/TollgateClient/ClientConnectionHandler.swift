@@ -32,12 +32,15 @@ final class ClientConnectionHandler: ChannelDuplexHandler {
     nextRequestId &+= 1
     let timeoutTask = context.eventLoop.assumeIsolated().scheduleTask(in: call.timeout) {
       if let entry = self.pending.removeValue(forKey: requestId) {
-        entry.promise.fail(TollgateClientError(code: .deadlineExceeded, message: "no answer within \(call.timeout.nanoseconds / 1_000_000) ms"))
+        entry.promise.fail(
+          TollgateClientError(
+            code: .deadlineExceeded, message: "no answer within \(call.timeout.nanoseconds / 1_000_000) ms"))
       }
     }
     pending[requestId] = Pending(promise: call.promise, timeoutTask: timeoutTask)
     var buffer = context.channel.allocator.buffer(capacity: RequestFrame.headerLength + call.payload.readableBytes)
-    buffer.writeRequestFrame(methodIndex: call.methodIndex, requestId: requestId, payload: call.payload.readableBytesView)
+    buffer.writeRequestFrame(
+      methodIndex: call.methodIndex, requestId: requestId, payload: call.payload.readableBytesView)
     context.write(wrapOutboundOut(buffer), promise: promise)
   }
 

@@ -1,10 +1,10 @@
-// The contract's message types are part of this library's API: a caller needs only
-// `import TollgateClient`.
-@_exported import TollgateContract
 import NIOCore
 import NIOPosix
 import SwiftProtobuf
 import Synchronization
+// The contract's message types are part of this library's API: a caller needs only
+// `import TollgateClient`.
+@_exported import TollgateContract
 import TollgateWire
 
 /// A client of the Tollgate entitlement service: one TCP connection that carries many calls at

@@ -22,12 +22,14 @@ public struct Certificate: Sendable {
 
   /// The subject, RFC 2253 (`CN=…,O=…`).
   public var subject: String {
-    (try? Shim.buffer("subject") { tg_cert_subject(handle.pointer, $0) }).map { String(decoding: $0, as: UTF8.self) } ?? ""
+    (try? Shim.buffer("subject") { tg_cert_subject(handle.pointer, $0) }).map { String(decoding: $0, as: UTF8.self) }
+      ?? ""
   }
 
   /// The serial number in upper-case hex.
   public var serialNumberHex: String {
-    (try? Shim.buffer("serial") { tg_cert_serial_hex(handle.pointer, $0) }).map { String(decoding: $0, as: UTF8.self) } ?? ""
+    (try? Shim.buffer("serial") { tg_cert_serial_hex(handle.pointer, $0) }).map { String(decoding: $0, as: UTF8.self) }
+      ?? ""
   }
 
   /// notBefore and notAfter, Unix seconds.

@@ -27,7 +27,8 @@ public struct P256PrivateKey: Sendable {
 
   /// PKCS#8 PEM (`-----BEGIN PRIVATE KEY-----`), the `.p8` format.
   public func pkcs8PEM() throws(CryptoError) -> String {
-    String(decoding: try Shim.buffer("cannot encode key") { tg_pkey_private_pkcs8_pem(handle.pointer, $0) }, as: UTF8.self)
+    String(
+      decoding: try Shim.buffer("cannot encode key") { tg_pkey_private_pkcs8_pem(handle.pointer, $0) }, as: UTF8.self)
   }
 
   /// PKCS#8 DER.
@@ -77,7 +78,8 @@ public struct RSAPrivateKey: Sendable {
   public var publicKey: RSAPublicKey { RSAPublicKey(handle: handle) }
 
   public func pkcs8PEM() throws(CryptoError) -> String {
-    String(decoding: try Shim.buffer("cannot encode key") { tg_pkey_private_pkcs8_pem(handle.pointer, $0) }, as: UTF8.self)
+    String(
+      decoding: try Shim.buffer("cannot encode key") { tg_pkey_private_pkcs8_pem(handle.pointer, $0) }, as: UTF8.self)
   }
 }
 

@@ -5,7 +5,9 @@ public enum PKCS7 {
   /// The attached content, with no check at all (for reading a receipt before verifying it).
   public static func signedContent(of der: [UInt8]) throws(CryptoError) -> [UInt8] {
     try der.withUnsafeBufferPointer { (d) throws(CryptoError) -> [UInt8] in
-      try Shim.buffer("not a PKCS#7 SignedData", parse: .malformedPKCS7) { tg_pkcs7_content(d.baseAddress, d.count, $0) }
+      try Shim.buffer("not a PKCS#7 SignedData", parse: .malformedPKCS7) {
+        tg_pkcs7_content(d.baseAddress, d.count, $0)
+      }
     }
   }
 

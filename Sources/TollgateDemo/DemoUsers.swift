@@ -1,6 +1,6 @@
 import StoreSimulator
-import TollgateCore
 import TollgateClient
+import TollgateCore
 
 /// The demo's users, each bought through the simulator and verified through the worker like any
 /// real purchase.
@@ -9,7 +9,9 @@ public enum DemoUsers {
 
   /// Creates them: the ones that need time to pass first, then a 31-day jump, then the fresh ones.
   /// Returns each user's state as the service answers it.
-  public static func create(on stack: LocalStack) async throws -> [(user: String, answer: Tollgate_V1_IsSubscriberResponse)] {
+  public static func create(on stack: LocalStack) async throws -> [(
+    user: String, answer: Tollgate_V1_IsSubscriberResponse
+  )] {
     let day: Int64 = 86_400_000
     let grace = try await stack.buy()
     try await expectVerified(stack.submit(grace.signedTransaction, userId: "demo-grace"), "demo-grace")
@@ -46,7 +48,8 @@ public enum DemoUsers {
 
   static func expectVerified(_ response: Tollgate_V1_SubmitPurchaseResponse, _ user: String) throws {
     guard response.status == .verified else {
-      throw NotVerified(description: "\(user): \(response.status) \(response.rejectionReason) \(response.error.message)")
+      throw NotVerified(
+        description: "\(user): \(response.status) \(response.rejectionReason) \(response.error.message)")
     }
   }
 }

@@ -5,9 +5,9 @@ import NIOCore
 import NIOPosix
 import Prometheus
 import StoreSimulator
+import TollgateClient
 import TollgateCore
 import TollgateCrypto
-import TollgateClient
 import TollgateService
 import TollgateStorage
 import TollgateWorker
@@ -48,8 +48,6 @@ public struct LocalStack: Sendable {
   public let nowMs: @Sendable () -> Int64
   /// The worker's metrics in Prometheus' text format (what `GET /metrics` serves).
   public let metricsText: @Sendable () -> String
-  private let workerTask: Task<Void, any Error>
-  private let followTask: Task<Void, any Error>
 
   /// The demo catalog: three monthly products in one group; premium ones unlock `premium` and
   /// `basic`, the basic one `basic`.
@@ -65,18 +63,22 @@ public struct LocalStack: Sendable {
       subscriptionGroups: [
         SubscriptionGroup(
           id: "21000001", store: .appStore,
-          products: [.init(productId: premium, level: 1), .init(productId: monthly, level: 2), .init(productId: basic, level: 3)])
+          products: [
+            .init(productId: premium, level: 1), .init(productId: monthly, level: 2), .init(productId: basic, level: 3),
+          ])
       ],
       transferPolicy: transferPolicy)
   }
 
-  /// Starts the three parts in `directory` (the database and the simulator's signing chain live there).
-  public static func start(
+  /// Starts the three parts in `directory` (the database and the simulator's signing chain live
+  /// there), runs `body` against them and stops them all, whether `body` returns or throws. The
+  /// worker and the service run as child tasks of this call.
+  public static func run<Result>(
     directory: String, ports: Ports = Ports(), transferPolicy: TransferPolicy = .keepWithOriginalOwner,
     appEnvironment: String = "sandbox", allowSandbox: Bool = false, webhooks: [WebhookSettings] = [],
     environment extraEnvironment: [String: String] = [:], configure: (inout WorkerSettings) -> Void = { _ in },
-    logger: Logger
-  ) async throws -> LocalStack {
+    logger: Logger, _ body: (LocalStack) async throws -> Result
+  ) async throws -> Result {
     let key = try P256PrivateKey.generate()
     let workerPort = ports.worker == 0 ? try await freePort() : ports.worker
     var simConfig = StoreSimulator.Config.defaults
@@ -88,72 +90,96 @@ public struct LocalStack: Sendable {
     // Another company's app in the same store: its receipts must be refused.
     simConfig.apple.apps.append(.init(bundleId: otherBundleId, appAppleId: 987_654_321))
     let sim = try await StoreSimulator.start(config: simConfig, logger: logger)
-    let root = directory + "/apple-root.cer"
-    try Data(sim.rootCertificate.der).write(to: URL(fileURLWithPath: root))
+    do {
+      let root = directory + "/apple-root.cer"
+      try Data(sim.rootCertificate.der).write(to: URL(fileURLWithPath: root))
 
-    var app = AppleAppSettings(bundleId: bundleId)
-    app.appAppleId = simConfig.apple.apps[0].appAppleId
-    app.environment = appEnvironment
-    app.allowSandbox = allowSandbox
-    app.apiKeyId = "DEMOKEY"
-    app.apiIssuerId = "DEMO-ISSUER"
-    app.apiPrivateKeyEnv = "TOLLGATE_DEMO_APPLE_KEY"
-    app.apiBaseURL = appEnvironment == "sandbox" ? sim.baseURL + "/sandbox" : sim.baseURL
-    app.sandboxAPIBaseURL = sim.baseURL + "/sandbox"
-    app.verifyReceiptURL = sim.baseURL + "/verifyReceipt"
-    app.sandboxVerifyReceiptURL = sim.baseURL + "/sandbox/verifyReceipt"
-    app.rootCertificates = [root]
-    var settings = WorkerSettings()
-    settings.listen = "127.0.0.1:\(workerPort)"
-    settings.pollMs = 5
-    settings.backoffBaseMs = 50
-    settings.backoffMaxMs = 400
-    configure(&settings)
-    let configuration = WorkerConfiguration(
-      catalog: catalog(transferPolicy: transferPolicy), worker: settings, appStore: [app], webhooks: webhooks)
+      var app = AppleAppSettings(bundleId: bundleId)
+      app.appAppleId = simConfig.apple.apps[0].appAppleId
+      app.environment = appEnvironment
+      app.allowSandbox = allowSandbox
+      app.apiKeyId = "DEMOKEY"
+      app.apiIssuerId = "DEMO-ISSUER"
+      app.apiPrivateKeyEnv = "TOLLGATE_DEMO_APPLE_KEY"
+      app.apiBaseURL = appEnvironment == "sandbox" ? sim.baseURL + "/sandbox" : sim.baseURL
+      app.sandboxAPIBaseURL = sim.baseURL + "/sandbox"
+      app.verifyReceiptURL = sim.baseURL + "/verifyReceipt"
+      app.sandboxVerifyReceiptURL = sim.baseURL + "/sandbox/verifyReceipt"
+      app.rootCertificates = [root]
+      var settings = WorkerSettings()
+      settings.listen = "127.0.0.1:\(workerPort)"
+      settings.pollMs = 5
+      settings.backoffBaseMs = 50
+      settings.backoffMaxMs = 400
+      configure(&settings)
+      let configuration = WorkerConfiguration(
+        catalog: catalog(transferPolicy: transferPolicy), worker: settings, appStore: [app], webhooks: webhooks)
 
-    // Follow the simulator's clock: its jumps, plus real time in between (backoff and leases).
-    let now = FollowedClock.following { sim.clockNowMs }
-    let databasePath = directory + "/tollgate.sqlite"
-    let registry = PrometheusCollectorRegistry()
-    let workerEnvironment = extraEnvironment.merging(["TOLLGATE_DEMO_APPLE_KEY": try key.pkcs8PEM()]) { $1 }
-    try configuration.validate(environment: workerEnvironment)
-    let appStore = try AppStoreGateway(
-      apps: configuration.appStore, environment: workerEnvironment, httpClient: .shared,
-      concurrency: settings.storeConcurrency, nowMs: now, logger: logger)
-    let worker = try VerifierWorker(
-      configuration: configuration, storage: try SQLiteWorkerStorage(path: databasePath, nowMs: now()),
-      gateways: [appStore], environment: workerEnvironment,
-      metrics: (PrometheusMetricsFactory(registry: registry), { registry.emitToString() }),
-      nowMs: now, logger: logger)
-    let workerTask = Task { try await worker.run() }
-    _ = await worker.listeningPort()
-    let storage = try SQLiteEntitlementStorage(path: databasePath, nowMs: now())
-    let server = try await EntitlementServer.start(
-      config: .init(host: "127.0.0.1", port: ports.service), storage: storage, nowMs: now, logger: logger)
-    let followTask = Task { try await server.run() }
-    return LocalStack(
-      sim: sim, worker: worker, server: server, storage: storage, client: TollgateClient(host: "127.0.0.1", port: server.port),
-      configuration: configuration, databasePath: databasePath, nowMs: now, metricsText: { registry.emitToString() },
-      workerTask: workerTask, followTask: followTask)
+      // Follow the simulator's clock: its jumps, plus real time in between (backoff and leases).
+      let now = FollowedClock.following { sim.clockNowMs }
+      let databasePath = directory + "/tollgate.sqlite"
+      let registry = PrometheusCollectorRegistry()
+      let workerEnvironment = extraEnvironment.merging(["TOLLGATE_DEMO_APPLE_KEY": try key.pkcs8PEM()]) { $1 }
+      try configuration.validate(environment: workerEnvironment)
+      let appStore = try AppStoreGateway(
+        apps: configuration.appStore, environment: workerEnvironment, httpClient: .shared,
+        concurrency: settings.storeConcurrency, nowMs: now, logger: logger)
+      let worker = try VerifierWorker(
+        configuration: configuration, storage: try SQLiteWorkerStorage(path: databasePath, nowMs: now()),
+        gateways: [appStore], environment: workerEnvironment,
+        metrics: (PrometheusMetricsFactory(registry: registry), { registry.emitToString() }),
+        nowMs: now, logger: logger)
+      let result = try await withThrowingTaskGroup(of: Void.self) { group in
+        group.addTask { try await worker.run() }
+        _ = await worker.listeningPort()
+        let storage = try SQLiteEntitlementStorage(path: databasePath, nowMs: now())
+        let server = try await EntitlementServer.start(
+          config: .init(host: "127.0.0.1", port: ports.service), storage: storage, nowMs: now, logger: logger)
+        group.addTask { try await server.run() }
+        let stack = LocalStack(
+          sim: sim, worker: worker, server: server, storage: storage,
+          client: TollgateClient(host: "127.0.0.1", port: server.port), configuration: configuration,
+          databasePath: databasePath, nowMs: now, metricsText: { registry.emitToString() })
+        do {
+          let result = try await body(stack)
+          await stack.stopRunning(&group)
+          return result
+        } catch {
+          await stack.stopRunning(&group)
+          throw error
+        }
+      }
+      await sim.stop()
+      return result
+    } catch {
+      await sim.stop()
+      throw error
+    }
+  }
+
+  /// Stops the service (its calls drained, then its follower), then the worker, and waits for
+  /// both.
+  private func stopRunning(_ group: inout ThrowingTaskGroup<Void, any Error>) async {
+    await client.close()
+    await server.shutdown()
+    group.cancelAll()
+    while true {
+      do {
+        guard try await group.next() != nil else { break }
+      } catch {
+        continue  // a part that ended by cancellation
+      }
+    }
   }
 
   public var workerPort: Int { get async { await worker.listeningPort() } }
-
-  public func stop() async {
-    await client.close()
-    followTask.cancel()
-    workerTask.cancel()
-    _ = await workerTask.result
-    await server.shutdown()
-    await sim.stop()
-  }
 
   /// Buys `productId` in the simulator.
   public func buy(_ productId: String = premium, offer: String? = nil, environment: String = "Sandbox") async throws
     -> ApplePurchaseResult
   {
-    try await sim.purchase(ApplePurchaseRequest(productId: productId, bundleId: Self.bundleId, offer: offer, environment: environment))
+    try await sim.purchase(
+      ApplePurchaseRequest(productId: productId, bundleId: Self.bundleId, offer: offer, environment: environment))
   }
 
   /// Submits purchase evidence for `userId` through the service, waiting for the verdict.
@@ -184,7 +210,9 @@ public struct LocalStack: Sendable {
   }
 
   public static func freePort() async throws -> Int {
-    let channel = try await ServerBootstrap(group: MultiThreadedEventLoopGroup.singleton).bind(host: "127.0.0.1", port: 0).get()
+    let channel = try await ServerBootstrap(group: MultiThreadedEventLoopGroup.singleton).bind(
+      host: "127.0.0.1", port: 0
+    ).get()
     let port = channel.localAddress!.port!
     try await channel.close()
     return port

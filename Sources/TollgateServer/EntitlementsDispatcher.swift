@@ -19,7 +19,8 @@ struct EntitlementsDispatcher: Sendable {
   /// Appends the answer to `output`, or hands back the work of a deferred call.
   func dispatch(methodIndex: UInt32, requestId: UInt32, payload: ByteBuffer, into output: inout ByteBuffer) -> Outcome {
     guard let method = EntitlementsMethod(rawValue: methodIndex) else {
-      output.writeResponseHeader(status: .serviceFailed, methodIndex: methodIndex, requestId: requestId, messageLength: 0)
+      output.writeResponseHeader(
+        status: .serviceFailed, methodIndex: methodIndex, requestId: requestId, messageLength: 0)
       return .answered
     }
     do {
@@ -27,10 +28,12 @@ struct EntitlementsDispatcher: Sendable {
       case .isSubscriber:
         // Off the hot path: calls its handler left, and frames its scan did not take.
         let request = try Tollgate_V1_IsSubscriberRequest(serializedBytes: payload.readableBytesSpan)
-        try output.writeResponseFrame(methodIndex: methodIndex, requestId: requestId, message: handler.isSubscriber(request))
+        try output.writeResponseFrame(
+          methodIndex: methodIndex, requestId: requestId, message: handler.isSubscriber(request))
       case .getSubscription:
         let request = try Tollgate_V1_GetSubscriptionRequest(serializedBytes: payload.readableBytesSpan)
-        try output.writeResponseFrame(methodIndex: methodIndex, requestId: requestId, message: handler.getSubscription(request))
+        try output.writeResponseFrame(
+          methodIndex: methodIndex, requestId: requestId, message: handler.getSubscription(request))
       case .health:
         let request = try Tollgate_V1_HealthRequest(serializedBytes: payload.readableBytesSpan)
         try output.writeResponseFrame(methodIndex: methodIndex, requestId: requestId, message: handler.health(request))
@@ -42,7 +45,8 @@ struct EntitlementsDispatcher: Sendable {
     } catch {
       // Undecodable payload (or, in theory, an unencodable response): the call fails, the
       // connection does not.
-      output.writeResponseHeader(status: .serviceFailed, methodIndex: methodIndex, requestId: requestId, messageLength: 0)
+      output.writeResponseHeader(
+        status: .serviceFailed, methodIndex: methodIndex, requestId: requestId, messageLength: 0)
     }
     return .answered
   }
@@ -57,7 +61,9 @@ struct EntitlementsDispatcher: Sendable {
   /// so the run is parsed once. Returns the length of the frames it answered, which the caller
   /// consumes. It stops at anything else (another method, an incomplete or oversized frame, a
   /// payload that does not decode): that is `dispatch`'s.
-  func answerIsSubscriberCalls(in bytes: UnsafeRawBufferPointer, maximumPayloadLength: Int, into output: inout ByteBuffer) -> Int {
+  func answerIsSubscriberCalls(
+    in bytes: UnsafeRawBufferPointer, maximumPayloadLength: Int, into output: inout ByteBuffer
+  ) -> Int {
     withUnsafeTemporaryAllocation(of: IsSubscriberFields.self, capacity: Self.batchLimit) { requests in
       withUnsafeTemporaryAllocation(of: UInt32.self, capacity: Self.batchLimit) { requestIds in
         withUnsafeTemporaryAllocation(of: Range<Int>.self, capacity: Self.batchLimit) { payloads in
@@ -85,7 +91,8 @@ struct EntitlementsDispatcher: Sendable {
   /// Reads the run of complete, well-formed IsSubscriber frames at the start of `bytes` into the
   /// three buffers; returns how many it read and the bytes they span.
   static func scanIsSubscriberRun(
-    in bytes: UnsafeRawBufferPointer, maximumPayloadLength: Int, requests: UnsafeMutableBufferPointer<IsSubscriberFields>,
+    in bytes: UnsafeRawBufferPointer, maximumPayloadLength: Int,
+    requests: UnsafeMutableBufferPointer<IsSubscriberFields>,
     requestIds: UnsafeMutableBufferPointer<UInt32>, payloads: UnsafeMutableBufferPointer<Range<Int>>
   ) -> (count: Int, consumed: Int) {
     var count = 0
@@ -118,7 +125,8 @@ struct EntitlementsDispatcher: Sendable {
       precondition(answered <= requests.count, "a handler answers at most the requests it is given")
       for position in 0..<answered {
         output.writeIsSubscriberResponseFrame(
-          methodIndex: EntitlementsMethod.isSubscriber.rawValue, requestId: requestIds[position], answer: answers[position])
+          methodIndex: EntitlementsMethod.isSubscriber.rawValue, requestId: requestIds[position],
+          answer: answers[position])
       }
       _ = UnsafeMutableBufferPointer(rebasing: answers[0..<answered]).deinitialize()
       return answered

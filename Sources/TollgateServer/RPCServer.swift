@@ -82,7 +82,8 @@ public final class RPCServer: Service, Sendable {
     var address = [CChar](repeating: 0, count: 64)
     let listenFd = tg_net_listen(host, Int32(port), 1024, &boundPort, &address, address.count)
     guard listenFd >= 0 else {
-      throw listenFd == -2 ? RPCServerError.unresolvableHost(host) : RPCServerError.bindFailed(host: host, port: port, errno: errno)
+      throw listenFd == -2
+        ? RPCServerError.unresolvableHost(host) : RPCServerError.bindFailed(host: host, port: port, errno: errno)
     }
     let localAddress: SocketAddress
     do {
@@ -103,11 +104,18 @@ public final class RPCServer: Service, Sendable {
   /// cancelled), closes every connection and returns. Runs once; returns at once if the server
   /// was closed before.
   public func run() async throws {
-    guard let (exits, failure) = startLoops() else { return }  // closed before it ran
-    if let failure {
-      for exit in exits { await exit.wait() }
+    let exits: [LoopExit]
+    switch startLoops() {
+    case .closedBefore:
+      return
+    case .running:
+      throw RPCServerError.notRunnable
+    case .failed(let started, let failure):
+      for exit in started { await exit.wait() }
       finishClosing()
       throw failure
+    case .started(let started):
+      exits = started
     }
     let deferredCalls = shared.deferredCalls
     await withTaskCancellationHandler {
@@ -146,14 +154,21 @@ public final class RPCServer: Service, Sendable {
     await ended.wait()
   }
 
-  /// Starts the loops' threads; on failure, the loops already started are told to stop at once
-  /// and the error comes back with them. Nil when the server was closed before it ran.
-  private func startLoops() -> (exits: [LoopExit], failure: (any Error)?)? {
+  private enum Start {
+    case started([LoopExit])
+    /// Some loops could not start; those that did were told to stop at once.
+    case failed([LoopExit], any Error)
+    case closedBefore
+    case running
+  }
+
+  /// Starts the loops' threads, unless the server was closed before or is running already.
+  private func startLoops() -> Start {
     state.withLock { state in
       switch state {
       case .bound: break
-      case .running: return ([], RPCServerError.notRunnable)
-      case .closed: return nil
+      case .running: return .running
+      case .closed: return .closedBefore
       }
       var mailboxes: [LoopMailbox] = []
       var exits: [LoopExit] = []
@@ -181,7 +196,7 @@ public final class RPCServer: Service, Sendable {
         failure = error
       }
       state = .running(mailboxes: mailboxes, exits: exits, shuttingDown: failure != nil)
-      return (exits, failure)
+      return failure.map { .failed(exits, $0) } ?? .started(exits)
     }
   }
 

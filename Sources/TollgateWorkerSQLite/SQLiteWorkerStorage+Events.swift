@@ -15,7 +15,8 @@ extension SQLiteWorkerStorage {
         StoredEvent(
           id: row.int64(at: 0),
           event: WorkerEvent(
-            userId: row.optionalString(at: 1), kind: row.string(at: 2), store: Store(rawValue: row.string(at: 3)) ?? .appStore,
+            userId: row.optionalString(at: 1), kind: row.string(at: 2),
+            store: Store(rawValue: row.string(at: 3)) ?? .appStore,
             purchaseId: row.string(at: 4), productId: row.optionalString(at: 5),
             state: row.optionalString(at: 6).flatMap(SubscriptionState.init(rawValue:)), atMs: row.int64(at: 7),
             detail: row.optionalString(at: 8)))
@@ -27,7 +28,9 @@ extension SQLiteWorkerStorage {
   /// receives what happens from now on rather than the whole history.
   public func webhookCursor(endpoint: String, nowMs: Int64) async throws -> Int64 {
     try await writer.write { db in
-      let existing = try db.prepare("SELECT last_event_id FROM webhook_cursors WHERE endpoint = ?").rows([.text(endpoint)]) {
+      let existing = try db.prepare("SELECT last_event_id FROM webhook_cursors WHERE endpoint = ?").rows([
+        .text(endpoint)
+      ]) {
         $0.int64(at: 0)
       }
       if let cursor = existing.first { return cursor }
@@ -55,7 +58,8 @@ extension SQLiteWorkerStorage {
         "SELECT user_id, kind, store, store_subscription_id, product_id, state, at_ms, detail FROM events WHERE user_id = ? ORDER BY id"
       ).rows([.text(userId)]) { row in
         WorkerEvent(
-          userId: row.optionalString(at: 0), kind: row.string(at: 1), store: Store(rawValue: row.string(at: 2)) ?? .appStore,
+          userId: row.optionalString(at: 0), kind: row.string(at: 1),
+          store: Store(rawValue: row.string(at: 2)) ?? .appStore,
           purchaseId: row.string(at: 3), productId: row.optionalString(at: 4),
           state: row.optionalString(at: 5).flatMap(SubscriptionState.init(rawValue:)), atMs: row.int64(at: 6),
           detail: row.optionalString(at: 7))

@@ -1,11 +1,12 @@
-#if canImport(FoundationEssentials)
-import FoundationEssentials
-#else
-import Foundation
-#endif
 import TollgateCore
 import TollgateStorage
 import TollgateWorker
+
+#if canImport(FoundationEssentials)
+  import FoundationEssentials
+#else
+  import Foundation
+#endif
 
 extension SQLiteWorkerStorage {
   // MARK: Grants
@@ -16,7 +17,8 @@ extension SQLiteWorkerStorage {
 
   /// Adds a grant and recomputes the user's entitlements in the same transaction.
   public func addGrant(
-    userId: String, entitlement: String, expiresAtMs: Int64, note: String?, nowMs: Int64, recompute: @escaping EntitlementRecompute
+    userId: String, entitlement: String, expiresAtMs: Int64, note: String?, nowMs: Int64,
+    recompute: @escaping EntitlementRecompute
   ) async throws -> Int64 {
     try await writer.write { db in
       try db.execute(

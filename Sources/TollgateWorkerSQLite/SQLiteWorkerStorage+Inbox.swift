@@ -1,11 +1,12 @@
-#if canImport(FoundationEssentials)
-import FoundationEssentials
-#else
-import Foundation
-#endif
 import TollgateCore
 import TollgateStorage
 import TollgateWorker
+
+#if canImport(FoundationEssentials)
+  import FoundationEssentials
+#else
+  import Foundation
+#endif
 
 extension SQLiteWorkerStorage {
   // MARK: Inbox
@@ -21,7 +22,9 @@ extension SQLiteWorkerStorage {
         VALUES ('notification', ?, ?, ?, ?, ?) ON CONFLICT(dedupe_key) DO NOTHING
         """, [.text(route), .blob(payload), .text(dedupeKey), .integer(nowMs), .integer(nowMs)])
       if db.changes == 1 { return (db.lastInsertedRowId, false) }
-      let existing = try db.prepare("SELECT id FROM inbox WHERE dedupe_key = ?").rows([.text(dedupeKey)]) { $0.int64(at: 0) }
+      let existing = try db.prepare("SELECT id FROM inbox WHERE dedupe_key = ?").rows([.text(dedupeKey)]) {
+        $0.int64(at: 0)
+      }
       return (existing.first ?? 0, true)
     }
   }
@@ -38,11 +41,13 @@ extension SQLiteWorkerStorage {
         """
       ).rows([.integer(nowMs), .integer(Int64(limit))]) { row in
         InboxItem(
-          id: row.int64(at: 0), kind: InboxItem.Kind(rawValue: row.string(at: 1)) ?? .purchase, store: row.string(at: 2),
+          id: row.int64(at: 0), kind: InboxItem.Kind(rawValue: row.string(at: 1)) ?? .purchase,
+          store: row.string(at: 2),
           userId: row.optionalString(at: 3), payload: row.blob(at: 4), attempts: Int(row.int64(at: 5)),
           receivedAtMs: row.int64(at: 6))
       }
-      let lease = try db.prepare("UPDATE inbox SET status = 'processing', lease_until_ms = ?, attempts = attempts + 1 WHERE id = ?")
+      let lease = try db.prepare(
+        "UPDATE inbox SET status = 'processing', lease_until_ms = ?, attempts = attempts + 1 WHERE id = ?")
       for item in items {
         try lease.bind([.integer(nowMs + leaseMs), .integer(item.id)])
         while try lease.step() {}
@@ -77,9 +82,12 @@ extension SQLiteWorkerStorage {
   public func inboxCounts() async throws -> [String: Int] {
     try await writer.read { db in
       var counts: [String: Int] = [:]
-      for (status, count) in try db.prepare("SELECT status, COUNT(*) FROM inbox GROUP BY status").rows([], {
-        ($0.string(at: 0), Int($0.int64(at: 1)))
-      }) {
+      for (status, count) in try db.prepare("SELECT status, COUNT(*) FROM inbox GROUP BY status").rows(
+        [],
+        {
+          ($0.string(at: 0), Int($0.int64(at: 1)))
+        })
+      {
         counts[status] = count
       }
       return counts

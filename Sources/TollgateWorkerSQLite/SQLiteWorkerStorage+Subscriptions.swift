@@ -1,18 +1,21 @@
-#if canImport(FoundationEssentials)
-import FoundationEssentials
-#else
-import Foundation
-#endif
 import TollgateCore
 import TollgateStorage
 import TollgateWorker
+
+#if canImport(FoundationEssentials)
+  import FoundationEssentials
+#else
+  import Foundation
+#endif
 
 extension SQLiteWorkerStorage {
   // MARK: Subscriptions
 
   public func subscription(store: Store, purchaseId: String) async throws -> StoredSubscription? {
     try await writer.read { db in
-      try Self.subscriptions(db, where: "store = ? AND store_subscription_id = ?", [.text(store.rawValue), .text(purchaseId)]).first
+      try Self.subscriptions(
+        db, where: "store = ? AND store_subscription_id = ?", [.text(store.rawValue), .text(purchaseId)]
+      ).first
     }
   }
 
@@ -41,7 +44,8 @@ extension SQLiteWorkerStorage {
   /// Makes every subscription of `userId` due now; returns how many.
   public func requestReverify(userId: String, nowMs: Int64) async throws -> Int {
     try await writer.write { db in
-      try db.execute("UPDATE subscriptions SET next_check_at_ms = ? WHERE user_id = ?", [.integer(nowMs), .text(userId)])
+      try db.execute(
+        "UPDATE subscriptions SET next_check_at_ms = ? WHERE user_id = ?", [.integer(nowMs), .text(userId)])
       return db.changes
     }
   }
@@ -54,20 +58,27 @@ extension SQLiteWorkerStorage {
   /// transactions, events, the recomputed entitlements of every affected user with their
   /// change-feed entries, and the completion of the inbox item that caused it.
   @discardableResult
-  public func apply(_ change: SubscriptionChange, recompute: @escaping EntitlementRecompute) async throws -> RecordChanges {
+  public func apply(_ change: SubscriptionChange, recompute: @escaping EntitlementRecompute) async throws
+    -> RecordChanges
+  {
     try await writer.write { db in
       let subscriptionRowId = try Self.upsert(db, change.subscription, nowMs: change.nowMs)
-      try Self.upsert(db, transactions: change.transactions, subscriptionRowId: subscriptionRowId, store: change.subscription.store, nowMs: change.nowMs)
+      try Self.upsert(
+        db, transactions: change.transactions, subscriptionRowId: subscriptionRowId, store: change.subscription.store,
+        nowMs: change.nowMs)
       var changes: RecordChanges = [:]
       for userId in Set([change.subscription.userId, change.alsoRecompute].compactMap { $0 }) {
-        changes[userId] = try Self.recompute(db, userId: userId, reason: change.reason, nowMs: change.nowMs, recompute: recompute)
+        changes[userId] = try Self.recompute(
+          db, userId: userId, reason: change.reason, nowMs: change.nowMs, recompute: recompute)
       }
       let insertEvent = try db.prepare(
-        "INSERT INTO events (user_id, kind, store, store_subscription_id, product_id, state, at_ms, detail) VALUES (?, ?, ?, ?, ?, ?, ?, ?)")
+        "INSERT INTO events (user_id, kind, store, store_subscription_id, product_id, state, at_ms, detail) VALUES (?, ?, ?, ?, ?, ?, ?, ?)"
+      )
       for event in change.events {
         try insertEvent.bind([
           DatabaseValue(event.userId), .text(event.kind), .text(event.store.rawValue), .text(event.purchaseId),
-          DatabaseValue(event.productId), DatabaseValue(event.state?.rawValue), .integer(event.atMs), DatabaseValue(event.detail),
+          DatabaseValue(event.productId), DatabaseValue(event.state?.rawValue), .integer(event.atMs),
+          DatabaseValue(event.detail),
         ])
         while try insertEvent.step() {}
       }
@@ -82,7 +93,8 @@ extension SQLiteWorkerStorage {
     _ db: Connection, userId: String, reason: String, nowMs: Int64, recompute: EntitlementRecompute
   ) throws -> (before: [EntitlementRecord], after: [EntitlementRecord]) {
     let before = try db.entitlementRecords(userId: userId)
-    let after = recompute(userId, try subscriptions(db, where: "user_id = ?", [.text(userId)]), try grants(db, userId: userId))
+    let after = recompute(
+      userId, try subscriptions(db, where: "user_id = ?", [.text(userId)]), try grants(db, userId: userId))
     try db.replaceEntitlementRecords(userId: userId, records: after, reason: reason, nowMs: nowMs)
     return (before, after)
   }
@@ -122,7 +134,9 @@ extension SQLiteWorkerStorage {
       .rows([.text(s.store.rawValue), .text(s.purchaseId)]) { $0.int64(at: 0) }.first ?? 0
   }
 
-  static func upsert(_ db: Connection, transactions: [TransactionRow], subscriptionRowId: Int64, store: Store, nowMs: Int64) throws {
+  static func upsert(
+    _ db: Connection, transactions: [TransactionRow], subscriptionRowId: Int64, store: Store, nowMs: Int64
+  ) throws {
     let statement = try db.prepare(
       """
       INSERT INTO transactions (subscription_id, store, store_transaction_id, product_id, purchased_at_ms, expires_at_ms,
@@ -136,8 +150,10 @@ extension SQLiteWorkerStorage {
     for t in transactions {
       try statement.bind([
         .integer(subscriptionRowId), .text(store.rawValue), .text(t.storeTransactionId), .text(t.productId),
-        .integer(t.purchasedAtMs), DatabaseValue(t.expiresAtMs), DatabaseValue(t.revokedAtMs), DatabaseValue(t.revocationReason),
-        DatabaseValue(t.offerType), .text(t.environment.rawValue), DatabaseValue(t.payloadSHA256), DatabaseValue(t.signedAtMs),
+        .integer(t.purchasedAtMs), DatabaseValue(t.expiresAtMs), DatabaseValue(t.revokedAtMs),
+        DatabaseValue(t.revocationReason),
+        DatabaseValue(t.offerType), .text(t.environment.rawValue), DatabaseValue(t.payloadSHA256),
+        DatabaseValue(t.signedAtMs),
         .integer(nowMs),
       ])
       while try statement.step() {}
@@ -149,14 +165,17 @@ extension SQLiteWorkerStorage {
     verified_at_ms, history_json, evidence_json, reason, app_account_token, next_check_at_ms, failures
     """
 
-  static func subscriptions(_ db: Connection, where clause: String, _ arguments: [DatabaseValue]) throws -> [StoredSubscription] {
+  static func subscriptions(_ db: Connection, where clause: String, _ arguments: [DatabaseValue]) throws
+    -> [StoredSubscription]
+  {
     try db.prepare("SELECT \(subscriptionColumns) FROM subscriptions WHERE history_json IS NOT NULL AND \(clause)")
       .rows(arguments) { row -> StoredSubscription? in
         guard let history = try? JSONDecoder().decode(SubscriptionHistory.self, from: Data(row.string(at: 10).utf8)),
           let evidence = try? JSONDecoder().decode(VerificationEvidence.self, from: Data(row.string(at: 11).utf8))
         else { return nil }
         return StoredSubscription(
-          store: Store(rawValue: row.string(at: 0)) ?? .appStore, purchaseId: row.string(at: 1), appId: row.string(at: 2),
+          store: Store(rawValue: row.string(at: 0)) ?? .appStore, purchaseId: row.string(at: 1),
+          appId: row.string(at: 2),
           userId: row.optionalString(at: 3), history: history, evidence: evidence,
           state: SubscriptionState(rawValue: row.string(at: 5)) ?? .expired, reason: row.string(at: 12),
           productId: row.string(at: 4), willRenew: row.bool(at: 6), expiresAtMs: row.int64(at: 7),

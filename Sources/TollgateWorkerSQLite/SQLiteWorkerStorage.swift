@@ -1,11 +1,12 @@
-#if canImport(FoundationEssentials)
-import FoundationEssentials
-#else
-import Foundation
-#endif
 import TollgateCore
 import TollgateStorage
 import TollgateWorker
+
+#if canImport(FoundationEssentials)
+  import FoundationEssentials
+#else
+  import Foundation
+#endif
 
 /// `WorkerStorage` on the SQLite database the service reads: the inbox, subscriptions with their
 /// verified histories, grants, events and the catalog. Every verification lands in one transaction together with the

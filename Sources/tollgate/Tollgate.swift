@@ -6,7 +6,10 @@ struct Tollgate: AsyncParsableCommand {
   static let configuration = CommandConfiguration(
     commandName: "tollgate",
     abstract: "Self-hosted entitlement service for App Store, Google Play and Amazon subscriptions.",
-    subcommands: [Demo.self, Serve.self, Worker.self, Query.self, Grant.self, Revoke.self, Reverify.self, Explain.self, Inspect.self, Seed.self, Bench.self, StoreSim.self]
+    subcommands: [
+      Demo.self, Serve.self, Worker.self, Query.self, Grant.self, Revoke.self, Reverify.self, Explain.self,
+      Inspect.self, Seed.self, Bench.self, StoreSim.self,
+    ]
   )
 
   /// Like ArgumentParser's, except that bad usage exits 2 (as `grep` and friends do), which

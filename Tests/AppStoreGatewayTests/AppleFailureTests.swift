@@ -1,6 +1,7 @@
 import AppStore
 import Testing
 import TollgateWorker
+
 @testable import AppStoreGateway
 
 @Suite("App Store failures, classified")

@@ -1,6 +1,7 @@
 import Foundation
 import Testing
 import TollgateCrypto
+
 @testable import AppStoreGateway
 
 @Suite("App Store notification routes")

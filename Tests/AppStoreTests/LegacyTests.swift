@@ -1,17 +1,19 @@
 import AppStore
 import Foundation
 import Testing
-import TollgateTesting
 import TollgateCore
+import TollgateTesting
 
 /// verifyReceipt bodies (legacy-verifyreceipt/), status codes, V1 notifications.
 @Suite("Legacy verifyReceipt and V1 notifications")
 struct LegacyTests {
-  @Test(.enabled(if: Vectors.isAvailable, Comment(rawValue: Vectors.skipMessage)))
+  @Test(.enabled(if: Vectors.shouldRun, Comment(rawValue: Vectors.skipMessage)))
   func sandboxAutoRenew2017() throws {
-    let body = Data(try Vectors.bytes("apple/legacy-verifyreceipt/itunes-iap-verifyreceipt-sandbox-autorenew-2017.json"))
+    let body = Data(
+      try Vectors.bytes("apple/legacy-verifyreceipt/itunes-iap-verifyreceipt-sandbox-autorenew-2017.json"))
     let response = try #require(VerifyReceiptResponse.decode(body))
-    #expect(response.typedStatus == .valid && response.environment == "Sandbox" && response.bundleId == "com.example.app")
+    #expect(
+      response.typedStatus == .valid && response.environment == "Sandbox" && response.bundleId == "com.example.app")
     #expect(response.receiptCreationDate == 1_500_973_280_000)
     #expect(response.inApp.count == 13 && response.latestReceiptInfo.count == 18)
     #expect(response.transactions.count == 18)  // latest_receipt_info wins over in_app
@@ -19,15 +21,17 @@ struct LegacyTests {
     #expect(first.transactionId == "1000000318012065" && first.purchaseDateMs == 1_500_884_004_000)
     #expect(first.expiresDateMs == 1_500_884_304_000 && first.isTrialPeriod == false)
     let renewal = try #require(response.pendingRenewalInfo.first)
-    #expect(renewal.autoRenewStatus == false && renewal.expirationIntent == 1 && renewal.isInBillingRetryPeriod == false)
+    #expect(
+      renewal.autoRenewStatus == false && renewal.expirationIntent == 1 && renewal.isInBillingRetryPeriod == false)
     let histories = SubscriptionHistory.appStoreLegacy(response, asOfMs: 1)
     #expect(!histories.isEmpty && histories.allSatisfy { $0.environment == .sandbox })
     #expect(histories.flatMap(\.transactions).count == 18)
   }
 
-  @Test(.enabled(if: Vectors.isAvailable, Comment(rawValue: Vectors.skipMessage)))
+  @Test(.enabled(if: Vectors.shouldRun, Comment(rawValue: Vectors.skipMessage)))
   func iOS6AutoRenew2012() throws {
-    let body = Data(try Vectors.bytes("apple/legacy-verifyreceipt/itunes-iap-verifyreceipt-ios6-autorenew-gist-2012.json"))
+    let body = Data(
+      try Vectors.bytes("apple/legacy-verifyreceipt/itunes-iap-verifyreceipt-ios6-autorenew-gist-2012.json"))
     let response = try #require(VerifyReceiptResponse.decode(body))
     #expect(response.bundleId == "com.example.001")
     let latest = try #require(response.latestReceiptInfo.first)
@@ -57,7 +61,8 @@ struct LegacyTests {
   @Test(arguments: [
     (0, VerifyReceiptStatus.valid, false), (21000, .badRequestMethod, false), (21001, .obsolete, false),
     (21002, .malformedReceiptData, false), (21003, .receiptNotAuthenticated, false),
-    (21004, .sharedSecretMismatch, false), (21005, .receiptServerUnavailable, true), (21006, .subscriptionExpired, false),
+    (21004, .sharedSecretMismatch, false), (21005, .receiptServerUnavailable, true),
+    (21006, .subscriptionExpired, false),
     (21007, .sandboxReceiptSentToProduction, false), (21008, .productionReceiptSentToSandbox, false),
     (21009, .internalDataAccessError, true), (21010, .accountNotFound, false), (21150, .internalError(21150), true),
     (12345, .unknown(12345), false),
@@ -91,8 +96,9 @@ struct LegacyTests {
   @Test func notificationV1Rejections() {
     #expect(NotificationV1.verify(body: Self.v1Body, sharedSecret: "other").error?.code == .invalidSharedSecret)
     #expect(NotificationV1.verify(body: Self.v1Body, sharedSecret: "").error?.code == .invalidSharedSecret)
-    #expect(NotificationV1.verify(body: Self.v1Body, sharedSecret: "s3cret", bundleId: "com.x").error?.code
-      == .invalidAppIdentifier)
+    #expect(
+      NotificationV1.verify(body: Self.v1Body, sharedSecret: "s3cret", bundleId: "com.x").error?.code
+        == .invalidAppIdentifier)
     #expect(NotificationV1.verify(body: Data("[]".utf8), sharedSecret: "s3cret").error?.code == .malformedPayload)
   }
 }

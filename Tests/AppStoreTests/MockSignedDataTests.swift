@@ -1,10 +1,10 @@
 import AppStore
 import Testing
-import TollgateTesting
 import TollgateCrypto
+import TollgateTesting
 
 /// EXPECTED-apple.md: "apple-lib/mock_signed_data" and "apple-lib/xcode" (JWS rows).
-@Suite("Apple mock signed data", .enabled(if: Vectors.isAvailable, Comment(rawValue: Vectors.skipMessage)))
+@Suite("Apple mock signed data", .enabled(if: Vectors.shouldRun, Comment(rawValue: Vectors.skipMessage)))
 struct MockSignedDataTests {
   let mock = "apple/apple-lib/mock_signed_data/"
 
@@ -45,7 +45,8 @@ struct MockSignedDataTests {
     let transaction = try #require(try Fixtures.verifier().verifyTransaction(jws).payload)
     #expect(transaction.typedEnvironment == .sandbox)
     #expect(transaction.signedDate == 1_672_956_154_000)
-    #expect(try Fixtures.verifier(bundleId: "com.example.x").verifyTransaction(jws).error?.code == .invalidAppIdentifier)
+    #expect(
+      try Fixtures.verifier(bundleId: "com.example.x").verifyTransaction(jws).error?.code == .invalidAppIdentifier)
   }
 
   @Test func renewalInfo() throws {
@@ -55,8 +56,10 @@ struct MockSignedDataTests {
     #expect(try Fixtures.verifier(environment: .production).verifyRenewalInfo(jws).error?.code == .invalidEnvironment)
   }
 
-  @Test(arguments: [("com.examplex", VerificationError.Code.invalidAppIdentifier),
-    ("com.example", .invalidAppIdentifier), ("com.example.wrong", .invalidEnvironment)])
+  @Test(arguments: [
+    ("com.examplex", VerificationError.Code.invalidAppIdentifier),
+    ("com.example", .invalidAppIdentifier), ("com.example.wrong", .invalidEnvironment),
+  ])
   func wrongBundleId(bundleId: String, code: VerificationError.Code) throws {
     let jws = try Vectors.trimmed(mock + "wrongBundleId")
     #expect(try Fixtures.verifier(bundleId: bundleId).verifyNotification(jws).error?.code == code)

@@ -1,11 +1,11 @@
 import AppStore
 import Foundation
 import Testing
-import TollgateTesting
 import TollgateCore
+import TollgateTesting
 
 /// EXPECTED-apple.md: "apple-lib/models" (plain JSON decodes) and their mapping into Core.
-@Suite("Apple wire models", .enabled(if: Vectors.isAvailable, Comment(rawValue: Vectors.skipMessage)))
+@Suite("Apple wire models", .enabled(if: Vectors.shouldRun, Comment(rawValue: Vectors.skipMessage)))
 struct ModelTests {
   func model<T: Decodable>(_ name: String, as type: T.Type = T.self) throws -> T {
     try JSONDecoder().decode(T.self, from: Data(try Vectors.bytes("apple/apple-lib/models/\(name).json")))
@@ -33,8 +33,10 @@ struct ModelTests {
     #expect(s.appContext.bundleId == "com.example" && s.appContext.environment == "LocalTesting")
   }
 
-  @Test(arguments: [("signedExternalPurchaseTokenNotification", "Production"),
-    ("signedExternalPurchaseTokenSandboxNotification", "Sandbox")])
+  @Test(arguments: [
+    ("signedExternalPurchaseTokenNotification", "Production"),
+    ("signedExternalPurchaseTokenSandboxNotification", "Sandbox"),
+  ])
   func externalPurchaseToken(file: String, environment: String) throws {
     let n: ResponseBodyV2DecodedPayload = try model(file)
     #expect(n.typedNotificationType == .externalPurchaseToken && n.typedSubtype == .unreported)
@@ -58,7 +60,8 @@ struct ModelTests {
     #expect(t.purchaseDate == 1_698_148_900_000 && t.expiresDate == 1_698_149_000_000)
     #expect(t.revocationDate == 1_698_148_950_000 && t.revocationReason == 1)
     #expect(t.isUpgraded == true && t.typedOfferType == .introductory && t.offerIdentifier == "abc.123")
-    #expect(t.typedOfferDiscountType == .payAsYouGo && t.offerPeriod == "P1Y" && t.price == 10990 && t.currency == "USD")
+    #expect(
+      t.typedOfferDiscountType == .payAsYouGo && t.offerPeriod == "P1Y" && t.price == 10990 && t.currency == "USD")
     #expect(t.appTransactionId == "71134" && t.appAccountToken == "7e3fb20b-4cdb-47cc-936d-99d65f608138")
     #expect(t.billingPlanType == "MONTHLY")
     let core = try #require(StoreTransaction(appStore: t))
@@ -116,8 +119,9 @@ struct ModelTests {
     #expect(event.environment == .sandbox && event.transactions.map(\.transactionId) == ["23456"])
     #expect(event.renewalInfo?.willAutoRenew == true)
     notification.notificationType = "SOMETHING_NEW"
-    #expect(StoreEvent(appStore: VerifiedNotification(notification: notification, transaction: transaction))?.kind
-      == .informational)
+    #expect(
+      StoreEvent(appStore: VerifiedNotification(notification: notification, transaction: transaction))?.kind
+        == .informational)
     #expect(StoreEvent(appStore: VerifiedNotification(notification: notification)) == nil)
     let history = SubscriptionHistory(
       appStoreOriginalTransactionId: "12345", transactions: [transaction], renewalInfo: renewal, asOfMs: 1)

@@ -1,11 +1,11 @@
 import AppStore
 import Foundation
 import Testing
-import TollgateTesting
 import TollgateCrypto
+import TollgateTesting
 
 /// EXPECTED-apple.md: xcode receipts, `receipts/` against `roots/`, legacy verifyReceipt bodies.
-@Suite("Legacy app receipts", .enabled(if: Vectors.isAvailable, Comment(rawValue: Vectors.skipMessage)))
+@Suite("Legacy app receipts", .enabled(if: Vectors.shouldRun, Comment(rawValue: Vectors.skipMessage)))
 struct ReceiptTests {
   func verifier(_ root: String, bundleId: String? = nil) throws -> AppReceiptVerifier {
     AppReceiptVerifier(rootCertificates: [try Fixtures.root("apple/roots/" + root)], bundleId: bundleId)
@@ -55,15 +55,17 @@ struct ReceiptTests {
 
   @Test func wrongBundleAndGarbage() throws {
     let text = try Vectors.string("apple/apple-lib/xcode/xcode-app-receipt-empty")
-    #expect(try verifier("StoreKitTestCertificate.cer", bundleId: "com.other").verify(base64: text).error?.code
-      == .invalidAppIdentifier)
+    #expect(
+      try verifier("StoreKitTestCertificate.cer", bundleId: "com.other").verify(base64: text).error?.code
+        == .invalidAppIdentifier)
     #expect(try verifier("StoreKitTestCertificate.cer").verify(base64: "not base64!").error?.code == .malformedBase64)
     #expect(try verifier("StoreKitTestCertificate.cer").verify(base64: "aGVsbG8=").error?.code == .malformedPayload)
   }
 
   @Test func tamperedReceiptContent() throws {
-    var der = try #require(Base64.decode(
-      try Vectors.string("apple/apple-lib/xcode/xcode-app-receipt-with-transaction"), ignoringWhitespace: true))
+    var der = try #require(
+      Base64.decode(
+        try Vectors.string("apple/apple-lib/xcode/xcode-app-receipt-with-transaction"), ignoringWhitespace: true))
     // Flip one byte of "pass.premium" inside the signed content.
     let needle = Array("pass.premium".utf8)
     let index = try #require((0..<(der.count - needle.count)).first { Array(der[$0..<$0 + needle.count]) == needle })

@@ -1,7 +1,8 @@
-import TollgateTesting
 import AppStore
 import Foundation
+import StoreSimulator
 import TollgateCrypto
+import TollgateTesting
 
 /// Builds App Store verifiers and JWS for tests.
 enum Fixtures {
@@ -19,7 +20,7 @@ enum Fixtures {
         allowSandbox: allowSandbox))
   }
 
-  static func verifier(ca: TestCertificateAuthority, environment: AppStoreEnvironment = .sandbox) -> SignedDataVerifier {
+  static func verifier(ca: SimulatedSigningChain, environment: AppStoreEnvironment = .sandbox) -> SignedDataVerifier {
     SignedDataVerifier(
       config: .init(rootCertificates: [ca.root], bundleId: "com.example", appAppleId: 1234, environment: environment))
   }

@@ -1,10 +1,10 @@
 import AppStore
 import Foundation
 import Testing
-import TollgateTesting
 import TollgateCrypto
+import TollgateTesting
 
-@Suite("API token and inspect", .enabled(if: Vectors.isAvailable, Comment(rawValue: Vectors.skipMessage)))
+@Suite("API token and inspect", .enabled(if: Vectors.shouldRun, Comment(rawValue: Vectors.skipMessage)))
 struct TokenAndInspectTests {
   @Test func apiTokenFromTestSigningKey() throws {
     let pem = try Vectors.string("apple/apple-lib/certs/testSigningKey.p8")
@@ -13,7 +13,8 @@ struct TokenAndInspectTests {
     let token = try signer.token(nowSeconds: 1_700_000_000)
     let jws = try JWS.parse(token).get()
     let header = try #require(JSONSerialization.jsonObject(with: Data(jws.headerJSON)) as? [String: Any])
-    #expect(header["alg"] as? String == "ES256" && header["kid"] as? String == "keyId" && header["typ"] as? String == "JWT")
+    #expect(
+      header["alg"] as? String == "ES256" && header["kid"] as? String == "keyId" && header["typ"] as? String == "JWT")
     let claims = try #require(JSONSerialization.jsonObject(with: Data(jws.payload)) as? [String: Any])
     #expect(claims["iss"] as? String == "issuerId" && claims["aud"] as? String == "appstoreconnect-v1")
     #expect(claims["bid"] as? String == "com.example")
@@ -35,7 +36,8 @@ struct TokenAndInspectTests {
     let production = try Fixtures.verifier(environment: .production)
     let rejected = AppStoreInspection.inspectJWS(jws, kind: .notification, verifier: production)
     #expect(rejected.contains("\"error\" : \"invalid_environment\""))
-    #expect(AppStoreInspection.inspectJWS("a.b", kind: .transaction, verifier: production).contains("invalid_jwt_format"))
+    #expect(
+      AppStoreInspection.inspectJWS("a.b", kind: .transaction, verifier: production).contains("invalid_jwt_format"))
   }
 
   @Test func inspectReceipt() throws {

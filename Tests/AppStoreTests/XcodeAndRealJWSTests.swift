@@ -1,10 +1,10 @@
 import AppStore
 import Testing
-import TollgateTesting
 import TollgateCrypto
+import TollgateTesting
 
 /// EXPECTED-apple.md: "apple-lib/xcode" JWS rows, and the real sandbox JWS under real-jws/.
-@Suite("Xcode and real App Store JWS", .enabled(if: Vectors.isAvailable, Comment(rawValue: Vectors.skipMessage)))
+@Suite("Xcode and real App Store JWS", .enabled(if: Vectors.shouldRun, Comment(rawValue: Vectors.skipMessage)))
 struct XcodeAndRealJWSTests {
   let xcode = "apple/apple-lib/xcode/"
   let bundle = "com.example.naturelab.backyardbirds.example"
@@ -25,7 +25,8 @@ struct XcodeAndRealJWSTests {
   @Test(arguments: [AppStoreEnvironment.sandbox, .production])
   func xcodeTransactionUnderRealRoots(environment: AppStoreEnvironment) throws {
     let jws = try Vectors.trimmed(xcode + "xcode-signed-transaction")
-    let verifier = try Fixtures.verifier(root: "apple/roots/AppleRootCA-G3.cer", bundleId: bundle, environment: environment)
+    let verifier = try Fixtures.verifier(
+      root: "apple/roots/AppleRootCA-G3.cer", bundleId: bundle, environment: environment)
     #expect(verifier.verifyTransaction(jws).error?.code == .invalidChainLength)
   }
 
@@ -63,14 +64,16 @@ struct XcodeAndRealJWSTests {
   @Test func realSandboxTransaction() throws {
     let jws = try Vectors.trimmed("apple/real-jws/mingos-sandbox-transaction-consumable-2025.jws")
     let verifier = try Fixtures.verifier(root: "apple/roots/AppleRootCA-G3.cer", bundleId: "com.goodheartapp")
-    let t = try #require(verifier.verifyTransaction(jws).payload, "\(String(describing: verifier.verifyTransaction(jws).error))")
+    let t = try #require(
+      verifier.verifyTransaction(jws).payload, "\(String(describing: verifier.verifyTransaction(jws).error))")
     #expect(t.transactionId == "2000000847061981" && t.typedType == .consumable && t.price == 230_000)
     // Production-only app rejects it; production + allowSandbox accepts it.
     let production = try Fixtures.verifier(
       root: "apple/roots/AppleRootCA-G3.cer", bundleId: "com.goodheartapp", environment: .production)
     #expect(production.verifyTransaction(jws).error?.code == .invalidEnvironment)
     let lenient = try Fixtures.verifier(
-      root: "apple/roots/AppleRootCA-G3.cer", bundleId: "com.goodheartapp", environment: .production, allowSandbox: true)
+      root: "apple/roots/AppleRootCA-G3.cer", bundleId: "com.goodheartapp", environment: .production, allowSandbox: true
+    )
     #expect(lenient.verifyTransaction(jws).payload != nil)
   }
 

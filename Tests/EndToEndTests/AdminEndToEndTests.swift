@@ -1,8 +1,8 @@
 import Foundation
 import Testing
+import TollgateClient
 import TollgateCore
 import TollgateDemo
-import TollgateClient
 import TollgateServer
 import TollgateService
 import TollgateTesting
@@ -41,7 +41,10 @@ struct AdminEndToEndTests {
       #expect(source.decides)
       #expect(source.rule == "current_period")
       #expect(source.evidenceSource == "app_store_server_api")
-      #expect(source.payloads.contains { $0.kind == "transaction" && $0.id == purchase.transactionId && $0.sha256.count == 64 })
+      #expect(
+        source.payloads.contains {
+          $0.kind == "transaction" && $0.id == purchase.transactionId && $0.sha256.count == 64
+        })
       #expect(source.payloads.contains { $0.kind == "renewal_info" })
       #expect(store.text.contains("current_period"))
 
@@ -58,7 +61,9 @@ struct AdminEndToEndTests {
   func databaseOnly() async throws {
     try await withStack { stack in
       let database = stack.local.databasePath
-      let grant = try ChildProcess.run(["grant", "vip", "premium", "--until", "7d", "--note", "ticket 7", "--database", database])
+      let grant = try ChildProcess.run([
+        "grant", "vip", "premium", "--until", "7d", "--note", "ticket 7", "--database", database,
+      ])
       #expect(grant.status == 0, "\(grant.stderr)")
       #expect(grant.stdout.contains("granted premium to vip"))
       #expect(try await stack.until("vip") { $0.active }.store == .promotional)
@@ -91,7 +96,9 @@ struct AdminEndToEndTests {
   func noCatalog() throws {
     let dir = try TemporaryDirectory()
     defer { dir.remove() }
-    let grant = try ChildProcess.run(["grant", "vip", "premium", "--until", "7d", "--database", dir.file("fresh.sqlite")])
+    let grant = try ChildProcess.run([
+      "grant", "vip", "premium", "--until", "7d", "--database", dir.file("fresh.sqlite"),
+    ])
     #expect(grant.status != 0)
     let lines = grant.stderr.split(separator: "\n").filter { !$0.isEmpty }
     #expect(lines.count == 1, "\(grant.stderr)")

@@ -1,8 +1,8 @@
 import NIOCore
 import NIOPosix
 import Testing
-import TollgateCore
 import TollgateClient
+import TollgateCore
 import TollgateServer
 import TollgateService
 import TollgateStorage
@@ -17,7 +17,8 @@ struct BadInputEndToEndTests {
     return try request.serializedBytes()
   }
 
-  @Test("unknown method, undecodable payload and oversized payload each fail alone; the connection answers the next call")
+  @Test(
+    "unknown method, undecodable payload and oversized payload each fail alone; the connection answers the next call")
   func frameLevelFailures() async throws {
     var rpc = RPCServer.Config.defaults
     rpc.maximumPayloadLength = 1_024
@@ -53,7 +54,8 @@ struct BadInputEndToEndTests {
       let responses = try await RawWire.exchange(port: service.server.port, chunks: [bytes], frames: 4)
       let status = Dictionary(uniqueKeysWithValues: responses.map { ($0.requestId, $0.status) })
       #expect(status == [1: 0, 2: 2, 3: 2, 4: 2])
-      let accepted = try Tollgate_V1_SubmitPurchaseResponse(serializedBytes: try #require(responses.first { $0.requestId == 1 }).payload)
+      let accepted = try Tollgate_V1_SubmitPurchaseResponse(
+        serializedBytes: try #require(responses.first { $0.requestId == 1 }).payload)
       #expect(accepted.status == .pending)
       let id = try #require(Int64(accepted.submissionID))
       #expect(try await service.storage.submission(id: id)?.submission.userId == "buyer")
@@ -93,7 +95,8 @@ struct BadInputEndToEndTests {
     try await withService(seed: [.sample(userId: "u", expiresAtMs: expires)]) { service in
       for _ in 0..<20 {
         _ = try await RawWire.exchange(
-          port: service.server.port, chunks: [RawWire.header(methodIndex: 0, requestId: 1, length: 900) + [0x0A]], frames: 0)
+          port: service.server.port, chunks: [RawWire.header(methodIndex: 0, requestId: 1, length: 900) + [0x0A]],
+          frames: 0)
         _ = try await RawWire.exchange(port: service.server.port, chunks: [Array(repeating: 0xFF, count: 7)], frames: 0)
       }
       #expect(try await service.client.isSubscriber(userId: "u", entitlement: "premium").active)

@@ -1,7 +1,7 @@
 import Foundation
 import Testing
-import TollgateCore
 import TollgateClient
+import TollgateCore
 import TollgateServer
 import TollgateService
 import TollgateStorage
@@ -28,7 +28,10 @@ struct ChangeFeedEndToEndTests {
 
   @Test("a write by another process (python3's sqlite3) reaches IsSubscriber and GetSubscription")
   func otherProcessWriter() async throws {
-    guard FileManager.default.isExecutableFile(atPath: "/usr/bin/python3") || FileManager.default.isExecutableFile(atPath: "/usr/local/bin/python3") else {
+    guard
+      FileManager.default.isExecutableFile(atPath: "/usr/bin/python3")
+        || FileManager.default.isExecutableFile(atPath: "/usr/local/bin/python3")
+    else {
       print("skipped: python3 is not installed")
       return
     }

@@ -2,8 +2,8 @@ import Logging
 import NIOCore
 import NIOPosix
 import Testing
-import TollgateCore
 import TollgateClient
+import TollgateCore
 import TollgateServer
 import TollgateService
 import TollgateStorage
@@ -14,7 +14,9 @@ struct ClientEndToEndTests {
   @Test("many concurrent calls share one connection and each gets its own answer")
   func concurrentCalls() async throws {
     let expires = SystemClock.nowMs() + 3_600_000
-    let seed = (0..<50).filter { $0.isMultiple(of: 2) }.map { EntitlementRecord.sample(userId: "u\($0)", expiresAtMs: expires) }
+    let seed = (0..<50).filter { $0.isMultiple(of: 2) }.map {
+      EntitlementRecord.sample(userId: "u\($0)", expiresAtMs: expires)
+    }
     try await withService(seed: seed) { service in
       let results = try await withThrowingTaskGroup(of: (Int, Bool).self) { group in
         for n in 0..<50 {

@@ -15,13 +15,15 @@ struct CommandLineEndToEndTests {
     let expires = SystemClock.nowMs() + 3_600_000
     let storage = try SQLiteEntitlementStorage(path: database, nowMs: 1)
     try await storage.replaceEntitlements(
-      userId: "alice", with: [.sample(userId: "alice", state: .gracePeriod, expiresAtMs: expires - 1_000, accessEndsAtMs: expires)],
+      userId: "alice",
+      with: [.sample(userId: "alice", state: .gracePeriod, expiresAtMs: expires - 1_000, accessEndsAtMs: expires)],
       reason: "seed", nowMs: 1)
 
     let serve = try ChildProcess(["serve", "--listen", "127.0.0.1:0", "--database", database, "--log-level", "warning"])
     defer { serve.terminate() }
     let line = try #require(serve.waitForLine(containing: "listening on"), "serve did not start")
-    let address = try #require(line.split(separator: " ").first { $0.hasPrefix("127.0.0.1:") }.map { $0.trimmingCharacters(in: [","]) })
+    let address = try #require(
+      line.split(separator: " ").first { $0.hasPrefix("127.0.0.1:") }.map { $0.trimmingCharacters(in: [","]) })
 
     let json = try ChildProcess.run(["query", "is-subscriber", "alice", "premium", "--server", address, "--json"])
     #expect(json.status == 0, "\(json.stderr)")
@@ -39,6 +41,18 @@ struct CommandLineEndToEndTests {
     let text = try ChildProcess.run(["query", "subscription", "alice", "--server", address])
     #expect(text.status == 0)
     #expect(text.stdout.contains("premium: ACTIVE, grace_period"))
+
+    let subscriptionJSON = try ChildProcess.run(["query", "subscription", "alice", "--server", address, "--json"])
+    let subscription = try #require(
+      try JSONSerialization.jsonObject(with: Data(subscriptionJSON.stdout.utf8)) as? [String: Any])
+    #expect(subscription["userId"] as? String == "alice")
+    let entitlements = try #require(subscription["entitlements"] as? [[String: Any]])
+    #expect(entitlements.first?["entitlement"] as? String == "premium")
+    #expect((entitlements.first?["expiresAtMs"] as? NSNumber)?.int64Value == expires)
+    #expect(entitlements.first?["willRenew"] is Bool, "defaults are printed")
+    let subscriptions = try #require(subscription["subscriptions"] as? [[String: Any]])
+    #expect(subscriptions.first?["environment"] as? String != nil)
+    #expect((subscriptions.first?["entitlements"] as? [String]) == ["premium"])
 
     let missing = try ChildProcess.run(["query", "subscription", "nobody", "--server", address])
     #expect(missing.status == 2)

@@ -1,12 +1,13 @@
+import AppStore
 import Foundation
 import Testing
+import TollgateCrypto
 import TollgateTesting
 
 /// `tollgate inspect` as a support engineer runs it, on the public vectors in ../shared/vectors.
 @Suite("tollgate inspect", .serialized)
 struct InspectCommandTests {
   static let vectors = Vectors.directory + "/apple"
-  static var available: Bool { FileManager.default.fileExists(atPath: vectors + "/roots/AppleRootCA-G3.cer") }
 
   func json(_ text: String) throws -> [String: Any] {
     try #require(try JSONSerialization.jsonObject(with: Data(text.utf8)) as? [String: Any])
@@ -14,7 +15,7 @@ struct InspectCommandTests {
 
   @Test("a real sandbox transaction verifies against Apple's pinned roots found through TOLLGATE_APPLE_ROOTS")
   func realTransactionWithPinnedRoots() throws {
-    guard Self.available else { return print("skipped: ../shared/vectors is absent") }
+    guard Vectors.shouldRun else { return print(Vectors.skipMessage) }
     let run = try ChildProcess.run(
       ["inspect", "apple-jws", Self.vectors + "/real-jws/mingos-sandbox-transaction-consumable-2025.jws"],
       environment: ["TOLLGATE_APPLE_ROOTS": Self.vectors + "/roots"])
@@ -26,12 +27,15 @@ struct InspectCommandTests {
     #expect(payload["environment"] as? String == "Sandbox")
   }
 
-  @Test("a notification verifies with the test root; in production with appAppleId 1234 it is invalid_environment (exit 1)")
+  @Test(
+    "a notification verifies with the test root; in production with appAppleId 1234 it is invalid_environment (exit 1)")
   func notificationEnvironments() throws {
-    guard Self.available else { return print("skipped: ../shared/vectors is absent") }
+    guard Vectors.shouldRun else { return print(Vectors.skipMessage) }
     let file = Self.vectors + "/apple-lib/mock_signed_data/testNotification"
     let root = Self.vectors + "/apple-lib/certs/testCA.der"
-    let sandbox = try ChildProcess.run(["inspect", "apple-notification", file, "--root", root, "--environment", "sandbox"])
+    let sandbox = try ChildProcess.run([
+      "inspect", "apple-notification", file, "--root", root, "--environment", "sandbox",
+    ])
     #expect(sandbox.status == 0)
     let payload = try #require(try json(sandbox.stdout)["payload"] as? [String: Any])
     #expect(payload["notificationType"] as? String == "TEST")
@@ -41,17 +45,21 @@ struct InspectCommandTests {
     #expect(production.status == 1)
     #expect(try json(production.stdout)["error"] as? String == "invalid_environment")
 
-    let wrongRoot = try ChildProcess.run(["inspect", "apple-notification", file, "--root", Self.vectors + "/roots/AppleRootCA-G3.cer"])
+    let wrongRoot = try ChildProcess.run([
+      "inspect", "apple-notification", file, "--root", Self.vectors + "/roots/AppleRootCA-G3.cer",
+    ])
     #expect(wrongRoot.status == 1)
     #expect(try json(wrongRoot.stdout)["verdict"] as? String == "invalid")
   }
 
   @Test("a tampered payload is invalid, and --at after the test chain expires makes a good one invalid")
   func tamperedAndExpired() throws {
-    guard Self.available else { return print("skipped: ../shared/vectors is absent") }
+    guard Vectors.shouldRun else { return print(Vectors.skipMessage) }
     let root = Self.vectors + "/apple-lib/certs/testCA.der"
-    let original = try String(contentsOfFile: Self.vectors + "/apple-lib/mock_signed_data/transactionInfo", encoding: .utf8)
-      .trimmingCharacters(in: .whitespacesAndNewlines)
+    let original = try String(
+      contentsOfFile: Self.vectors + "/apple-lib/mock_signed_data/transactionInfo", encoding: .utf8
+    )
+    .trimmingCharacters(in: .whitespacesAndNewlines)
     var parts = original.split(separator: ".").map(String.init)
     let payload = try #require(Data(base64Encoded: Self.padded(parts[1])))
     let changed = String(decoding: payload, as: UTF8.self).replacingOccurrences(of: "com.example", with: "com.evil.xx")
@@ -73,28 +81,98 @@ struct InspectCommandTests {
 
   @Test("a legacy receipt parses and its PKCS#7 signature checks against Apple Inc. Root")
   func receipt() throws {
-    guard Self.available else { return print("skipped: ../shared/vectors is absent") }
+    guard Vectors.shouldRun else { return print(Vectors.skipMessage) }
     let run = try ChildProcess.run(
-      ["inspect", "apple-receipt", Self.vectors + "/receipts/receipt-production.b64", "--root", Self.vectors + "/roots/AppleIncRootCertificate.cer"])
+      [
+        "inspect", "apple-receipt", Self.vectors + "/receipts/receipt-production.b64", "--root",
+        Self.vectors + "/roots/AppleIncRootCertificate.cer",
+      ])
     #expect(run.status == 0)
     let payload = try #require(try json(run.stdout)["payload"] as? [String: Any])
     #expect(payload["bundleId"] as? String == "org.getpure.pure-iphone")
     let wrong = try ChildProcess.run(
-      ["inspect", "apple-receipt", Self.vectors + "/receipts/receipt-production.b64", "--root", Self.vectors + "/roots/AppleRootCA-G3.cer"])
+      [
+        "inspect", "apple-receipt", Self.vectors + "/receipts/receipt-production.b64", "--root",
+        Self.vectors + "/roots/AppleRootCA-G3.cer",
+      ])
     #expect(wrong.status == 1)
   }
 
-  @Test("unreadable input, missing roots and bad usage exit 2")
+  @Test("unreadable input (not a file, not a JWS, not JSON, not base64), missing roots and bad usage exit 2")
   func exitTwo() throws {
     #expect(try ChildProcess.run(["inspect", "apple-jws", "/nonexistent/file"]).status == 2)
     #expect(try ChildProcess.run(["inspect", "apple-jws", "x", "--environment", "mars"]).status == 2)
     let dir = try TemporaryDirectory()
     defer { dir.remove() }
-    try "a.b.c".write(toFile: dir.file("x.jws"), atomically: true, encoding: .utf8)
+    func write(_ name: String, _ text: String) throws -> String {
+      try text.write(toFile: dir.file(name), atomically: true, encoding: .utf8)
+      return dir.file(name)
+    }
+    let unreadable: [(command: String, text: String, reason: String)] = [
+      ("apple-jws", "a.b.c", "not a compact JWS"),
+      ("apple-jws", "not a jws at all", "not a compact JWS"),
+      (
+        "apple-jws",
+        Base64URL.encode(Array(#"{"alg":"ES256"}"#.utf8)) + "." + Base64URL.encode(Array("hello".utf8)) + ".c2ln",
+        "payload is not JSON"
+      ),
+      ("apple-notification", #"{"notificationType": "TEST"}"#, "without a signedPayload"),
+      ("apple-notification", "neither json nor a jws", "not a compact JWS"),
+      ("apple-receipt", "%%% not base64 %%%", "not base64"),
+      ("apple-receipt", "aGVsbG8gd29ybGQ=", "not a PKCS#7 app receipt"),
+    ]
+    for (index, input) in unreadable.enumerated() {
+      let run = try ChildProcess.run(["inspect", input.command, try write("input-\(index)", input.text)])
+      #expect(run.status == 2, "\(input)")
+      #expect(run.stderr.contains(input.reason), "\(input): \(run.stderr)")
+      #expect(run.stdout.isEmpty)
+    }
+
+    // A well-formed production JWS, with an override directory that holds no Apple root.
+    let key = try P256PrivateKey.generate()
+    let payload =
+      #"{"bundleId":"com.example","environment":"Production","transactionId":"1","signedDate":1700000000000}"#
+    let jws = try JWS.signES256(header: ["x5c": ["AAAA", "AAAA", "AAAA"]], payloadJSON: Array(payload.utf8), key: key)
+    try FileManager.default.createDirectory(atPath: dir.file("empty"), withIntermediateDirectories: true)
     let noRoots = try ChildProcess.run(
-      ["inspect", "apple-jws", dir.file("x.jws")], environment: ["TOLLGATE_APPLE_ROOTS": dir.path])
+      ["inspect", "apple-jws", try write("production.jws", jws)],
+      environment: ["TOLLGATE_APPLE_ROOTS": dir.file("empty")])
     #expect(noRoots.status == 2)
     #expect(noRoots.stderr.contains("no Apple root certificates found"))
+  }
+
+  @Test("without TOLLGATE_APPLE_ROOTS the bundled Apple roots verify a real sandbox transaction")
+  func bundledRoots() throws {
+    guard Vectors.shouldRun else { return print(Vectors.skipMessage) }
+    let run = try ChildProcess.run(
+      ["inspect", "apple-jws", Self.vectors + "/real-jws/mingos-sandbox-transaction-consumable-2025.jws"],
+      environment: ["TOLLGATE_APPLE_ROOTS": nil])
+    #expect(run.status == 0, "\(run.stderr)")
+    #expect(try json(run.stdout)["verdict"] as? String == "valid")
+  }
+
+  @Test("an Xcode or local-testing payload decodes without Apple's roots, as Apple's library does")
+  func xcodeWithoutRoots() throws {
+    let dir = try TemporaryDirectory()
+    defer { dir.remove() }
+    try FileManager.default.createDirectory(atPath: dir.file("empty"), withIntermediateDirectories: true)
+    let key = try P256PrivateKey.generate()
+    for (environment, flag) in [("Xcode", "xcode"), ("LocalTesting", "local-testing")] {
+      let payload = """
+        {"bundleId":"com.example.xcode","environment":"\(environment)","transactionId":"0","originalTransactionId":"0",\
+        "productId":"pass.premium","signedDate":1697679936056,"purchaseDate":1697679936049,"type":"Auto-Renewable Subscription"}
+        """
+      let jws = try JWS.signES256(header: ["kid": "Apple_Xcode_Key"], payloadJSON: Array(payload.utf8), key: key)
+      try jws.write(toFile: dir.file("\(flag).jws"), atomically: true, encoding: .utf8)
+      // An override directory with no roots in it: loading roots would fail, so none are loaded.
+      let run = try ChildProcess.run(
+        ["inspect", "apple-jws", dir.file("\(flag).jws"), "--environment", flag],
+        environment: ["TOLLGATE_APPLE_ROOTS": dir.file("empty")])
+      #expect(run.status == 0, "\(flag): \(run.stderr)")
+      let document = try json(run.stdout)
+      #expect(document["verdict"] as? String == "valid")
+      #expect((document["payload"] as? [String: Any])?["productId"] as? String == "pass.premium")
+    }
   }
 
   static func padded(_ base64url: String) -> String {

@@ -1,9 +1,9 @@
 import Foundation
 import StoreSimulator
 import Testing
+import TollgateClient
 import TollgateCore
 import TollgateDemo
-import TollgateClient
 import TollgateServer
 import TollgateTesting
 
@@ -122,7 +122,8 @@ struct LifecyclePathsEndToEndTests {
   @Test("the demo's users reach the states the README promises")
   func demoUsers() async throws {
     try await withStack { stack in
-      let answers = Dictionary(uniqueKeysWithValues: try await DemoUsers.create(on: stack.local).map { ($0.user, $0.answer) })
+      let answers = Dictionary(
+        uniqueKeysWithValues: try await DemoUsers.create(on: stack.local).map { ($0.user, $0.answer) })
       #expect(answers["demo-active"]?.state == .active)
       #expect(answers["demo-trial"]?.state == .trial)
       #expect(answers["demo-grace"]?.state == .gracePeriod)

@@ -2,17 +2,17 @@ import Foundation
 import Logging
 import StoreSimulator
 import Testing
+import TollgateClient
 import TollgateCore
 import TollgateCrypto
-import TollgateClient
 import TollgateServer
 import TollgateService
 import TollgateStorage
-import TollgateWorkerSQLite
 import TollgateTesting
+import TollgateWorkerSQLite
 
 #if canImport(Glibc)
-import Glibc
+  import Glibc
 #endif
 
 /// `tollgate worker` as a real process, killed with SIGKILL between storing a notification and
@@ -38,14 +38,17 @@ struct WorkerCrashTests {
       "entitlements": [["id": "premium"], ["id": "basic"]],
       "products": [["productId": Stack.premium, "store": "app_store", "entitlements": ["premium"]]],
       "worker": [
-        "listen": "127.0.0.1:\(workerPort)", "database": database, "pollMs": 5, "backoffBaseMs": 50, "backoffMaxMs": 200,
+        "listen": "127.0.0.1:\(workerPort)", "database": database, "pollMs": 5, "backoffBaseMs": 50,
+        "backoffMaxMs": 200,
         "leaseMs": 1_000, "followClockURL": sim.baseURL,
       ],
-      "appStore": [[
-        "bundleId": Stack.bundleId, "appAppleId": simConfig.apple.apps[0].appAppleId, "environment": "sandbox",
-        "apiKeyId": "KEY1", "apiIssuerId": "ISSUER", "apiPrivateKeyEnv": "CRASH_TEST_KEY",
-        "apiBaseURL": sim.baseURL + "/sandbox", "rootCertificates": [dir.file("root.cer")],
-      ]],
+      "appStore": [
+        [
+          "bundleId": Stack.bundleId, "appAppleId": simConfig.apple.apps[0].appAppleId, "environment": "sandbox",
+          "apiKeyId": "KEY1", "apiIssuerId": "ISSUER", "apiPrivateKeyEnv": "CRASH_TEST_KEY",
+          "apiBaseURL": sim.baseURL + "/sandbox", "rootCertificates": [dir.file("root.cer")],
+        ]
+      ],
     ]
     try JSONSerialization.data(withJSONObject: config).write(to: URL(fileURLWithPath: dir.file("config.json")))
     let environment = ["CRASH_TEST_KEY": try key.pkcs8PEM()]
@@ -66,7 +69,8 @@ struct WorkerCrashTests {
 
     // 1. A verified purchase, through the first worker process.
     var first = try startWorker()
-    let purchase = try await sim.purchase(.init(productId: Stack.premium, bundleId: Stack.bundleId, environment: "Sandbox"))
+    let purchase = try await sim.purchase(
+      .init(productId: Stack.premium, bundleId: Stack.bundleId, environment: "Sandbox"))
     var submit = Tollgate_V1_SubmitPurchaseRequest()
     submit.userID = "alice"
     submit.store = .appStore

@@ -1,9 +1,9 @@
 import Foundation
 import StoreSimulator
 import Testing
+import TollgateClient
 import TollgateCore
 import TollgateDemo
-import TollgateClient
 import TollgateServer
 import TollgateStorage
 import TollgateTesting
@@ -30,9 +30,11 @@ struct WorkerEndToEndTests {
       #expect(answer.willRenew)
 
       // A bare transaction id and the legacy receipt data resolve to the same chain.
-      let second = try await stack.sim.purchase(.init(productId: Stack.basic, bundleId: Stack.bundleId, environment: "Sandbox"))
+      let second = try await stack.sim.purchase(
+        .init(productId: Stack.basic, bundleId: Stack.bundleId, environment: "Sandbox"))
       #expect(try await stack.submit(second.transactionId, userId: "bob").status == .verified)
-      let third = try await stack.sim.purchase(.init(productId: Stack.basic, bundleId: Stack.bundleId, environment: "Sandbox"))
+      let third = try await stack.sim.purchase(
+        .init(productId: Stack.basic, bundleId: Stack.bundleId, environment: "Sandbox"))
       #expect(try await stack.submit(third.receiptData, userId: "carol").status == .verified)
       #expect(try await stack.answer("carol", "basic").active)
       #expect(!(try await stack.answer("carol", "premium").active))

@@ -29,7 +29,7 @@ struct FaultsAndReceiptTests {
       #expect(response.environment == "Sandbox")
       #expect(response.bundleId == Harness.bundleId)
       let transactions = response.latestReceiptInfo.sorted { ($0.purchaseDateMs ?? 0) < ($1.purchaseDateMs ?? 0) }
-      #expect(transactions.map(\.transactionId) .count == 2)
+      #expect(transactions.map(\.transactionId).count == 2)
       #expect(transactions.first?.transactionId == purchase.transactionId)
       #expect(transactions.first?.isInIntroOfferPeriod == true)
       #expect(transactions.first?.isTrialPeriod == false)
@@ -37,9 +37,11 @@ struct FaultsAndReceiptTests {
       #expect(response.pendingRenewalInfo.first?.autoRenewStatus == true)
       #expect(response.latestReceipt == purchase.receiptData)
 
-      let production = try await receiptClient(sim, secret: "s3cret").verify(receiptData: purchase.receiptData, startAt: .production)
+      let production = try await receiptClient(sim, secret: "s3cret").verify(
+        receiptData: purchase.receiptData, startAt: .production)
       #expect(production.endpoint == .sandbox)
-      let wrong = try await receiptClient(sim, secret: "nope").verify(receiptData: purchase.receiptData, startAt: .sandbox)
+      let wrong = try await receiptClient(sim, secret: "nope").verify(
+        receiptData: purchase.receiptData, startAt: .sandbox)
       #expect(wrong.status == 21004)
       let garbage = try await receiptClient(sim, secret: "s3cret").verify(receiptData: "bm90IGEgcmVjZWlwdA==")
       #expect(garbage.status == 21002)
@@ -124,7 +126,8 @@ struct FaultsAndReceiptTests {
         let object = (try? JSONSerialization.jsonObject(with: Data(body.readableBytesView))) as? [String: Any]
         return (Int(response.status.code), object ?? [:])
       }
-      let (status, purchase) = try await call(.POST, "/sim/apple/purchases", #"{"productId":"com.example.monthly","offer":"trial"}"#)
+      let (status, purchase) = try await call(
+        .POST, "/sim/apple/purchases", #"{"productId":"com.example.monthly","offer":"trial"}"#)
       #expect(status == 200)
       let id = try unwrap(purchase["originalTransactionId"] as? String)
       let (_, advanced) = try await call(.POST, "/sim/clock/advance", #"{"by":"31d"}"#)

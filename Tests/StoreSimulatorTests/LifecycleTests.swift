@@ -31,7 +31,8 @@ struct LifecycleTests {
       #expect(info.expirationIntent == 2)
       #expect(info.isInBillingRetryPeriod == false)
       // Resubscribing continues the same chain.
-      let again = try await sim.purchase(ApplePurchaseRequest(productId: "com.example.monthly", originalTransactionId: id))
+      let again = try await sim.purchase(
+        ApplePurchaseRequest(productId: "com.example.monthly", originalTransactionId: id))
       #expect(again.originalTransactionId == id)
       #expect(harness.sentTypes.last == "SUBSCRIBED/RESUBSCRIBE")
       #expect(try await harness.status(id) == 1)
@@ -63,7 +64,10 @@ struct LifecycleTests {
       let id = try await sim.purchase(ApplePurchaseRequest(productId: "com.example.monthly")).originalTransactionId
       try await sim.setAutoRenew(id, enabled: false)
       try await sim.advance(byMs: 31 * SimDuration.dayMs)
-      #expect(harness.sentTypes == ["SUBSCRIBED/INITIAL_BUY", "DID_CHANGE_RENEWAL_STATUS/AUTO_RENEW_DISABLED", "EXPIRED/VOLUNTARY"])
+      #expect(
+        harness.sentTypes == [
+          "SUBSCRIBED/INITIAL_BUY", "DID_CHANGE_RENEWAL_STATUS/AUTO_RENEW_DISABLED", "EXPIRED/VOLUNTARY",
+        ])
       #expect(try await harness.status(id) == 2)
     }
   }

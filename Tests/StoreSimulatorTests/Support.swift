@@ -26,7 +26,8 @@ struct Harness {
     for status in receiverReplies { receiver.enqueue("POST", "/apple", .init(status: status)) }
     let apiKey = try P256PrivateKey.generate()
     let pem =
-      "-----BEGIN PUBLIC KEY-----\n" + Base64.encode(try apiKey.publicKey.derRepresentation()) + "\n-----END PUBLIC KEY-----\n"
+      "-----BEGIN PUBLIC KEY-----\n" + Base64.encode(try apiKey.publicKey.derRepresentation())
+      + "\n-----END PUBLIC KEY-----\n"
     var app = StoreSimulator.AppleApp(bundleId: bundleId, appAppleId: appAppleId)
     app.sharedSecret = "s3cret"
     app.apiKey = .init(keyId: "KEY123", issuerId: "issuer-1", publicKeyPEM: pem)

@@ -10,9 +10,11 @@ import TollgateWire
 
 /// Runs the (blocking) benchmark on its own thread, off the test's cooperative pool.
 func runBench(_ configuration: BenchConfiguration) async throws -> BenchResult {
-  let result = await withCheckedContinuation { (continuation: CheckedContinuation<Result<BenchResult, BenchError>, Never>) in
+  let result = await withCheckedContinuation {
+    (continuation: CheckedContinuation<Result<BenchResult, BenchError>, Never>) in
     let thread = Thread {
-      continuation.resume(returning: Result { () throws(BenchError) -> BenchResult in try BenchRunner.run(configuration) })
+      continuation.resume(
+        returning: Result { () throws(BenchError) -> BenchResult in try BenchRunner.run(configuration) })
     }
     thread.start()
   }
@@ -42,7 +44,9 @@ final class CountingHandler: EntitlementsHandler {
     return response
   }
 
-  func submitPurchase(_ request: Tollgate_V1_SubmitPurchaseRequest) async -> Tollgate_V1_SubmitPurchaseResponse { .init() }
+  func submitPurchase(_ request: Tollgate_V1_SubmitPurchaseRequest) async -> Tollgate_V1_SubmitPurchaseResponse {
+    .init()
+  }
   func health(_ request: Tollgate_V1_HealthRequest) -> Tollgate_V1_HealthResponse { .init() }
 }
 

@@ -31,7 +31,8 @@ struct RequestEncoderTests {
     request.entitlement = String(repeating: "e", count: 130)
     var written: [UInt8] = []
     RequestEncoder.appendIsSubscriber(
-      to: &written, requestId: 1, userPrefix: Array(prefix.utf8), userNumber: 42, entitlement: Array(request.entitlement.utf8))
+      to: &written, requestId: 1, userPrefix: Array(prefix.utf8), userNumber: 42,
+      entitlement: Array(request.entitlement.utf8))
     #expect(written == Self.frame(method: 0, id: 1, payload: try request.serializedBytes()))
   }
 

@@ -29,7 +29,8 @@ final class ScriptedRPCServer: Sendable {
       .childChannelOption(.socketOption(.tcp_nodelay), value: 1)
       .childChannelInitializer { channel in
         channel.eventLoop.makeCompletedFuture {
-          try channel.pipeline.syncOperations.addHandler(ByteToMessageHandler(RequestFrameDecoder(maximumPayloadLength: 1 << 16)))
+          try channel.pipeline.syncOperations.addHandler(
+            ByteToMessageHandler(RequestFrameDecoder(maximumPayloadLength: 1 << 16)))
           try channel.pipeline.syncOperations.addHandler(Answerer(behaviour: behaviour))
         }
       }

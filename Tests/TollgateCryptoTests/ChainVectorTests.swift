@@ -1,9 +1,9 @@
 import Testing
-import TollgateTesting
 import TollgateCrypto
+import TollgateTesting
 
 /// EXPECTED-apple.md, "apple-lib-chain" table, plus the roots' fingerprints.
-@Suite("Apple chain vectors", .enabled(if: Vectors.isAvailable, Comment(rawValue: Vectors.skipMessage)))
+@Suite("Apple chain vectors", .enabled(if: Vectors.shouldRun, Comment(rawValue: Vectors.skipMessage)))
 struct ChainVectorTests {
   static let leafOID = "1.2.840.113635.100.6.11.1"
   static let intermediateOID = "1.2.840.113635.100.6.2.1"
@@ -38,13 +38,15 @@ struct ChainVectorTests {
   }
 
   @Test func expiredTestChain() {
-    #expect { try verify("test-leaf", "test-intermediate", root: "apple/apple-lib/certs/testCA.der", at: 2_280_946_846) }
-      throws: { ($0 as? CryptoError)?.code == .untrustedChain }
+    #expect {
+      try verify("test-leaf", "test-intermediate", root: "apple/apple-lib/certs/testCA.der", at: 2_280_946_846)
+    } throws: { ($0 as? CryptoError)?.code == .untrustedChain }
   }
 
   @Test func testChainUnderWrongAnchor() {
-    #expect { try verify("test-leaf", "test-intermediate", root: "apple/roots/AppleRootCA-G3.cer", at: Self.chainTime) }
-      throws: { ($0 as? CryptoError)?.code == .untrustedChain }
+    #expect {
+      try verify("test-leaf", "test-intermediate", root: "apple/roots/AppleRootCA-G3.cer", at: Self.chainTime)
+    } throws: { ($0 as? CryptoError)?.code == .untrustedChain }
   }
 
   @Test func nonCertificateLeaf() throws {
@@ -66,7 +68,8 @@ struct ChainVectorTests {
         "real-leaf-prod-ecc-receipt-signing-2025", "real-intermediate-wwdr-g6", root: "apple/roots/AppleRootCA-G3.cer",
         at: 1_825_034_400)
     } throws: { ($0 as? CryptoError)?.code == .untrustedChain }
-    let leaf = try Certificate(der: try Vectors.bytes("apple/apple-lib-chain/real-leaf-prod-ecc-receipt-signing-2025.der"))
+    let leaf = try Certificate(
+      der: try Vectors.bytes("apple/apple-lib-chain/real-leaf-prod-ecc-receipt-signing-2025.der"))
     #expect(leaf.serialNumberHex.hasPrefix("47C287CD"))
     #expect(leaf.subject.contains("Prod ECC Mac App Store and iTunes Store Receipt Signing"))
   }

@@ -3,7 +3,9 @@ import TollgateCrypto
 
 @Suite("Base64, digests and signatures")
 struct PrimitivesTests {
-  @Test(arguments: [("", ""), ("f", "Zg=="), ("fo", "Zm8="), ("foo", "Zm9v"), ("foob", "Zm9vYg=="), ("fooba", "Zm9vYmE=")])
+  @Test(arguments: [
+    ("", ""), ("f", "Zg=="), ("fo", "Zm8="), ("foo", "Zm9v"), ("foob", "Zm9vYg=="), ("fooba", "Zm9vYmE="),
+  ])
   func base64RoundTrip(plain: String, encoded: String) {
     #expect(Base64.encode(Array(plain.utf8)) == encoded)
     #expect(Base64.decode(encoded) == Array(plain.utf8))

@@ -14,7 +14,8 @@ struct ChangeFeedFollowerTests {
     defer { dir.remove() }
     let path = dir.file("db.sqlite")
     let writer = try SQLiteEntitlementStorage(path: path, nowMs: 1)
-    try await writer.replaceEntitlements(userId: "a", with: [.sample(userId: "a", expiresAtMs: 100)], reason: "t", nowMs: 1)
+    try await writer.replaceEntitlements(
+      userId: "a", with: [.sample(userId: "a", expiresAtMs: 100)], reason: "t", nowMs: 1)
 
     let reader = try SQLiteEntitlementStorage(path: path, nowMs: 1)
     let index = EntitlementIndex()
@@ -24,7 +25,8 @@ struct ChangeFeedFollowerTests {
     #expect(try await follower.poll() == 0)
 
     try await writer.replaceEntitlements(
-      userId: "b", with: [.sample(userId: "b", expiresAtMs: 200), .sample(userId: "b", entitlement: "pro", expiresAtMs: 200)],
+      userId: "b",
+      with: [.sample(userId: "b", expiresAtMs: 200), .sample(userId: "b", entitlement: "pro", expiresAtMs: 200)],
       reason: "t", nowMs: 2)
     try await writer.replaceEntitlements(userId: "a", with: [], reason: "revoked", nowMs: 3)
     #expect(try await follower.poll() == 2)
@@ -62,7 +64,8 @@ struct ChangeFeedFollowerTests {
     }
 
     func write(_ user: String) async throws -> Int64 {
-      try await writer.replaceEntitlements(userId: user, with: [.sample(userId: user, expiresAtMs: 100)], reason: "t", nowMs: 2)
+      try await writer.replaceEntitlements(
+        userId: user, with: [.sample(userId: user, expiresAtMs: 100)], reason: "t", nowMs: 2)
     }
   }
 
@@ -111,10 +114,12 @@ struct ChangeFeedFollowerTests {
     let index = EntitlementIndex()
     var config = ChangeFeedFollower.Config.defaults
     config.batchSize = 7
-    let follower = ChangeFeedFollower(storage: storage, index: index, config: config, nowMs: { 1 }, logger: Logger(label: "test"))
+    let follower = ChangeFeedFollower(
+      storage: storage, index: index, config: config, nowMs: { 1 }, logger: Logger(label: "test"))
     try await follower.loadSnapshot()
     for n in 0..<30 {
-      try await storage.replaceEntitlements(userId: "u\(n)", with: [.sample(userId: "u\(n)", expiresAtMs: 9)], reason: "t", nowMs: 1)
+      try await storage.replaceEntitlements(
+        userId: "u\(n)", with: [.sample(userId: "u\(n)", expiresAtMs: 9)], reason: "t", nowMs: 1)
     }
     #expect(try await follower.poll() == 30)
     #expect(index.userCount == 30)
@@ -146,7 +151,9 @@ final class StallingStorage: EntitlementStorage {
   func entitlements(forUsers userIds: [String]) async throws -> [String: [EntitlementRecord]] {
     try await base.entitlements(forUsers: userIds)
   }
-  func replaceEntitlements(userId: String, with records: [EntitlementRecord], reason: String, nowMs: Int64) async throws -> Int64 {
+  func replaceEntitlements(userId: String, with records: [EntitlementRecord], reason: String, nowMs: Int64) async throws
+    -> Int64
+  {
     try await base.replaceEntitlements(userId: userId, with: records, reason: reason, nowMs: nowMs)
   }
   func submitPurchase(_ submission: PurchaseSubmission, nowMs: Int64) async throws -> Int64 {

@@ -23,7 +23,9 @@ func withQueries<Result>(
 }
 
 /// The answers to `queries`, asked together in batches of up to `batch` (as the server asks).
-func batchAnswers(_ index: EntitlementIndex, _ queries: [(user: String, entitlement: String)], nowMs: Int64, batch: Int = 64)
+func batchAnswers(
+  _ index: EntitlementIndex, _ queries: [(user: String, entitlement: String)], nowMs: Int64, batch: Int = 64
+)
   -> [EntitlementAnswer]
 {
   withQueries(queries) { all in
@@ -56,7 +58,9 @@ struct EntitlementIndexAnswerTests {
       }
       if number.isMultiple(of: 5) {
         records.append(
-          .sample(userId: user, entitlement: "pro", source: "google_play:tok-\(number)", productId: "pro_yearly", expiresAtMs: 3_000_000))
+          .sample(
+            userId: user, entitlement: "pro", source: "google_play:tok-\(number)", productId: "pro_yearly",
+            expiresAtMs: 3_000_000))
       }
       index.replace(userId: user, with: records)
     }
@@ -66,7 +70,8 @@ struct EntitlementIndexAnswerTests {
 
   /// What Core's rule says, from the user's records: the expected answer, computed without the
   /// index's compact records.
-  static func expected(_ index: EntitlementIndex, user: String, entitlement: String, nowMs: Int64) -> EntitlementAnswer {
+  static func expected(_ index: EntitlementIndex, user: String, entitlement: String, nowMs: Int64) -> EntitlementAnswer
+  {
     var answer = EntitlementAnswer()
     answer.evaluatedAtMs = nowMs
     guard let best = index.records(for: user).filter({ $0.entitlement == entitlement }).bestEvaluation(at: nowMs) else {
@@ -85,7 +90,9 @@ struct EntitlementIndexAnswerTests {
     return answer
   }
 
-  @Test("answered together, every query gets Core's answer, in order (users known, unknown and removed; entitlements mixed and unknown)")
+  @Test(
+    "answered together, every query gets Core's answer, in order (users known, unknown and removed; entitlements mixed and unknown)"
+  )
   func batchFollowsCoreRule() throws {
     let index = Self.index()
     let entitlements = ["premium", "premium", "pro", "gold", "premium", "pro", "pro"]
@@ -99,7 +106,8 @@ struct EntitlementIndexAnswerTests {
     let answers = batchAnswers(index, queries, nowMs: nowMs)
     #expect(answers.count == queries.count)
     for (answer, query) in zip(answers, queries) {
-      #expect(answer == Self.expected(index, user: query.user, entitlement: query.entitlement, nowMs: nowMs), "\(query)")
+      #expect(
+        answer == Self.expected(index, user: query.user, entitlement: query.entitlement, nowMs: nowMs), "\(query)")
       #expect(answer == index.answer(userId: query.user, entitlement: query.entitlement, nowMs: nowMs), "\(query)")
     }
     // The sample covers what it claims to.

@@ -1,9 +1,8 @@
 import NIOCore
 import Synchronization
 import Testing
-import TollgateTesting
-
 import TollgateContract
+import TollgateTesting
 import TollgateWire
 
 @testable import TollgateServer
@@ -20,8 +19,12 @@ struct IsSubscriberBatchTests {
       messages.withLock { $0.append(request.userID) }
       return .init()
     }
-    func getSubscription(_ request: Tollgate_V1_GetSubscriptionRequest) -> Tollgate_V1_GetSubscriptionResponse { .init() }
-    func submitPurchase(_ request: Tollgate_V1_SubmitPurchaseRequest) async -> Tollgate_V1_SubmitPurchaseResponse { .init() }
+    func getSubscription(_ request: Tollgate_V1_GetSubscriptionRequest) -> Tollgate_V1_GetSubscriptionResponse {
+      .init()
+    }
+    func submitPurchase(_ request: Tollgate_V1_SubmitPurchaseRequest) async -> Tollgate_V1_SubmitPurchaseResponse {
+      .init()
+    }
     func health(_ request: Tollgate_V1_HealthRequest) -> Tollgate_V1_HealthResponse { .init() }
 
     func answerIsSubscriber(
@@ -63,7 +66,8 @@ struct IsSubscriberBatchTests {
   @Test("the complete IsSubscriber frames at the front, up to another method")
   func stopsAtAnotherMethod() throws {
     let front = try RequestFrames.isSubscriber(id: 1, user: "a") + RequestFrames.isSubscriber(id: 2, user: "b")
-    let rest = try RawWire.request(methodIndex: 3, requestId: 3, payload: []) + RequestFrames.isSubscriber(id: 4, user: "c")
+    let rest =
+      try RawWire.request(methodIndex: 3, requestId: 3, payload: []) + RequestFrames.isSubscriber(id: 4, user: "c")
     let result = Self.scan(front + rest)
     #expect(result.answered == front.count)
     #expect(result.answerIds == [1, 2])
@@ -90,7 +94,8 @@ struct IsSubscriberBatchTests {
     }
   }
 
-  @Test("a call the handler leaves is answered through the message path, in its place, and the rest go back to the handler")
+  @Test(
+    "a call the handler leaves is answered through the message path, in its place, and the rest go back to the handler")
   func handlerLeavesACall() throws {
     let frames = try [(1, "a"), (2, "b"), (3, "stop"), (4, "c"), (5, "stop"), (6, "stop")].map {
       try RequestFrames.isSubscriber(id: UInt32($0.0), user: $0.1)

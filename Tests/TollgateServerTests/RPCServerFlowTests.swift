@@ -4,8 +4,8 @@ import NIOCore
 import Testing
 import TollgateContract
 import TollgateServer
-import TollgateWire
 import TollgateTesting
+import TollgateWire
 
 /// The server's own event loops under flow conditions: a peer that stops reading, many connections
 /// over several loops, and a shutdown with calls still in flight.
@@ -45,7 +45,9 @@ struct RPCServerFlowTests {
       address.sin_port = in_port_t(UInt16(port).bigEndian)
       address.sin_addr.s_addr = inet_addr("127.0.0.1")
       let connected = withUnsafePointer(to: &address) {
-        $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { connect(fd, $0, socklen_t(MemoryLayout<sockaddr_in>.size)) }
+        $0.withMemoryRebound(to: sockaddr.self, capacity: 1) {
+          connect(fd, $0, socklen_t(MemoryLayout<sockaddr_in>.size))
+        }
       }
       try #require(connected == 0)
       _ = fcntl(fd, F_SETFL, fcntl(fd, F_GETFL) | O_NONBLOCK)
@@ -88,7 +90,8 @@ struct RPCServerFlowTests {
     var config = RPCServer.Config.defaults
     config.writeBufferHighWatermark = 32 * 1024
     let handler = FakeEntitlementsHandler()
-    let server = try RPCServer.bind(host: "127.0.0.1", port: 0, config: config, handler: handler, threads: 1, logger: Self.logger)
+    let server = try RPCServer.bind(
+      host: "127.0.0.1", port: 0, config: config, handler: handler, threads: 1, logger: Self.logger)
     async let serving: Void = server.run()
     let socket = try RawSocket(port: server.port)
     defer { socket.close() }
@@ -106,7 +109,9 @@ struct RPCServerFlowTests {
     }
     var requests: [UInt8] = []
     requests.reserveCapacity(total * 10_040)
-    for id in 0..<total { requests += RawWire.request(methodIndex: 0, requestId: UInt32(id), payload: payloads[id % 2]) }
+    for id in 0..<total {
+      requests += RawWire.request(methodIndex: 0, requestId: UInt32(id), payload: payloads[id % 2])
+    }
     // Write without reading until the server stops taking requests: its answers fill the socket
     // buffers and its own bounded queue, then it stops reading and ours fill too.
     var sent = 0
@@ -205,7 +210,8 @@ struct RPCServerFlowTests {
     var config = RPCServer.Config.defaults
     config.shutdownGracePeriod = .milliseconds(200)
     let handler = FakeEntitlementsHandler()
-    let server = try RPCServer.bind(host: "127.0.0.1", port: 0, config: config, handler: handler, threads: 1, logger: Self.logger)
+    let server = try RPCServer.bind(
+      host: "127.0.0.1", port: 0, config: config, handler: handler, threads: 1, logger: Self.logger)
     async let serving: Void = server.run()
     let frame = try RequestFrames.submitPurchase(id: 5)
     async let answer = RawWire.exchange(port: server.port, chunks: [frame], frames: 1, timeout: .seconds(10))
@@ -232,6 +238,27 @@ struct RPCServerFlowTests {
       _ = try RPCServer.bind(host: "no-such-host.invalid", port: 0, handler: handler, threads: 1, logger: Self.logger)
     }
     try await first.close()
+    try await serving
+  }
+
+  @Test("a server closed before it runs returns from run() at once; one that is running cannot run twice")
+  func runOnce() async throws {
+    let handler = FakeEntitlementsHandler()
+    let closed = try RPCServer.bind(host: "127.0.0.1", port: 0, handler: handler, threads: 1, logger: Self.logger)
+    try await closed.close()
+    try await closed.run()  // returns: nothing to serve
+    await #expect(throws: (any Error).self) {
+      _ = try await RawWire.exchange(
+        port: closed.port, chunks: [try RequestFrames.isSubscriber(id: 1, user: "yes")], frames: 1)
+    }
+
+    let server = try RPCServer.bind(host: "127.0.0.1", port: 0, handler: handler, threads: 1, logger: Self.logger)
+    async let serving: Void = server.run()
+    let answers = try await RawWire.exchange(
+      port: server.port, chunks: [try RequestFrames.isSubscriber(id: 2, user: "yes")], frames: 1)
+    #expect(answers.map(\.requestId) == [2])
+    await #expect(throws: RPCServerError.notRunnable) { try await server.run() }
+    try await server.close()
     try await serving
   }
 }

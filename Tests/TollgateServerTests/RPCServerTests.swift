@@ -1,11 +1,11 @@
 import Logging
 import NIOCore
 import Testing
-import TollgateContract
 import TollgateClient
+import TollgateContract
 import TollgateServer
-import TollgateWire
 import TollgateTesting
+import TollgateWire
 
 @Suite("RPC server over loopback")
 struct RPCServerTests {
@@ -73,13 +73,17 @@ struct RPCServerTests {
     }
   }
 
-  @Test("an oversized frame, then a run split mid-payload and mid-header around calls left to the message path: answered in order")
+  @Test(
+    "an oversized frame, then a run split mid-payload and mid-header around calls left to the message path: answered in order"
+  )
   func oversizedThenSplitRun() async throws {
     var config = RPCServer.Config.defaults
     config.maximumPayloadLength = 64
     try await withServer(config: config) { server, _ in
       let users = ["yes", "slow", "no", "yes", "slow", "yes", "no", "slow"]
-      let run = try users.enumerated().flatMap { try RequestFrames.isSubscriber(id: UInt32(10 + $0.offset), user: $0.element) }
+      let run = try users.enumerated().flatMap {
+        try RequestFrames.isSubscriber(id: UInt32(10 + $0.offset), user: $0.element)
+      }
       let big = RawWire.request(methodIndex: 0, requestId: 1, payload: Array(repeating: 0x0A, count: 500))
       let bytes = big + run
       // Cuts: inside the oversized payload, inside the second call's payload, inside the fifth

@@ -1,6 +1,6 @@
 import TollgateContract
-import TollgateWire
 import TollgateTesting
+import TollgateWire
 
 /// Request payloads and frames the server tests send.
 enum RequestFrames {

@@ -50,7 +50,8 @@ struct EntitlementsResponderTests {
       }
       clock = ManualClock(nowMs: nowMs)
       let index = EntitlementIndex()
-      follower = ChangeFeedFollower(storage: storage, index: index, nowMs: clock.function, logger: Logger(label: "test"))
+      follower = ChangeFeedFollower(
+        storage: storage, index: index, nowMs: clock.function, logger: Logger(label: "test"))
       try await follower.loadSnapshot()
       service = EntitlementsResponder(
         index: index, follower: follower, storage: storage, nowMs: clock.function, logger: Logger(label: "test"))
@@ -136,13 +137,16 @@ struct EntitlementsResponderTests {
     #expect(f.service.getSubscription(get).error.code == .invalidArgument)
   }
 
-  @Test("the hot path answers the valid calls at the front as the message path does, and stops at the first invalid one")
+  @Test(
+    "the hot path answers the valid calls at the front as the message path does, and stops at the first invalid one")
   func hotPath() async throws {
     let f = try await Fixture(records: [
       .sample(userId: "u", expiresAtMs: 2_000_000), .sample(userId: "v", state: .revoked, expiresAtMs: 3_000_000),
     ])
     defer { f.dir.remove() }
-    let valid = [("u", "premium"), ("v", "premium"), ("nobody", "premium"), ("u", "other")].map { (user: $0.0, entitlement: $0.1) }
+    let valid = [("u", "premium"), ("v", "premium"), ("nobody", "premium"), ("u", "other")].map {
+      (user: $0.0, entitlement: $0.1)
+    }
     let invalid = [(user: "", entitlement: "premium"), (user: "u", entitlement: String(repeating: "e", count: 129))]
     for refused in invalid {
       let answers = hotPathAnswers(f.service, valid + [refused, (user: "u", entitlement: "premium")])
@@ -183,7 +187,8 @@ struct EntitlementsResponderTests {
     request.userID = "u"
     request.store = .googlePlay
     request.purchaseToken = "tok"
-    #expect(await f.service.submitPurchase(request).error.message == "store GOOGLE_PLAY needs purchase_token and product_id")
+    #expect(
+      await f.service.submitPurchase(request).error.message == "store GOOGLE_PLAY needs purchase_token and product_id")
     request.store = .unspecified
     #expect(await f.service.submitPurchase(request).error.code == .invalidArgument)
     request.store = .promotional

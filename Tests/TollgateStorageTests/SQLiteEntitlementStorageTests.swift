@@ -38,7 +38,8 @@ struct SQLiteEntitlementStorageTests {
     #expect(try probe.mayHaveChanged())
     #expect(try !probe.mayHaveChanged())
     #expect(try !probe.mayHaveChanged())
-    try await storage.replaceEntitlements(userId: "a", with: [.sample(userId: "a", expiresAtMs: 5)], reason: "r", nowMs: 2)
+    try await storage.replaceEntitlements(
+      userId: "a", with: [.sample(userId: "a", expiresAtMs: 5)], reason: "r", nowMs: 2)
     #expect(try probe.mayHaveChanged())
     #expect(try !probe.mayHaveChanged())
     // Another writer of the same file (as another process would be).

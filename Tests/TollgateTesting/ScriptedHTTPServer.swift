@@ -21,7 +21,9 @@ public final class ScriptedHTTPServer: Sendable {
       self.delay = delay
     }
 
-    public static func json(_ status: Int, _ object: Any, headers: [String: String] = [:], delay: Duration? = nil) -> Reply {
+    public static func json(_ status: Int, _ object: Any, headers: [String: String] = [:], delay: Duration? = nil)
+      -> Reply
+    {
       let data = (try? JSONSerialization.data(withJSONObject: object)) ?? Data()
       var headers = headers
       headers["Content-Type"] = "application/json"
@@ -105,7 +107,9 @@ public final class ScriptedHTTPServer: Sendable {
     let path = request.uri.path
     let reply = state.withLock { state -> Reply? in
       state.recorded.append(
-        Recorded(method: method, path: path, query: request.uri.query ?? "", headers: headers, body: Array(body.readableBytesView)))
+        Recorded(
+          method: method, path: path, query: request.uri.query ?? "", headers: headers,
+          body: Array(body.readableBytesView)))
       guard var queue = state.replies["\(method) \(path)"], !queue.isEmpty else { return nil }
       let next = queue.removeFirst()
       state.replies["\(method) \(path)"] = queue

@@ -1,7 +1,8 @@
 import Foundation
 import Synchronization
+
 #if canImport(Glibc)
-import Glibc
+  import Glibc
 #endif
 
 /// Runs the built `tollgate` executable as a child process.
@@ -27,11 +28,14 @@ public final class ChildProcess: @unchecked Sendable {
   }
 
   public init(
-    _ arguments: [String], executable: String = ChildProcess.tollgateExecutable, environment: [String: String] = [:]
+    _ arguments: [String], executable: String = ChildProcess.tollgateExecutable, environment: [String: String?] = [:]
   ) throws {
     process = Process()
     if !environment.isEmpty {
-      process.environment = ProcessInfo.processInfo.environment.merging(environment) { $1 }
+      // Added to this process's environment; a nil value removes the variable.
+      var merged = ProcessInfo.processInfo.environment
+      for (name, value) in environment { merged[name] = value }
+      process.environment = merged
     }
     process.executableURL = URL(fileURLWithPath: executable)
     process.arguments = arguments
@@ -75,7 +79,7 @@ public final class ChildProcess: @unchecked Sendable {
   }
 
   /// Runs to completion.
-  public static func run(_ arguments: [String], environment: [String: String] = [:]) throws
+  public static func run(_ arguments: [String], environment: [String: String?] = [:]) throws
     -> (status: Int32, stdout: String, stderr: String)
   {
     try ChildProcess(arguments, environment: environment).finish()

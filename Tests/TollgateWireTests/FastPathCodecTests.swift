@@ -84,11 +84,14 @@ struct FastPathCodecTests {
     request.userID = "user-42"
     request.entitlement = "premium"
     let plain: [UInt8] = try request.serializedBytes()
-    #expect(IsSubscriberQuery(decoding: ByteBuffer(bytes: plain)) == IsSubscriberQuery(userId: "user-42", entitlement: "premium"))
+    #expect(
+      IsSubscriberQuery(decoding: ByteBuffer(bytes: plain))
+        == IsSubscriberQuery(userId: "user-42", entitlement: "premium"))
     #expect(IsSubscriberQuery(decoding: ByteBuffer()) == IsSubscriberQuery())
 
     // Unknown fields of every wire type are skipped; a repeated field's last value wins.
-    let unknown: [UInt8] = [0x18, 0x96, 0x01, 0x21] + [UInt8](repeating: 7, count: 8) + [0x2A, 0x02, 0x41, 0x42, 0x35, 1, 2, 3, 4]
+    let unknown: [UInt8] =
+      [0x18, 0x96, 0x01, 0x21] + [UInt8](repeating: 7, count: 8) + [0x2A, 0x02, 0x41, 0x42, 0x35, 1, 2, 3, 4]
     let again: [UInt8] = [0x12, 0x03] + Array("pro".utf8)
     let query = IsSubscriberQuery(decoding: ByteBuffer(bytes: unknown + plain + again))
     #expect(query == IsSubscriberQuery(userId: "user-42", entitlement: "pro"))
@@ -103,7 +106,9 @@ struct FastPathCodecTests {
       [0xFF, 0xFF, 0xFF, 0xFF, 0xFF, 0xFF, 0xFF, 0xFF, 0xFF, 0xFF, 0x01],  // an 11-byte varint
     ]
     // user_id with the wrong wire type is an unknown field to swift-protobuf, and to us.
-    #expect(IsSubscriberQuery(decoding: ByteBuffer(bytes: [0x08, 0x01] + plain)) == IsSubscriberQuery(userId: "user-42", entitlement: "premium"))
+    #expect(
+      IsSubscriberQuery(decoding: ByteBuffer(bytes: [0x08, 0x01] + plain))
+        == IsSubscriberQuery(userId: "user-42", entitlement: "premium"))
     #expect(try Tollgate_V1_IsSubscriberRequest(serializedBytes: [0x08, 0x01] + plain).userID == "user-42")
     for bytes in broken {
       #expect(IsSubscriberQuery(decoding: ByteBuffer(bytes: bytes)) == nil, "\(bytes)")

@@ -2,8 +2,8 @@ import NIOCore
 import NIOTestUtils
 import Testing
 import TollgateContract
-import TollgateWire
 import TollgateTesting
+import TollgateWire
 
 @Suite("Request frame decoding")
 struct RequestFrameDecoderTests {
@@ -19,7 +19,9 @@ struct RequestFrameDecoderTests {
     #expect(frame.methodIndex == 0)
     #expect(frame.requestId == 42)
     // IsSubscriberRequest{user_id: "user-42", entitlement: "premium"} in protobuf wire format.
-    #expect(Array(frame.payload.readableBytesView) == [0x0A, 0x07] + Array("user-42".utf8) + [0x12, 0x07] + Array("premium".utf8))
+    #expect(
+      Array(frame.payload.readableBytesView) == [0x0A, 0x07] + Array("user-42".utf8) + [0x12, 0x07]
+        + Array("premium".utf8))
     #expect(buffer.readableBytes == 0)
     let request = try Tollgate_V1_IsSubscriberRequest(serializedBytes: Array(frame.payload.readableBytesView))
     #expect(request.userID == "user-42")
@@ -50,8 +52,17 @@ struct RequestFrameDecoderTests {
     var twoPayload = ByteBuffer(bytes: two.dropFirst(12))
     try ByteToMessageDecoderVerifier.verifyDecoder(
       inputOutputPairs: [
-        (ByteBuffer(bytes: one), [.request(RequestFrame(methodIndex: 0, requestId: 42, payload: onePayload.readSlice(length: one.count - 12)!))]),
-        (ByteBuffer(bytes: two), [.request(RequestFrame(methodIndex: 1, requestId: 7, payload: twoPayload.readSlice(length: two.count - 12)!))]),
+        (
+          ByteBuffer(bytes: one),
+          [
+            .request(
+              RequestFrame(methodIndex: 0, requestId: 42, payload: onePayload.readSlice(length: one.count - 12)!))
+          ]
+        ),
+        (
+          ByteBuffer(bytes: two),
+          [.request(RequestFrame(methodIndex: 1, requestId: 7, payload: twoPayload.readSlice(length: two.count - 12)!))]
+        ),
       ],
       decoderFactory: { RequestFrameDecoder(maximumPayloadLength: 1 << 20) }
     )
@@ -60,13 +71,15 @@ struct RequestFrameDecoderTests {
   @Test("an oversized payload is reported at its header and skipped, and the next frame still decodes")
   func oversizedIsSkipped() throws {
     var decoder = RequestFrameDecoder(maximumPayloadLength: 8)
-    var buffer = ByteBuffer(bytes: RawWire.request(methodIndex: 0, requestId: 1, payload: Array(repeating: 0x41, count: 20)))
+    var buffer = ByteBuffer(
+      bytes: RawWire.request(methodIndex: 0, requestId: 1, payload: Array(repeating: 0x41, count: 20)))
     // Only part of the oversized body has arrived: the decoder answers at once.
     buffer.moveWriterIndex(to: 12 + 5)
     #expect(try decoder.decode(buffer: &buffer) == .oversized(methodIndex: 0, requestId: 1, messageLength: 20))
     #expect(try decoder.decode(buffer: &buffer) == nil)
     // The rest of the body, then a good frame.
-    var rest = ByteBuffer(bytes: Array(repeating: 0x41, count: 15) + RawWire.request(methodIndex: 3, requestId: 2, payload: []))
+    var rest = ByteBuffer(
+      bytes: Array(repeating: 0x41, count: 15) + RawWire.request(methodIndex: 3, requestId: 2, payload: []))
     let next = try decoder.decode(buffer: &rest)
     #expect(next == .request(RequestFrame(methodIndex: 3, requestId: 2, payload: ByteBuffer())))
     #expect(rest.readableBytes == 0)

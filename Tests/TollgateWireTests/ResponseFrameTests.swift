@@ -1,8 +1,8 @@
 import NIOCore
 import Testing
 import TollgateContract
-import TollgateWire
 import TollgateTesting
+import TollgateWire
 
 @Suite("Response frames")
 struct ResponseFrameTests {
@@ -14,7 +14,8 @@ struct ResponseFrameTests {
     ])
   func emptyPayloadStatuses(file: String, status: RPCStatus, methodIndex: UInt32, requestId: UInt32) throws {
     var buffer = ByteBuffer()
-    buffer.writeResponseFrame(ResponseFrame(status: status, methodIndex: methodIndex, requestId: requestId, payload: ByteBuffer()))
+    buffer.writeResponseFrame(
+      ResponseFrame(status: status, methodIndex: methodIndex, requestId: requestId, payload: ByteBuffer()))
     #expect(Array(buffer.readableBytesView) == (try GoldenFrames.bytes(file)))
   }
 
@@ -31,7 +32,8 @@ struct ResponseFrameTests {
     message.verifiedAtMs = 1_699_999_000_000
     let payload: [UInt8] = try message.serializedBytes()
     var buffer = ByteBuffer()
-    buffer.writeResponseFrame(ResponseFrame(status: .success, methodIndex: 0, requestId: 42, payload: ByteBuffer(bytes: payload)))
+    buffer.writeResponseFrame(
+      ResponseFrame(status: .success, methodIndex: 0, requestId: 42, payload: ByteBuffer(bytes: payload)))
     #expect(Array(buffer.readableBytesView) == (try GoldenFrames.bytes("response-success-is-subscriber.hex")))
   }
 

@@ -1,23 +1,26 @@
 import Testing
 import TollgateCore
 import TollgateStorage
+import TollgateTesting
 import TollgateWorker
 import TollgateWorkerSQLite
-import TollgateTesting
 
 @Suite("SQLite worker storage")
 struct SQLiteWorkerStorageTests {
   func history(_ id: String, expires: Int64) -> SubscriptionHistory {
     SubscriptionHistory(
       store: .appStore, purchaseId: id, environment: .sandbox,
-      transactions: [StoreTransaction(transactionId: "\(id)-1", productId: "monthly", purchaseDateMs: 0, expiresDateMs: expires)],
+      transactions: [
+        StoreTransaction(transactionId: "\(id)-1", productId: "monthly", purchaseDateMs: 0, expiresDateMs: expires)
+      ],
       renewalInfo: RenewalInfo(willAutoRenew: true), asOfMs: 0)
   }
 
   func stored(_ id: String, user: String?, expires: Int64 = 1_000) -> StoredSubscription {
     StoredSubscription(
       store: .appStore, purchaseId: id, appId: "com.example", userId: user, history: history(id, expires: expires),
-      evidence: VerificationEvidence(source: "test", environment: .sandbox, payloads: [], verifiedAtMs: 5), state: .active,
+      evidence: VerificationEvidence(source: "test", environment: .sandbox, payloads: [], verifiedAtMs: 5),
+      state: .active,
       reason: "current_period", productId: "monthly", willRenew: true, expiresAtMs: expires, accessEndsAtMs: expires,
       appAccountToken: nil, verifiedAtMs: 5, nextCheckAtMs: expires)
   }
@@ -69,8 +72,11 @@ struct SQLiteWorkerStorageTests {
     let (inboxId, _) = try await storage.storeNotification(route: "r", dedupeKey: "k", payload: [1], nowMs: 1)
     let changes = try await storage.apply(
       SubscriptionChange(
-        subscription: stored("otx", user: "alice"), transactions: [], events: [
-          WorkerEvent(userId: "alice", kind: "purchased", store: .appStore, purchaseId: "otx", productId: "monthly", state: .active, atMs: 9)
+        subscription: stored("otx", user: "alice"), transactions: [],
+        events: [
+          WorkerEvent(
+            userId: "alice", kind: "purchased", store: .appStore, purchaseId: "otx", productId: "monthly",
+            state: .active, atMs: 9)
         ], completes: (inboxId, .verified, "ok"), alsoRecompute: nil, reason: "test", nowMs: 9),
       recompute: recompute)
     #expect(changes["alice"]?.before == [])

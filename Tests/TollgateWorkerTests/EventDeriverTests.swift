@@ -1,16 +1,22 @@
 import Testing
 import TollgateCore
 import TollgateStorage
+
 @testable import TollgateWorker
 
 @Suite("Events and schedule")
 struct EventDeriverTests {
-  func evaluation(_ state: SubscriptionState, product: String = "monthly", expires: Int64, willRenew: Bool = true, reason: StateReason = .currentPeriod)
+  func evaluation(
+    _ state: SubscriptionState, product: String = "monthly", expires: Int64, willRenew: Bool = true,
+    reason: StateReason = .currentPeriod
+  )
     -> SubscriptionEvaluation
   {
     var history = SubscriptionHistory(
       store: .appStore, purchaseId: "otx", environment: .sandbox,
-      transactions: [StoreTransaction(transactionId: "t", productId: product, purchaseDateMs: 0, expiresDateMs: expires)],
+      transactions: [
+        StoreTransaction(transactionId: "t", productId: product, purchaseDateMs: 0, expiresDateMs: expires)
+      ],
       renewalInfo: RenewalInfo(willAutoRenew: willRenew), asOfMs: 0)
     history.asOfMs = 0
     var value = SubscriptionLifecycle.evaluate(history, at: 1)
@@ -23,11 +29,14 @@ struct EventDeriverTests {
     return value
   }
 
-  func previous(_ state: SubscriptionState, product: String = "monthly", expires: Int64, willRenew: Bool = true) -> StoredSubscription {
+  func previous(_ state: SubscriptionState, product: String = "monthly", expires: Int64, willRenew: Bool = true)
+    -> StoredSubscription
+  {
     let e = evaluation(state, product: product, expires: expires, willRenew: willRenew)
     return StoredSubscription(
       store: .appStore, purchaseId: "otx", appId: "a", userId: "u",
-      history: SubscriptionHistory(store: .appStore, purchaseId: "otx", environment: .sandbox, transactions: [], renewalInfo: nil, asOfMs: 0),
+      history: SubscriptionHistory(
+        store: .appStore, purchaseId: "otx", environment: .sandbox, transactions: [], renewalInfo: nil, asOfMs: 0),
       evidence: VerificationEvidence(source: "t", environment: .sandbox, payloads: [], verifiedAtMs: 0), state: e.state,
       reason: "x", productId: product, willRenew: willRenew, expiresAtMs: expires, accessEndsAtMs: expires,
       appAccountToken: nil, verifiedAtMs: 0, nextCheckAtMs: nil)
@@ -48,9 +57,15 @@ struct EventDeriverTests {
     #expect(kinds(previous(.active, expires: 30), evaluation(.gracePeriod, expires: 30)) == ["grace_started"])
     #expect(kinds(previous(.gracePeriod, expires: 30), evaluation(.billingRetry, expires: 30)) == ["billing_issue"])
     #expect(kinds(previous(.billingRetry, expires: 30), evaluation(.active, expires: 60)) == ["recovered"])
-    #expect(kinds(previous(.active, expires: 30, willRenew: false), evaluation(.expired, expires: 30, willRenew: false)) == ["expired"])
+    #expect(
+      kinds(previous(.active, expires: 30, willRenew: false), evaluation(.expired, expires: 30, willRenew: false)) == [
+        "expired"
+      ])
     #expect(kinds(previous(.active, expires: 30), evaluation(.revoked, expires: 30, reason: .refunded)) == ["refunded"])
-    #expect(kinds(previous(.active, expires: 30), evaluation(.revoked, expires: 30, reason: .familySharingRevoked)) == ["revoked"])
+    #expect(
+      kinds(previous(.active, expires: 30), evaluation(.revoked, expires: 30, reason: .familySharingRevoked)) == [
+        "revoked"
+      ])
     #expect(kinds(previous(.active, expires: 30), evaluation(.active, product: "yearly", expires: 365)) == ["upgraded"])
     #expect(kinds(previous(.active, expires: 30), evaluation(.active, expires: 30)) == [])
   }

@@ -64,7 +64,8 @@ struct ExampleConfigTests {
       .appendingPathComponent("../../config/tollgate.example.json").standardized.path
     let data = try #require(FileManager.default.contents(atPath: path))
     let configuration = try WorkerConfiguration.decode(data)
-    #expect(configuration.catalog.entitlements(forProduct: "premium_yearly", store: .appStore) == ["premium", "offline"])
+    #expect(
+      configuration.catalog.entitlements(forProduct: "premium_yearly", store: .appStore) == ["premium", "offline"])
     #expect(configuration.appStore.first?.allowSandbox == true)
     let secrets = ["TOLLGATE_APPLE_API_KEY": "-----BEGIN PRIVATE KEY-----", "TOLLGATE_APPLE_SHARED_SECRET": "s"]
     #expect(configuration.problems(environment: secrets) == [])

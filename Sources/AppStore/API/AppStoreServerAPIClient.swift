@@ -53,7 +53,8 @@ public struct AppStoreServerAPIClient: Sendable {
       guard page.hasMore == true, let next = page.revision, next != revision else { return signed }
       revision = next
     }
-    throw AppStoreAPIError(code: .invalidResponse, message: "transaction history did not end after \(maximumPages) pages")
+    throw AppStoreAPIError(
+      code: .invalidResponse, message: "transaction history did not end after \(maximumPages) pages")
   }
 
   /// Get Transaction Info: `GET /inApps/v1/transactions/{transactionId}`.
@@ -72,10 +73,13 @@ public struct AppStoreServerAPIClient: Sendable {
   public func getRefundHistory(transactionId: String, revision: String? = nil) async throws(AppStoreAPIError)
     -> AppStoreServerAPI.RefundHistoryResponse
   {
-    try await get("/inApps/v2/refund/lookup/\(escaped(transactionId))", query: revision.map { [("revision", $0)] } ?? [])
+    try await get(
+      "/inApps/v2/refund/lookup/\(escaped(transactionId))", query: revision.map { [("revision", $0)] } ?? [])
   }
 
-  private func get<Body: Decodable>(_ path: String, query: [(String, String)] = []) async throws(AppStoreAPIError) -> Body {
+  private func get<Body: Decodable>(_ path: String, query: [(String, String)] = []) async throws(AppStoreAPIError)
+    -> Body
+  {
     let token: String
     do {
       token = try bearerToken()
@@ -96,7 +100,8 @@ public struct AppStoreServerAPIClient: Sendable {
       do {
         return try JSONDecoder().decode(Body.self, from: body)
       } catch {
-        throw AppStoreAPIError(code: .invalidResponse, message: "undecodable \(Body.self)", httpStatus: status, cause: error)
+        throw AppStoreAPIError(
+          code: .invalidResponse, message: "undecodable \(Body.self)", httpStatus: status, cause: error)
       }
     }
     let apiError = try? JSONDecoder().decode(AppStoreServerAPI.ErrorBody.self, from: body)
@@ -111,13 +116,18 @@ public struct AppStoreServerAPIClient: Sendable {
       }
     logger.debug(
       "App Store API refused",
-      metadata: ["http.status": "\(status)", "apple.error_code": "\(apiError?.errorCode ?? 0)", "apple.endpoint": "\(path.split(separator: "/").prefix(3).joined(separator: "/"))"])
+      metadata: [
+        "http.status": "\(status)", "apple.error_code": "\(apiError?.errorCode ?? 0)",
+        "apple.endpoint": "\(path.split(separator: "/").prefix(3).joined(separator: "/"))",
+      ])
     throw AppStoreAPIError(
-      code: code, message: apiError?.errorMessage ?? "HTTP \(status)", httpStatus: status, apiErrorCode: apiError?.errorCode,
+      code: code, message: apiError?.errorMessage ?? "HTTP \(status)", httpStatus: status,
+      apiErrorCode: apiError?.errorCode,
       retryAfterMs: retryAfter)
   }
 
   private func escaped(_ component: String) -> String {
-    component.addingPercentEncoding(withAllowedCharacters: .alphanumerics.union(CharacterSet(charactersIn: "-._~"))) ?? component
+    component.addingPercentEncoding(withAllowedCharacters: .alphanumerics.union(CharacterSet(charactersIn: "-._~")))
+      ?? component
   }
 }

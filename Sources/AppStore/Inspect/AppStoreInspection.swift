@@ -7,7 +7,10 @@ import TollgateCrypto
 /// The payload keeps Apple's field names; x5c certificates are summarised, never printed.
 public enum AppStoreInspection {
   public enum Kind: String, Sendable, CaseIterable {
-    case transaction, renewalInfo = "renewal-info", appTransaction = "app-transaction", notification
+    case transaction
+    case renewalInfo = "renewal-info"
+    case appTransaction = "app-transaction"
+    case notification
   }
 
   /// Inspects a compact JWS of the given kind.
@@ -40,7 +43,9 @@ public enum AppStoreInspection {
   public static func inspectReceipt(_ base64: String, verifier: AppReceiptVerifier) -> String {
     let result = verifier.verify(base64: base64)
     var document: [String: Any] = [:]
-    if let der = Base64.decode(base64, ignoringWhitespace: true), let receipt = AppReceiptVerifier.parseUnverified(der: der) {
+    if let der = Base64.decode(base64, ignoringWhitespace: true),
+      let receipt = AppReceiptVerifier.parseUnverified(der: der)
+    {
       document["payload"] = describe(receipt)
     }
     return render(document, error: result.error)
@@ -55,7 +60,8 @@ public enum AppStoreInspection {
     document["message"] = error?.message ?? NSNull()
     if document["header"] == nil { document["header"] = NSNull() }
     if document["payload"] == nil { document["payload"] = NSNull() }
-    let data = (try? JSONSerialization.data(withJSONObject: document, options: [.prettyPrinted, .sortedKeys])) ?? Data()
+    let data =
+      (try? JSONSerialization.data(withJSONObject: document, options: [.prettyPrinted, .sortedKeys])) ?? Data()
     return String(decoding: data, as: UTF8.self)
   }
 
@@ -82,7 +88,8 @@ public enum AppStoreInspection {
   static func describe(_ receipt: AppReceipt) -> [String: Any] {
     func compact(_ fields: [String: Any?]) -> [String: Any] { fields.compactMapValues { $0 } }
     return compact([
-      "receiptType": receipt.receiptType, "bundleId": receipt.bundleId, "applicationVersion": receipt.applicationVersion,
+      "receiptType": receipt.receiptType, "bundleId": receipt.bundleId,
+      "applicationVersion": receipt.applicationVersion,
       "originalApplicationVersion": receipt.originalApplicationVersion, "creationDate": receipt.creationDateMs,
       "expirationDate": receipt.expirationDateMs,
       "inApp": receipt.inAppPurchases.map { purchase in

@@ -30,7 +30,8 @@ struct LegacyJSON {
 
   func bool(_ key: String) -> Bool? {
     switch object[key] {
-    case let value as String: return value == "true" || value == "1" ? true : value == "false" || value == "0" ? false : nil
+    case let value as String:
+      return value == "true" || value == "1" ? true : value == "false" || value == "0" ? false : nil
     case let value as NSNumber: return value.boolValue
     default: return nil
     }

@@ -9,7 +9,8 @@ extension StoreTransaction {
     else { return nil }
     let offerType: OfferType? =
       purchase.isTrialPeriod == true || purchase.isInIntroOfferPeriod == true
-      ? .introductory : purchase.offerCodeRefName != nil ? .offerCode : purchase.promotionalOfferId != nil ? .promotional : nil
+      ? .introductory
+      : purchase.offerCodeRefName != nil ? .offerCode : purchase.promotionalOfferId != nil ? .promotional : nil
     self.init(
       transactionId: transactionId,
       productId: productId,
@@ -44,7 +45,8 @@ extension SubscriptionHistory {
     let byChain = Dictionary(grouping: response.transactions) { $0.originalTransactionId ?? $0.transactionId ?? "" }
     let environment: StoreEnvironment = response.environment == "Production" ? .production : .sandbox
     return byChain.keys.sorted().filter { !$0.isEmpty }.map { chain in
-      let renewal = response.pendingRenewalInfo.first { $0.originalTransactionId == chain }
+      let renewal =
+        response.pendingRenewalInfo.first { $0.originalTransactionId == chain }
         ?? (byChain.count == 1 ? response.pendingRenewalInfo.first : nil)
       return SubscriptionHistory(
         store: .appStore, purchaseId: chain, environment: environment,

@@ -1,6 +1,6 @@
 import Foundation
-import TollgateCrypto
 import TollgateCore
+import TollgateCrypto
 
 /// A legacy App Store Server Notification (V1): unsigned JSON authenticated only by the app's
 /// shared secret in `password`, with the chain's receipt in `unified_receipt`.
@@ -22,7 +22,9 @@ public struct NotificationV1: Sendable, Hashable {
 
   /// Decodes `body` and checks `password` against `sharedSecret` (constant time) and `bid`
   /// against `bundleId` when given.
-  public static func verify(body: Data, sharedSecret: String, bundleId: String? = nil) -> VerificationResult<NotificationV1> {
+  public static func verify(body: Data, sharedSecret: String, bundleId: String? = nil) -> VerificationResult<
+    NotificationV1
+  > {
     guard let json = LegacyJSON(data: body) else {
       return .invalid(VerificationError(code: .malformedPayload, message: "a V1 notification is a JSON object"))
     }

@@ -95,7 +95,8 @@ public struct SignedDataVerifier: Sendable {
     -> VerificationResult<T>
   {
     if bundleId != config.bundleId || (config.environment == .production && appAppleId != config.appAppleId) {
-      return .invalid(.appIdentifier("bundleId \(bundleId ?? "nil"), appAppleId \(appAppleId.map(String.init) ?? "nil")"))
+      return .invalid(
+        .appIdentifier("bundleId \(bundleId ?? "nil"), appAppleId \(appAppleId.map(String.init) ?? "nil")"))
     }
     return checkEnvironment(environment, value)
   }
@@ -153,7 +154,8 @@ public struct SignedDataVerifier: Sendable {
     do {
       key = try chainVerifier.verify(leaf: leaf, intermediate: intermediate, at: signingTimeSeconds(jws.payload))
     } catch {
-      let code: VerificationError.Code = error.code == .malformedCertificate ? .invalidCertificate : .verificationFailure
+      let code: VerificationError.Code =
+        error.code == .malformedCertificate ? .invalidCertificate : .verificationFailure
       return VerificationError(code: code, message: error.message)
     }
     guard ES256.isValidSignature(jws.signature, for: jws.signingInput, publicKey: key) else {

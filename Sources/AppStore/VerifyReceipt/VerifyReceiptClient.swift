@@ -54,7 +54,9 @@ public struct VerifyReceiptClient: Sendable {
   }
 
   /// Verifies a base64 app receipt. Starts at production unless `startAt` says otherwise.
-  public func verify(receiptData: String, startAt first: Endpoint = .production) async throws(AppStoreAPIError) -> Outcome {
+  public func verify(receiptData: String, startAt first: Endpoint = .production) async throws(AppStoreAPIError)
+    -> Outcome
+  {
     let outcome = try await post(receiptData, to: first)
     switch (first, outcome.status) {
     case (.production, 21007):
@@ -69,7 +71,9 @@ public struct VerifyReceiptClient: Sendable {
   }
 
   private func post(_ receiptData: String, to endpoint: Endpoint) async throws(AppStoreAPIError) -> Outcome {
-    var fields: [String: Any] = ["receipt-data": receiptData, "exclude-old-transactions": config.excludeOldTransactions]
+    var fields: [String: Any] = [
+      "receipt-data": receiptData, "exclude-old-transactions": config.excludeOldTransactions,
+    ]
     if let secret = config.sharedSecret { fields["password"] = secret }
     let json: Data
     do {
@@ -91,7 +95,8 @@ public struct VerifyReceiptClient: Sendable {
     }
     struct StatusOnly: Decodable { var status: Int }
     guard let parsed = try? JSONDecoder().decode(StatusOnly.self, from: body) else {
-      throw AppStoreAPIError(code: .invalidResponse, message: "verifyReceipt answered without a status", httpStatus: status)
+      throw AppStoreAPIError(
+        code: .invalidResponse, message: "verifyReceipt answered without a status", httpStatus: status)
     }
     return Outcome(endpoint: endpoint, status: parsed.status, body: body)
   }

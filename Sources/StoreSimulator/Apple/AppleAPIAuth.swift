@@ -32,7 +32,8 @@ enum AppleAPIAuth {
       return .refused("claims are not JSON")
     }
     guard claims.aud == "appstoreconnect-v1" else { return .refused("aud is not appstoreconnect-v1") }
-    guard let exp = claims.exp, let iat = claims.iat, exp > nowSeconds, iat <= nowSeconds + 60, exp - iat <= 3_600 else {
+    guard let exp = claims.exp, let iat = claims.iat, exp > nowSeconds, iat <= nowSeconds + 60, exp - iat <= 3_600
+    else {
       return .refused("token expired or lives longer than an hour")
     }
     guard let app = apps.first(where: { $0.bundleId == claims.bid }) else { return .refused("unknown bid") }

@@ -38,13 +38,13 @@ struct AppleSigner: Sendable {
             leaf: try Certificate(der: ders[2]), leafKey: try P256PrivateKey(pem: pem))
         }
       }
-      var options = TestCertificateAuthority.Options.defaults
+      var options = SimulatedSigningChain.Options.defaults
       options.commonNamePrefix = "Tollgate StoreSim Apple"
-      let window = TestCertificateAuthority.Validity.around(nowSeconds - 365 * 86_400, years: 21)
+      let window = SimulatedSigningChain.Validity.around(nowSeconds - 365 * 86_400, years: 21)
       options.root = window
       options.intermediate = window
       options.leaf = window
-      let authority = try TestCertificateAuthority(now: nowSeconds, options: options)
+      let authority = try SimulatedSigningChain(now: nowSeconds, options: options)
       let signer = AppleSigner(
         root: authority.root, intermediate: authority.intermediate, leaf: authority.leaf, leafKey: authority.leafKey)
       if let directory {
@@ -58,7 +58,8 @@ struct AppleSigner: Sendable {
       }
       return signer
     } catch {
-      throw StoreSimulatorError(code: .startup, message: "cannot set up the Apple signing chain: \(error)", cause: error)
+      throw StoreSimulatorError(
+        code: .startup, message: "cannot set up the Apple signing chain: \(error)", cause: error)
     }
   }
 

@@ -55,10 +55,13 @@ extension AppleStore {
   /// A billing retry: succeeds once billing was recovered (`DID_RENEW`/`BILLING_RECOVERY`),
   /// else schedules the next one inside the window.
   mutating func retry(_ subscription: inout AppleSubscription, core: inout SimCore) -> String {
-    guard subscription.inBillingTrouble, let since = subscription.billingIssueSinceMs else { return "not in billing retry" }
+    guard subscription.inBillingTrouble, let since = subscription.billingIssueSinceMs else {
+      return "not in billing retry"
+    }
     let now = core.nowMs
     if subscription.failRenewals {
-      if let next = config.billingRetryScheduleMs.first(where: { $0 > now - since && $0 < config.billingRetryWindowMs }) {
+      if let next = config.billingRetryScheduleMs.first(where: { $0 > now - since && $0 < config.billingRetryWindowMs })
+      {
         schedule("retry", at: since + next, subscription, core: &core)
       }
       return "billing retry failed"

@@ -111,7 +111,9 @@ extension AppleStore {
     guard let app = request.bundleId.map({ config.app($0) }) ?? config.apps.first else {
       throw .invalid("unknown bundleId \(request.bundleId ?? "nil")")
     }
-    guard let product = config.product(request.productId) else { throw .invalid("unknown productId \(request.productId)") }
+    guard let product = config.product(request.productId) else {
+      throw .invalid("unknown productId \(request.productId)")
+    }
     let environment = request.environment ?? "Sandbox"
     guard environment == "Sandbox" || environment == "Production" else {
       throw .invalid("environment must be Sandbox or Production")
@@ -149,7 +151,9 @@ extension AppleStore {
       guard let trial = product.trialPeriodMs else { throw .invalid("\(product.productId) has no free trial") }
       (periodMs, price, offer) = (trial, 0, (1, "FREE_TRIAL"))
     case "intro"?:
-      guard let introPrice = product.introPrice else { throw .invalid("\(product.productId) has no introductory price") }
+      guard let introPrice = product.introPrice else {
+        throw .invalid("\(product.productId) has no introductory price")
+      }
       (price, offer) = (introPrice, (1, "PAY_AS_YOU_GO"))
       subscription.introPeriodsLeft = max(product.introPeriods - 1, 0)
     case let other?:
@@ -207,7 +211,9 @@ extension AppleStore {
     var subscription = try ownedByCustomer(id)
     let target = transactionId ?? subscription.transactionIds.last ?? ""
     guard subscription.transactionIds.contains(target) else { throw .notFound("no transaction \(target) in \(id)") }
-    guard transactions[target]?.revocationDate == nil else { throw .conflict("transaction \(target) is already refunded") }
+    guard transactions[target]?.revocationDate == nil else {
+      throw .conflict("transaction \(target) is already refunded")
+    }
     let now = core.nowMs
     updateTransaction(target) {
       $0.revocationDate = now

@@ -113,7 +113,8 @@ struct AppleStore: Sendable {
     let lineItem = String(core.nextId("apple.webOrderLineItem", start: 1) + idBase / 10)
     let orderId = "SIM" + String(core.nextId("apple.order", start: 46_656), radix: 36).uppercased()
     var transaction = AppleTransaction(
-      transactionId: id, originalTransactionId: subscription.transactionIds.isEmpty ? id : subscription.originalTransactionId,
+      transactionId: id,
+      originalTransactionId: subscription.transactionIds.isEmpty ? id : subscription.originalTransactionId,
       webOrderLineItemId: lineItem, bundleId: subscription.bundleId, productId: productId,
       groupId: subscription.groupId, purchaseDate: purchaseMs,
       originalPurchaseDate: subscription.transactionIds.isEmpty ? purchaseMs : subscription.originalPurchaseMs,

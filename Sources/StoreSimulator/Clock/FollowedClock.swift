@@ -1,5 +1,5 @@
-import TollgateCore
 import Synchronization
+import TollgateCore
 
 /// A clock that follows another, virtual one (a store simulator's, for demos and tests): it
 /// reads as the last virtual time observed plus the real time elapsed since it was observed, so

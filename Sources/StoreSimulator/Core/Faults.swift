@@ -35,7 +35,8 @@ final class FaultInjector: Sendable {
 
   func add(_ rule: FaultRule) throws(StoreSimulatorError) {
     guard FaultRule.targets.contains(rule.target) else {
-      throw .invalid("unknown fault target \(rule.target); expected one of \(FaultRule.targets.joined(separator: ", "))")
+      throw .invalid(
+        "unknown fault target \(rule.target); expected one of \(FaultRule.targets.joined(separator: ", "))")
     }
     let notificationOnly: Set<FaultRule.Mode> = [.drop, .duplicate, .reorder]
     if rule.target != "apple.notifications", notificationOnly.contains(rule.mode) {

@@ -103,7 +103,8 @@ final class NotificationDispatcher: Sendable {
       case .error500?, .rateLimit?:
         // A store's own trouble before sending: the first attempt fails, the retries go on.
         update(sequence) {
-          $0.attempts.append(.init(realTimeMs: Self.realNowMs(), httpStatus: nil, error: "fault \(fault?.mode.rawValue ?? "")"))
+          $0.attempts.append(
+            .init(realTimeMs: Self.realNowMs(), httpStatus: nil, error: "fault \(fault?.mode.rawValue ?? "")"))
         }
         scheduleRetry(notification, sequence: sequence, attempt: 0)
         continue
@@ -178,6 +179,7 @@ final class NotificationDispatcher: Sendable {
       return
     }
     let delay = retryDelaysMs[attempt]
+    // Kept in `retries` and cancelled by `stop()`: not fire-and-forget.
     let task = Task { [self] in
       try? await Task.sleep(for: .milliseconds(delay))
       if Task.isCancelled { return }

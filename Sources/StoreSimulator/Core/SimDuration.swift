@@ -15,7 +15,9 @@ public enum SimDuration {
     let text = text.trimmingCharacters(in: .whitespaces)
     if let ms = Int64(text), ms >= 0 { return ms }
     if text.hasPrefix("P") { return iso8601(text.dropFirst()) }
-    let units: [(String, Int64)] = [("ms", 1), ("w", 7 * dayMs), ("d", dayMs), ("h", hourMs), ("m", minuteMs), ("s", secondMs)]
+    let units: [(String, Int64)] = [
+      ("ms", 1), ("w", 7 * dayMs), ("d", dayMs), ("h", hourMs), ("m", minuteMs), ("s", secondMs),
+    ]
     for (suffix, scale) in units where text.hasSuffix(suffix) {
       guard let value = Int64(text.dropLast(suffix.count)), value >= 0 else { return nil }
       return value * scale

@@ -5,7 +5,9 @@ import NIOCore
 
 /// JSON answers, and the one mapping from `StoreSimulatorError` to an HTTP status.
 enum HTTPAnswer {
-  static func json<Body: Encodable>(_ body: Body, status: HTTPResponse.Status = .ok, headers: HTTPFields = [:]) -> Response {
+  static func json<Body: Encodable>(_ body: Body, status: HTTPResponse.Status = .ok, headers: HTTPFields = [:])
+    -> Response
+  {
     let encoder = JSONEncoder()
     encoder.outputFormatting = [.sortedKeys, .withoutEscapingSlashes]
     let data = (try? encoder.encode(body)) ?? Data("{}".utf8)

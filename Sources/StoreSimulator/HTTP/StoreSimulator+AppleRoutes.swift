@@ -12,10 +12,16 @@ extension StoreSimulator {
     for (prefix, environment) in [("", "Production"), ("/sandbox", "Sandbox")] {
       let api: [(String, @Sendable (String, Request, StoreSimulator.AppleApp) -> Response)] = [
         ("/inApps/v1/subscriptions/:id", { id, _, app in self.statuses(id, app: app, environment: environment) }),
-        ("/inApps/v2/history/:id", { id, request, app in self.history(id, request, app: app, environment: environment) }),
+        (
+          "/inApps/v2/history/:id",
+          { id, request, app in self.history(id, request, app: app, environment: environment) }
+        ),
         ("/inApps/v1/transactions/:id", { id, _, app in self.transactionInfo(id, app: app, environment: environment) }),
         ("/inApps/v1/lookup/:id", { id, _, app in self.orderLookup(id, app: app, environment: environment) }),
-        ("/inApps/v2/refund/lookup/:id", { id, request, app in self.refunds(id, request, app: app, environment: environment) }),
+        (
+          "/inApps/v2/refund/lookup/:id",
+          { id, request, app in self.refunds(id, request, app: app, environment: environment) }
+        ),
       ]
       for (path, answer) in api {
         router.get(RouterPath(prefix + path)) { request, context in
@@ -46,7 +52,8 @@ extension StoreSimulator {
     case .error500:
       return HTTPAnswer.appleError(500, 5_000_000, "An unknown error occurred.")
     case .rateLimit:
-      return HTTPAnswer.appleError(429, 4_290_000, "Rate limit exceeded.", headers: HTTPAnswer.retryAfter(fault.retryAfterSeconds))
+      return HTTPAnswer.appleError(
+        429, 4_290_000, "Rate limit exceeded.", headers: HTTPAnswer.retryAfter(fault.retryAfterSeconds))
     case .slow:
       try? await Task.sleep(for: .milliseconds(fault.delayMs ?? 2_000))
       return nil
@@ -162,7 +169,8 @@ extension StoreSimulator {
         guard let transaction = state.apple.transactions[id] else {
           return HTTPAnswer.appleError(404, 4_040_010, "Transaction id not found.")
         }
-        return HTTPAnswer.json(Body(signedTransactionInfo: state.apple.signedTransaction(transaction, nowMs: state.core.nowMs)))
+        return HTTPAnswer.json(
+          Body(signedTransactionInfo: state.apple.signedTransaction(transaction, nowMs: state.core.nowMs)))
       }
     }
   }

@@ -34,10 +34,14 @@ extension StoreSimulator {
       }
     }
     router.post("/sim/apple/purchases") { request, _ in
-      await self.answer { () async throws(StoreSimulatorError) -> any Encodable & Sendable in try await self.purchase(HTTPAnswer.decode(ApplePurchaseRequest.self, from: request)) }
+      await self.answer { () async throws(StoreSimulatorError) -> any Encodable & Sendable in
+        try await self.purchase(HTTPAnswer.decode(ApplePurchaseRequest.self, from: request))
+      }
     }
     router.get("/sim/apple/subscriptions/:id") { _, context in
-      await self.answer { () async throws(StoreSimulatorError) -> any Encodable & Sendable in try self.subscription(context.parameters.get("id") ?? "") }
+      await self.answer { () async throws(StoreSimulatorError) -> any Encodable & Sendable in
+        try self.subscription(context.parameters.get("id") ?? "")
+      }
     }
     router.post("/sim/apple/subscriptions/:id/:action") { request, context in
       let id = context.parameters.get("id") ?? ""
@@ -87,7 +91,8 @@ extension StoreSimulator {
     case "family-share": return try await familyShare(id, appAccountToken: body.appAccountToken)
     default:
       throw .notFound(
-        "unknown action \(action); expected fail-renewals, recover-billing, auto-renew, refund, change-product, family-share")
+        "unknown action \(action); expected fail-renewals, recover-billing, auto-renew, refund, change-product, family-share"
+      )
     }
   }
 

@@ -37,7 +37,8 @@ extension TollgateConfig {
       if app.id.isEmpty {
         issues.append(ConfigIssue(code: .emptyIdentifier, message: "app id is empty", path: "\(path).id"))
       } else if !ids.insert(app.id).inserted {
-        issues.append(ConfigIssue(code: .duplicateAppId, message: "app id '\(app.id)' is used twice", path: "\(path).id"))
+        issues.append(
+          ConfigIssue(code: .duplicateAppId, message: "app id '\(app.id)' is used twice", path: "\(path).id"))
       }
       if app.store == .promotional {
         issues.append(
@@ -93,7 +94,8 @@ extension TollgateConfig {
         issues.append(
           ConfigIssue(
             code: .duplicateProduct,
-            message: "product '\(product.productId)' is configured twice for \(product.store?.rawValue ?? "all stores")",
+            message:
+              "product '\(product.productId)' is configured twice for \(product.store?.rawValue ?? "all stores")",
             path: path))
       }
       if product.entitlements.isEmpty {

@@ -2,7 +2,9 @@ import CTollgateCrypto
 
 /// Calls into the shim and turns its status into a `CryptoError`.
 enum Shim {
-  static func check(_ status: tg_status, _ context: @autoclosure () -> String, parse: CryptoError.Code = .invalidArgument)
+  static func check(
+    _ status: tg_status, _ context: @autoclosure () -> String, parse: CryptoError.Code = .invalidArgument
+  )
     throws(CryptoError)
   {
     guard status != TG_OK else { return }
@@ -25,8 +27,10 @@ enum Shim {
   }
 
   /// Runs `body` with a fresh `tg_buffer` and returns its bytes, freeing it.
-  static func buffer(_ context: @autoclosure () -> String, parse: CryptoError.Code = .invalidArgument,
-                     _ body: (UnsafeMutablePointer<tg_buffer>) -> tg_status) throws(CryptoError) -> [UInt8] {
+  static func buffer(
+    _ context: @autoclosure () -> String, parse: CryptoError.Code = .invalidArgument,
+    _ body: (UnsafeMutablePointer<tg_buffer>) -> tg_status
+  ) throws(CryptoError) -> [UInt8] {
     var buffer = tg_buffer(data: nil, len: 0)
     defer { tg_buffer_free(&buffer) }
     try check(body(&buffer), context(), parse: parse)

@@ -10,7 +10,8 @@ extension EntitlementIndex {
   /// after another (and, for a single query, its key's and its record's, which both follow from
   /// the entry).
   public func answer(
-    _ queries: UnsafeBufferPointer<EntitlementQuery>, nowMs: Int64, into answers: UnsafeMutableBufferPointer<EntitlementAnswer>
+    _ queries: UnsafeBufferPointer<EntitlementQuery>, nowMs: Int64,
+    into answers: UnsafeMutableBufferPointer<EntitlementAnswer>
   ) {
     precondition(answers.count >= queries.count, "an answer for every query")
     withUnsafeTemporaryAllocation(of: UInt64.self, capacity: queries.count) { hashes in
@@ -35,7 +36,9 @@ extension EntitlementIndex {
       entitlement.withUTF8 { wanted in
         var query = EntitlementQuery(userId: UnsafeRawBufferPointer(user), entitlement: UnsafeRawBufferPointer(wanted))
         return withUnsafeTemporaryAllocation(of: EntitlementAnswer.self, capacity: 1) { answers in
-          withUnsafePointer(to: &query) { answer(UnsafeBufferPointer(start: $0, count: 1), nowMs: nowMs, into: answers) }
+          withUnsafePointer(to: &query) {
+            answer(UnsafeBufferPointer(start: $0, count: 1), nowMs: nowMs, into: answers)
+          }
           return answers.moveElement(from: 0)
         }
       }
@@ -72,7 +75,8 @@ extension EntitlementIndex.State {
     answer.verifiedAtMs = record.verifiedAtMs
     switch record.source {
     case .numbered(_, let number): answer.storeSubscriptionId = .number(number)
-    case .text(let source): answer.storeSubscriptionId = .text(EntitlementRecord.storeSubscriptionId(fromSource: source))
+    case .text(let source):
+      answer.storeSubscriptionId = .text(EntitlementRecord.storeSubscriptionId(fromSource: source))
     }
     return answer
   }

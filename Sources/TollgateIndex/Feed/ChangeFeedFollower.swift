@@ -100,7 +100,10 @@ public final class ChangeFeedFollower: Service, Sendable {
       let entries = try await storage.changes(after: after, limit: config.batchSize)
       let now = nowMs()
       guard let last = entries.last else {
-        position.withLock { $0.lastReadAtMs = now; $0.headSeq = max($0.headSeq, $0.appliedSeq) }
+        position.withLock {
+          $0.lastReadAtMs = now
+          $0.headSeq = max($0.headSeq, $0.appliedSeq)
+        }
         return applied
       }
       let users = Array(Set(entries.map(\.userId)))
@@ -156,7 +159,8 @@ public final class ChangeFeedFollower: Service, Sendable {
       } catch {
         failures += 1
         if failures == 1 || failures.isMultiple(of: 1_000) {
-          logger.error("reading the change feed failed", metadata: ["error": "\(error)", "feed.failures": "\(failures)"])
+          logger.error(
+            "reading the change feed failed", metadata: ["error": "\(error)", "feed.failures": "\(failures)"])
         }
       }
       do {

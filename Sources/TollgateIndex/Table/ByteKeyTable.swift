@@ -100,7 +100,8 @@ struct ByteKeyTable {
     precondition(offset + key.count <= Int(UInt32.max), "ByteKeyTable: arena over 4 GiB")
     arena.append(contentsOf: key)
     let keyHash = hash(key)
-    place(Entry(tag: Self.tag(of: keyHash), value: value, offset: UInt32(offset), length: UInt32(key.count)), hash: keyHash)
+    place(
+      Entry(tag: Self.tag(of: keyHash), value: value, offset: UInt32(offset), length: UInt32(key.count)), hash: keyHash)
     count += 1
   }
 
@@ -199,7 +200,9 @@ struct ByteKeyTable {
     guard a.count == b.count else { return false }
     var offset = 0
     while offset + 8 <= a.count {
-      guard a.loadUnaligned(fromByteOffset: offset, as: UInt64.self) == b.loadUnaligned(fromByteOffset: offset, as: UInt64.self)
+      guard
+        a.loadUnaligned(fromByteOffset: offset, as: UInt64.self)
+          == b.loadUnaligned(fromByteOffset: offset, as: UInt64.self)
       else { return false }
       offset += 8
     }

@@ -76,7 +76,8 @@ extension IndexedRecord {
 
   /// Core's preference (`EntitlementRank`), the source breaking ties.
   func isPreferred(over other: IndexedRecord, at nowMs: Int64, strings: InternTable) -> Bool {
-    let rank = EntitlementRank(active: atQueryTime(nowMs).active, accessEndsAtMs: accessEndsAtMs, verifiedAtMs: verifiedAtMs)
+    let rank = EntitlementRank(
+      active: atQueryTime(nowMs).active, accessEndsAtMs: accessEndsAtMs, verifiedAtMs: verifiedAtMs)
     let otherRank = EntitlementRank(
       active: other.atQueryTime(nowMs).active, accessEndsAtMs: other.accessEndsAtMs, verifiedAtMs: other.verifiedAtMs)
     return rank.isPreferred(over: otherRank) ?? (source.text(strings) < other.source.text(strings))

@@ -16,12 +16,14 @@ enum LoopThread {
   static func start(name: String, _ body: @escaping @Sendable () -> Void) throws(RPCServerError) {
     let start = Unmanaged.passRetained(Start(name: name, body: body)).toOpaque()
     var thread = pthread_t()
-    let status = pthread_create(&thread, nil, { argument in
-      let start = Unmanaged<Start>.fromOpaque(argument!).takeRetainedValue()
-      tg_net_name_thread(start.name)
-      start.body()
-      return nil
-    }, start)
+    let status = pthread_create(
+      &thread, nil,
+      { argument in
+        let start = Unmanaged<Start>.fromOpaque(argument!).takeRetainedValue()
+        tg_net_name_thread(start.name)
+        start.body()
+        return nil
+      }, start)
     guard status == 0 else {
       Unmanaged<Start>.fromOpaque(start).release()
       throw .eventLoopSetupFailed(errno: status)

@@ -265,12 +265,14 @@ final class ServerLoop {
         shared.logger.debug(
           "request payload over the limit",
           metadata: ["rpc.method_index": "\(methodIndex)", "rpc.message_length": "\(length)"])
-        output.writeResponseHeader(status: .serviceFailed, methodIndex: methodIndex, requestId: requestId, messageLength: 0)
+        output.writeResponseHeader(
+          status: .serviceFailed, methodIndex: methodIndex, requestId: requestId, messageLength: 0)
       case .request(let frame):
         let outcome = shared.dispatcher.dispatch(
           methodIndex: frame.methodIndex, requestId: frame.requestId, payload: frame.payload, into: &output)
         if case .deferred(let work) = outcome {
-          start(work, methodIndex: frame.methodIndex, requestId: frame.requestId, for: connection, refusingInto: &output)
+          start(
+            work, methodIndex: frame.methodIndex, requestId: frame.requestId, for: connection, refusingInto: &output)
         }
       }
     }
@@ -282,13 +284,15 @@ final class ServerLoop {
     for connection: ServerConnection, refusingInto output: inout ByteBuffer
   ) {
     guard connection.pending < shared.config.maximumPendingPerConnection else {
-      output.writeResponseHeader(status: .tooManyPending, methodIndex: methodIndex, requestId: requestId, messageLength: 0)
+      output.writeResponseHeader(
+        status: .tooManyPending, methodIndex: methodIndex, requestId: requestId, messageLength: 0)
       return
     }
     let call = DeferredCall(
       work: work, mailbox: mailbox, token: connection.token, methodIndex: methodIndex, requestId: requestId)
     guard shared.deferredCalls.submit(call) else {
-      output.writeResponseHeader(status: .serviceFailed, methodIndex: methodIndex, requestId: requestId, messageLength: 0)
+      output.writeResponseHeader(
+        status: .serviceFailed, methodIndex: methodIndex, requestId: requestId, messageLength: 0)
       return
     }
     connection.pending += 1
@@ -309,8 +313,10 @@ final class ServerLoop {
             $0.writeImmutableBuffer(payload)
           }
         case .failure(let error):
-          shared.logger.warning("deferred call failed", metadata: ["rpc.method_index": "\(methodIndex)", "error": "\(error)"])
-          output.writeResponseHeader(status: .serviceFailed, methodIndex: methodIndex, requestId: requestId, messageLength: 0)
+          shared.logger.warning(
+            "deferred call failed", metadata: ["rpc.method_index": "\(methodIndex)", "error": "\(error)"])
+          output.writeResponseHeader(
+            status: .serviceFailed, methodIndex: methodIndex, requestId: requestId, messageLength: 0)
         }
         send(&output, to: connection)
       case .shutdown(let deadlineNs):

@@ -119,7 +119,8 @@ public struct EntitlementsResponder: EntitlementsHandler {
     do {
       id = try await storage.submitPurchase(submission, nowMs: nowMs())
     } catch {
-      logger.error("storing a submission failed", metadata: ["error": "\(error)", "store.name": "\(submission.store.rawValue)"])
+      logger.error(
+        "storing a submission failed", metadata: ["error": "\(error)", "store.name": "\(submission.store.rawValue)"])
       response.error = Tollgate_V1_Error(.unavailable, "the submission could not be stored; retry")
       return response
     }

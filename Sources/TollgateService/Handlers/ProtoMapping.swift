@@ -1,5 +1,5 @@
-import TollgateCore
 import TollgateContract
+import TollgateCore
 import TollgateIndex
 import TollgateWire
 

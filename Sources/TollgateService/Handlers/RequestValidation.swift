@@ -1,5 +1,5 @@
-import TollgateCore
 import TollgateContract
+import TollgateCore
 import TollgateStorage
 
 /// Checks on request fields; each returns the problem in words a caller can act on, or nil.
@@ -42,7 +42,8 @@ enum RequestValidation {
     switch request.store {
     case .appStore:
       guard let receipt = nonEmpty(request.receipt) else {
-        return .failure(Problem(message: "store APP_STORE needs receipt (transaction id, signed transaction or app receipt)"))
+        return .failure(
+          Problem(message: "store APP_STORE needs receipt (transaction id, signed transaction or app receipt)"))
       }
       submission.receipt = receipt
     case .googlePlay:

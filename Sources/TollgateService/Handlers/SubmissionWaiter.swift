@@ -1,5 +1,5 @@
-import TollgateCore
 import TollgateContract
+import TollgateCore
 import TollgateIndex
 import TollgateStorage
 
@@ -10,7 +10,9 @@ struct SubmissionWaiter {
   let pollInterval: Duration
   let nowMs: @Sendable () -> Int64
 
-  func wait(id: Int64, userId: String, upToMs waitMs: Int64, into response: inout Tollgate_V1_SubmitPurchaseResponse) async {
+  func wait(id: Int64, userId: String, upToMs waitMs: Int64, into response: inout Tollgate_V1_SubmitPurchaseResponse)
+    async
+  {
     // A real-time bound: the wait is about the caller's patience, not the (possibly virtual) clock
     // entitlements are evaluated against.
     let deadline = ContinuousClock.now + .milliseconds(waitMs)

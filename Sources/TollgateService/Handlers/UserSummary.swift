@@ -1,5 +1,5 @@
-import TollgateCore
 import TollgateContract
+import TollgateCore
 
 /// Builds GetSubscription's two views of one user's records: per granting subscription and per
 /// entitlement.

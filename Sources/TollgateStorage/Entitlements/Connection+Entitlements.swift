@@ -12,7 +12,8 @@ extension Connection {
 
   /// Replaces every record of `userId` and appends the change to the feed; returns its sequence number.
   @discardableResult
-  public func replaceEntitlementRecords(userId: String, records: [EntitlementRecord], reason: String, nowMs: Int64) throws
+  public func replaceEntitlementRecords(userId: String, records: [EntitlementRecord], reason: String, nowMs: Int64)
+    throws
     -> Int64
   {
     try EntitlementWriter(self).replace(userId: userId, records: records, reason: reason, nowMs: nowMs)

@@ -10,7 +10,8 @@ struct EntitlementWriter {
 
   init(_ db: Connection) throws {
     self.db = db
-    insertUser = try db.prepare("INSERT INTO users (user_id, created_at_ms) VALUES (?, ?) ON CONFLICT(user_id) DO NOTHING")
+    insertUser = try db.prepare(
+      "INSERT INTO users (user_id, created_at_ms) VALUES (?, ?) ON CONFLICT(user_id) DO NOTHING")
     deleteRecords = try db.prepare("DELETE FROM entitlements WHERE user_id = ?")
     insertRecord = try db.prepare(
       "INSERT INTO entitlements (\(SQLiteEntitlementStorage.recordColumns)) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)")

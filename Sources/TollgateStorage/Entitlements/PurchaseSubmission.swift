@@ -46,7 +46,8 @@ public struct SubmissionRecord: Sendable, Hashable {
   /// Why it was rejected or failed, or what it verified to; nil while pending.
   public var outcome: String?
 
-  public init(id: Int64, submission: PurchaseSubmission, state: SubmissionState, receivedAtMs: Int64, outcome: String?) {
+  public init(id: Int64, submission: PurchaseSubmission, state: SubmissionState, receivedAtMs: Int64, outcome: String?)
+  {
     self.id = id
     self.submission = submission
     self.state = state

@@ -1,9 +1,10 @@
-#if canImport(FoundationEssentials)
-import FoundationEssentials
-#else
-import Foundation
-#endif
 import TollgateCore
+
+#if canImport(FoundationEssentials)
+  import FoundationEssentials
+#else
+  import Foundation
+#endif
 
 /// `EntitlementStorage` on one SQLite file in WAL mode: one connection for writes, one for reads,
 /// each on its own queue, so a reader never waits behind a writer's fsync.
@@ -39,7 +40,8 @@ public final class SQLiteEntitlementStorage: EntitlementStorage {
     try await reader.read { db in
       try db.prepare("SELECT seq, user_id, reason, at_ms FROM change_feed WHERE seq > ? ORDER BY seq LIMIT ?")
         .rows([.integer(seq), .integer(Int64(limit))]) { row in
-          ChangeFeedEntry(seq: row.int64(at: 0), userId: row.string(at: 1), reason: row.string(at: 2), atMs: row.int64(at: 3))
+          ChangeFeedEntry(
+            seq: row.int64(at: 0), userId: row.string(at: 1), reason: row.string(at: 2), atMs: row.int64(at: 3))
         }
     }
   }

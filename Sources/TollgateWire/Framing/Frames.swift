@@ -118,13 +118,15 @@ public struct ResponseFrame: Sendable, Hashable {
 extension ByteBuffer {
   /// Appends a request frame.
   public mutating func writeRequestFrame(_ frame: RequestFrame) {
-    writeRequestFrame(methodIndex: frame.methodIndex, requestId: frame.requestId, payload: frame.payload.readableBytesView)
+    writeRequestFrame(
+      methodIndex: frame.methodIndex, requestId: frame.requestId, payload: frame.payload.readableBytesView)
   }
 
   public mutating func writeRequestFrame<Payload: Collection<UInt8>>(
     methodIndex: UInt32, requestId: UInt32, payload: Payload
   ) {
-    let header = RequestFrame.Header(methodIndex: methodIndex, messageLength: UInt32(payload.count), requestId: requestId)
+    let header = RequestFrame.Header(
+      methodIndex: methodIndex, messageLength: UInt32(payload.count), requestId: requestId)
     writeWithUnsafeMutableBytes(minimumWritableBytes: RequestFrame.headerLength) { buffer in
       header.store(at: buffer.baseAddress!)
       return RequestFrame.headerLength
@@ -140,8 +142,11 @@ extension ByteBuffer {
     writeImmutableBuffer(frame.payload)
   }
 
-  public mutating func writeResponseHeader(status: RPCStatus, methodIndex: UInt32, requestId: UInt32, messageLength: UInt32) {
-    let header = ResponseFrame.Header(status: status, methodIndex: methodIndex, messageLength: messageLength, requestId: requestId)
+  public mutating func writeResponseHeader(
+    status: RPCStatus, methodIndex: UInt32, requestId: UInt32, messageLength: UInt32
+  ) {
+    let header = ResponseFrame.Header(
+      status: status, methodIndex: methodIndex, messageLength: messageLength, requestId: requestId)
     writeWithUnsafeMutableBytes(minimumWritableBytes: ResponseFrame.headerLength) { buffer in
       header.store(at: buffer.baseAddress!)
       return ResponseFrame.headerLength

@@ -52,8 +52,11 @@ extension ByteBuffer {
   }
 
   /// Appends a whole success frame (header and payload) for `answer`, in one write.
-  public mutating func writeIsSubscriberResponseFrame(methodIndex: UInt32, requestId: UInt32, answer: IsSubscriberAnswer) {
-    writeWithUnsafeMutableBytes(minimumWritableBytes: ResponseFrame.headerLength + answer.maximumEncodedLength) { buffer in
+  public mutating func writeIsSubscriberResponseFrame(
+    methodIndex: UInt32, requestId: UInt32, answer: IsSubscriberAnswer
+  ) {
+    writeWithUnsafeMutableBytes(minimumWritableBytes: ResponseFrame.headerLength + answer.maximumEncodedLength) {
+      buffer in
       let base = buffer.baseAddress!
       var writer = ProtoWriter(base: base + ResponseFrame.headerLength)
       writer.write(answer)

@@ -63,10 +63,13 @@ public struct IsSubscriberQuery: Sendable, Hashable {
   /// Nil when `payload` does not decode (as `IsSubscriberFields` reads it).
   public init?(decoding payload: ByteBuffer) {
     guard
-      let query = IsSubscriberFields.withFields(of: payload, {
-        IsSubscriberQuery(
-          userId: String(decoding: $0.userId, as: UTF8.self), entitlement: String(decoding: $0.entitlement, as: UTF8.self))
-      })
+      let query = IsSubscriberFields.withFields(
+        of: payload,
+        {
+          IsSubscriberQuery(
+            userId: String(decoding: $0.userId, as: UTF8.self),
+            entitlement: String(decoding: $0.entitlement, as: UTF8.self))
+        })
     else { return nil }
     self = query
   }

@@ -44,7 +44,9 @@ public struct Explanation: Sendable, Codable {
   public var recentEvents: [Event]
 
   public var text: String {
-    var lines = ["\(userId) is \(active ? "" : "NOT ")entitled to \(entitlement)\(state.map { " (\($0))" } ?? "") at \(evaluatedAtMs)"]
+    var lines = [
+      "\(userId) is \(active ? "" : "NOT ")entitled to \(entitlement)\(state.map { " (\($0))" } ?? "") at \(evaluatedAtMs)"
+    ]
     if sources.isEmpty { lines.append("  no subscription or grant gives \(entitlement)") }
     for source in sources {
       lines.append(
@@ -52,7 +54,9 @@ public struct Explanation: Sendable, Codable {
           + "will renew \(source.willRenew), \(source.environment), rule \(source.rule), verified at \(source.verifiedAtMs)"
           + (source.evidenceSource.map { " via \($0)" } ?? ""))
       for payload in source.payloads {
-        lines.append("      \(payload.kind) \(payload.id) sha256 \(payload.sha256.prefix(16))… signed \(payload.signedAtMs.map(String.init) ?? "-")")
+        lines.append(
+          "      \(payload.kind) \(payload.id) sha256 \(payload.sha256.prefix(16))… signed \(payload.signedAtMs.map(String.init) ?? "-")"
+        )
       }
       if let note = source.grantNote { lines.append("      note: \(note)") }
     }

@@ -30,7 +30,8 @@ public struct WorkerAdmin: Sendable {
   public func revoke(userId: String, entitlement: String) async throws -> Int {
     let now = nowMs()
     return try await storage.revokeGrants(
-      userId: userId, entitlement: entitlement, nowMs: now, recompute: Reconciler.recompute(catalog: catalog, nowMs: now))
+      userId: userId, entitlement: entitlement, nowMs: now,
+      recompute: Reconciler.recompute(catalog: catalog, nowMs: now))
   }
 
   /// Makes the worker re-verify every subscription of `userId` now; returns how many.
@@ -61,7 +62,8 @@ public struct WorkerAdmin: Sendable {
         grantNote: grant?.note, decides: record.source == best?.record.source)
     }
     let events = try await storage.events(userId: userId).suffix(20).map {
-      Explanation.Event(kind: $0.kind, purchaseId: $0.purchaseId, state: $0.state?.rawValue, atMs: $0.atMs, detail: $0.detail)
+      Explanation.Event(
+        kind: $0.kind, purchaseId: $0.purchaseId, state: $0.state?.rawValue, atMs: $0.atMs, detail: $0.detail)
     }
     return Explanation(
       userId: userId, entitlement: entitlement, evaluatedAtMs: now, active: best?.active ?? false,

@@ -78,7 +78,8 @@ public struct AppleAppSettings: Sendable, Decodable, Hashable {
     if apiPrivateKeyFile == nil && apiPrivateKeyEnv == nil {
       problems.append("apiPrivateKeyFile or apiPrivateKeyEnv is required")
     } else if apiPrivateKeyPEM(environment: variables) == nil {
-      problems.append("the API private key cannot be read from \(apiPrivateKeyEnv.map { "$\($0)" } ?? apiPrivateKeyFile ?? "")")
+      problems.append(
+        "the API private key cannot be read from \(apiPrivateKeyEnv.map { "$\($0)" } ?? apiPrivateKeyFile ?? "")")
     }
     if let name = sharedSecretEnv, sharedSecret(environment: variables) == nil {
       problems.append("sharedSecretEnv names $\(name), which is not set")

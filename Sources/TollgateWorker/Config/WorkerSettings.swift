@@ -50,7 +50,9 @@ public struct WorkerSettings: Sendable, Decodable, Hashable {
     if pollMs < 1 { problems.append("pollMs must be at least 1") }
     if leaseMs < 1_000 { problems.append("leaseMs must be at least 1000") }
     if sweepIntervalMs < 60_000 { problems.append("sweepIntervalMs must be at least 60000") }
-    if backoffBaseMs < 1 || backoffMaxMs < backoffBaseMs { problems.append("backoffBaseMs must be ≥ 1 and ≤ backoffMaxMs") }
+    if backoffBaseMs < 1 || backoffMaxMs < backoffBaseMs {
+      problems.append("backoffBaseMs must be ≥ 1 and ≤ backoffMaxMs")
+    }
     if storeConcurrency < 1 { problems.append("storeConcurrency must be at least 1") }
     return problems
   }

@@ -38,7 +38,8 @@ public struct ChainReference: Sendable, Hashable {
   /// Where the purchase was made, when known.
   public var environment: StoreEnvironment?
 
-  public init(store: Store, appId: String, lookupId: String, purchaseId: String? = nil, environment: StoreEnvironment?) {
+  public init(store: Store, appId: String, lookupId: String, purchaseId: String? = nil, environment: StoreEnvironment?)
+  {
     self.store = store
     self.appId = appId
     self.lookupId = lookupId

@@ -9,7 +9,8 @@ public struct StoreGateways: Sendable {
   /// - Precondition: one gateway per store, one gateway per route name.
   public init(_ gateways: [any StoreGateway]) {
     byStore = Dictionary(gateways.map { ($0.store, $0) }) { _, _ in preconditionFailure("two gateways for one store") }
-    byRoute = Dictionary(gateways.flatMap { gateway in gateway.notificationRoutes.map { ($0.name, gateway) } }) { _, _ in
+    byRoute = Dictionary(gateways.flatMap { gateway in gateway.notificationRoutes.map { ($0.name, gateway) } }) {
+      _, _ in
       preconditionFailure("two gateways for one notification route")
     }
   }

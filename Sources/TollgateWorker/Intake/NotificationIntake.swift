@@ -22,7 +22,8 @@ enum NotificationIntake {
         }
         let bytes = Array(body.readableBytesView)
         guard let key = route.dedupeKey(bytes) else { return Response(status: .badRequest) }
-        return await store(route: route.name, key: "\(route.name):\(key)", bytes: bytes, storage: storage, nowMs: nowMs, logger: logger)
+        return await store(
+          route: route.name, key: "\(route.name):\(key)", bytes: bytes, storage: storage, nowMs: nowMs, logger: logger)
       }
     }
   }
@@ -31,7 +32,8 @@ enum NotificationIntake {
     route: String, key: String, bytes: [UInt8], storage: any WorkerStorage, nowMs: @Sendable () -> Int64, logger: Logger
   ) async -> Response {
     do {
-      let (id, duplicate) = try await storage.storeNotification(route: route, dedupeKey: key, payload: bytes, nowMs: nowMs())
+      let (id, duplicate) = try await storage.storeNotification(
+        route: route, dedupeKey: key, payload: bytes, nowMs: nowMs())
       logger.info(
         "notification stored",
         metadata: ["inbox.id": "\(id)", "notification.route": "\(route)", "notification.duplicate": "\(duplicate)"])

@@ -56,7 +56,8 @@ struct WebhookDispatcher: Sendable {
         stats.webhookFailure()
         let delay = backoff.delayMs(attempt: failures)
         logger.warning(
-          "webhook delivery failed; will retry", metadata: ["webhook.url": "\(endpoint.url)", "error": "\(error)", "retry.in_ms": "\(delay)"])
+          "webhook delivery failed; will retry",
+          metadata: ["webhook.url": "\(endpoint.url)", "error": "\(error)", "retry.in_ms": "\(delay)"])
         try? await Task.sleep(for: .milliseconds(delay))
       }
     }
@@ -74,7 +75,8 @@ struct WebhookDispatcher: Sendable {
     request.headers.add(name: "Content-Type", value: "application/json")
     request.headers.add(name: "Tollgate-Event-Id", value: String(stored.id))
     request.headers.add(
-      name: "Tollgate-Signature", value: Self.signature(body: body, timestampMs: timestamp, secret: secrets[endpoint.url] ?? []))
+      name: "Tollgate-Signature",
+      value: Self.signature(body: body, timestampMs: timestamp, secret: secrets[endpoint.url] ?? []))
     request.body = .bytes(ByteBuffer(bytes: body))
     let response = try await httpClient.execute(request, timeout: .seconds(10))
     _ = try? await response.body.collect(upTo: 64 * 1024)
@@ -101,7 +103,8 @@ struct WebhookDispatcher: Sendable {
     return Array(
       try encoder.encode(
         Payload(
-          id: stored.id, kind: event.kind, userId: event.userId, store: event.store.rawValue, storeSubscriptionId: event.purchaseId,
+          id: stored.id, kind: event.kind, userId: event.userId, store: event.store.rawValue,
+          storeSubscriptionId: event.purchaseId,
           productId: event.productId, state: event.state?.rawValue, atMs: event.atMs, detail: event.detail)))
   }
 

@@ -58,7 +58,8 @@ public final class VerifierWorker: Service, Sendable {
     self.storage = storage
     self.gateways = gateways
     self.catalog = configuration.catalog
-    let reconciler = Reconciler(storage: storage, catalog: configuration.catalog, settings: settings, nowMs: nowMs, logger: logger)
+    let reconciler = Reconciler(
+      storage: storage, catalog: configuration.catalog, settings: settings, nowMs: nowMs, logger: logger)
     let backoff = Backoff(baseMs: settings.backoffBaseMs, maxMs: settings.backoffMaxMs)
     let refresher = ChainRefresher(gateways: gateways, reconciler: reconciler)
     processor = ItemProcessor(
@@ -70,7 +71,9 @@ public final class VerifierWorker: Service, Sendable {
     webhooks = WebhookDispatcher(
       endpoints: configuration.webhooks,
       stats: stats,
-      secrets: Dictionary(configuration.webhooks.map { ($0.url, Array((environment[$0.secretEnv] ?? "").utf8)) }) { a, _ in a },
+      secrets: Dictionary(configuration.webhooks.map { ($0.url, Array((environment[$0.secretEnv] ?? "").utf8)) }) {
+        a, _ in a
+      },
       storage: storage, httpClient: httpClient, backoff: backoff, pollMs: settings.pollMs, nowMs: nowMs, logger: logger)
   }
 
@@ -81,12 +84,14 @@ public final class VerifierWorker: Service, Sendable {
     // The admin commands recompute entitlements with the catalog the worker runs with.
     try await storage.saveCatalog(catalog, nowMs: nowMs())
     let router = Router()
-    NotificationIntake.add(to: router, routes: gateways.notificationRoutes, storage: storage, nowMs: nowMs, logger: logger)
+    NotificationIntake.add(
+      to: router, routes: gateways.notificationRoutes, storage: storage, nowMs: nowMs, logger: logger)
     router.get("/health") { _, _ -> Response in
       let counts = (try? await self.storage.inboxCounts()) ?? [:]
       let health: [String: Any] = ["status": "serving", "inbox": counts, "processed": self.stats.json]
       let body = (try? JSONSerialization.data(withJSONObject: health, options: [.sortedKeys])) ?? Data()
-      return Response(status: .ok, headers: [.contentType: "application/json"], body: .init(byteBuffer: ByteBuffer(bytes: body)))
+      return Response(
+        status: .ok, headers: [.contentType: "application/json"], body: .init(byteBuffer: ByteBuffer(bytes: body)))
     }
     if let render = metricsText {
       router.get("/metrics") { _, _ -> Response in
@@ -122,7 +127,8 @@ public final class VerifierWorker: Service, Sendable {
           gaugeUpdatedAt = clock.now
           stats.inboxPending.record((try? await storage.inboxCounts()["pending"]) ?? 0)
         }
-        let items = try await storage.claimInbox(nowMs: nowMs(), limit: settings.storeConcurrency * 4, leaseMs: settings.leaseMs)
+        let items = try await storage.claimInbox(
+          nowMs: nowMs(), limit: settings.storeConcurrency * 4, leaseMs: settings.leaseMs)
         worked = !items.isEmpty
         await withTaskGroup(of: Void.self) { group in
           for item in items { group.addTask { await self.processor.process(item) } }

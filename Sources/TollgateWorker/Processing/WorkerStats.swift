@@ -25,11 +25,17 @@ final class WorkerStats: Sendable {
 
   /// Dimensions are bounded: outcome and store, never a user or a purchase.
   init(factory: any MetricsFactory = NOOPMetricsHandler.instance, stores: [Store]) {
-    verifiedCounter = Counter(label: "tollgate_worker_items_total", dimensions: [("outcome", "verified")], factory: factory)
-    rejectedCounter = Counter(label: "tollgate_worker_items_total", dimensions: [("outcome", "rejected")], factory: factory)
-    storeFailureCounters = Dictionary(uniqueKeysWithValues: stores.map { store in
-      (store, Counter(label: "tollgate_store_failures_total", dimensions: [("store", store.rawValue)], factory: factory))
-    })
+    verifiedCounter = Counter(
+      label: "tollgate_worker_items_total", dimensions: [("outcome", "verified")], factory: factory)
+    rejectedCounter = Counter(
+      label: "tollgate_worker_items_total", dimensions: [("outcome", "rejected")], factory: factory)
+    storeFailureCounters = Dictionary(
+      uniqueKeysWithValues: stores.map { store in
+        (
+          store,
+          Counter(label: "tollgate_store_failures_total", dimensions: [("store", store.rawValue)], factory: factory)
+        )
+      })
     webhookFailureCounter = Counter(label: "tollgate_webhook_failures_total", factory: factory)
     inboxPending = Gauge(label: "tollgate_worker_inbox_pending", factory: factory)
   }
@@ -64,7 +70,8 @@ final class WorkerStats: Sendable {
   var json: [String: Any] {
     let s = snapshot
     var object: [String: Any] = [
-      "verified": s.verified, "rejected": s.rejected, "storeFailures": s.storeFailures, "webhookFailures": s.webhookFailures,
+      "verified": s.verified, "rejected": s.rejected, "storeFailures": s.storeFailures,
+      "webhookFailures": s.webhookFailures,
     ]
     if let at = s.lastStoreFailureAtMs { object["lastStoreFailureAtMs"] = at }
     if let error = s.lastStoreError { object["lastStoreError"] = error }

@@ -21,7 +21,8 @@ struct ChainRefresher: Sendable {
       // store recorded in between (the clock can jump, or the call can be slow).
       let askedAtMs = reconciler.nowMs()
       let chain = try await gateway.fetchChain(reference)
-      return try await reconciler.apply(chain, observedAtMs: askedAtMs, claimant: claimant, completes: inboxId, reason: reason)
+      return try await reconciler.apply(
+        chain, observedAtMs: askedAtMs, claimant: claimant, completes: inboxId, reason: reason)
     }
   }
 }

@@ -70,10 +70,14 @@ struct Reconciler: Sendable {
       history: chain.history, evidence: chain.evidence, state: evaluation.state, reason: evaluation.reason.rawValue,
       productId: evaluation.productId, willRenew: evaluation.willRenew, expiresAtMs: evaluation.expiresAtMs,
       accessEndsAtMs: evaluation.accessEndsAtMs, appAccountToken: chain.appAccountToken ?? existing?.appAccountToken,
-      verifiedAtMs: now, nextCheckAtMs: CheckSchedule.next(after: evaluation, nowMs: now, settings: settings), failures: 0)
+      verifiedAtMs: now, nextCheckAtMs: CheckSchedule.next(after: evaluation, nowMs: now, settings: settings),
+      failures: 0)
     let completion = inboxId.map { id in
       refusal.map { (id: id, state: SubmissionState.rejected, outcome: $0) }
-        ?? (id: id, state: SubmissionState.verified, outcome: "\(evaluation.state.rawValue) until \(evaluation.accessEndsAtMs)")
+        ?? (
+          id: id, state: SubmissionState.verified,
+          outcome: "\(evaluation.state.rawValue) until \(evaluation.accessEndsAtMs)"
+        )
     }
     try await storage.apply(
       SubscriptionChange(

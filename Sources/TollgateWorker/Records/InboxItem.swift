@@ -16,7 +16,9 @@ public struct InboxItem: Sendable, Hashable {
   public var attempts: Int
   public var receivedAtMs: Int64
 
-  public init(id: Int64, kind: Kind, store: String, userId: String?, payload: [UInt8], attempts: Int, receivedAtMs: Int64) {
+  public init(
+    id: Int64, kind: Kind, store: String, userId: String?, payload: [UInt8], attempts: Int, receivedAtMs: Int64
+  ) {
     self.id = id
     self.kind = kind
     self.store = store

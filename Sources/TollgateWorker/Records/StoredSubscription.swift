@@ -83,4 +83,3 @@ public struct VerificationEvidence: Sendable, Hashable, Codable {
     self.verifiedAtMs = verifiedAtMs
   }
 }
-

@@ -16,7 +16,8 @@ public struct TransactionRow: Sendable, Hashable {
 
   public init(
     storeTransactionId: String, productId: String, purchasedAtMs: Int64, expiresAtMs: Int64?, revokedAtMs: Int64?,
-    revocationReason: String?, offerType: String?, environment: StoreEnvironment, payloadSHA256: String?, signedAtMs: Int64?
+    revocationReason: String?, offerType: String?, environment: StoreEnvironment, payloadSHA256: String?,
+    signedAtMs: Int64?
   ) {
     self.storeTransactionId = storeTransactionId
     self.productId = productId
@@ -46,7 +47,8 @@ public struct SubscriptionChange: Sendable {
 
   public init(
     subscription: StoredSubscription, transactions: [TransactionRow], events: [WorkerEvent],
-    completes: (id: Int64, state: SubmissionState, outcome: String)?, alsoRecompute: String?, reason: String, nowMs: Int64
+    completes: (id: Int64, state: SubmissionState, outcome: String)?, alsoRecompute: String?, reason: String,
+    nowMs: Int64
   ) {
     self.subscription = subscription
     self.transactions = transactions
@@ -60,7 +62,8 @@ public struct SubscriptionChange: Sendable {
 
 /// Computes a user's entitlement records from all their subscriptions and grants.
 public typealias EntitlementRecompute =
-  @Sendable (_ userId: String, _ subscriptions: [StoredSubscription], _ grants: [PromotionalGrant]) -> [EntitlementRecord]
+  @Sendable (_ userId: String, _ subscriptions: [StoredSubscription], _ grants: [PromotionalGrant]) ->
+  [EntitlementRecord]
 
 /// The records of each recomputed user before and after a change.
 public typealias RecordChanges = [String: (before: [EntitlementRecord], after: [EntitlementRecord])]

@@ -83,7 +83,8 @@ struct Reverify: AsyncParsableCommand {
 }
 
 struct Explain: AsyncParsableCommand {
-  static let configuration = CommandConfiguration(abstract: "Why a user has, or lacks, an entitlement: sources, evidence, rules, events.")
+  static let configuration = CommandConfiguration(
+    abstract: "Why a user has, or lacks, an entitlement: sources, evidence, rules, events.")
 
   @Argument var user: String
   @Argument var entitlement: String

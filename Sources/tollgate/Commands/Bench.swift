@@ -10,114 +10,114 @@ struct Bench: ParsableCommand {
 
 extension Bench {
   struct Load: ParsableCommand {
-  static let configuration = CommandConfiguration(
-    abstract: "Load-test a running service over the wire protocol and report throughput and latency.",
-    discussion: """
-      Closed loop by default: every connection keeps --pipeline requests in flight. With --rate the load \
-      is open loop: requests go out on schedule whether or not earlier ones were answered, and latency \
-      counts from the scheduled moment (coordinated omission corrected). Users are USER-PREFIX0 … \
-      USER-PREFIX{N-1}, as `tollgate seed` writes them; --hit-ratio below 1 mixes in users that do not \
-      exist. Latency percentiles come from an HDR histogram. Exits 1 when any request failed or went \
-      unanswered, 2 on bad usage or when the server cannot be reached.
-      """)
+    static let configuration = CommandConfiguration(
+      abstract: "Load-test a running service over the wire protocol and report throughput and latency.",
+      discussion: """
+        Closed loop by default: every connection keeps --pipeline requests in flight. With --rate the load \
+        is open loop: requests go out on schedule whether or not earlier ones were answered, and latency \
+        counts from the scheduled moment (coordinated omission corrected). Users are USER-PREFIX0 … \
+        USER-PREFIX{N-1}, as `tollgate seed` writes them; --hit-ratio below 1 mixes in users that do not \
+        exist. Latency percentiles come from an HDR histogram. Exits 1 when any request failed or went \
+        unanswered, 2 on bad usage or when the server cannot be reached.
+        """)
 
-  @Option(help: "The service, HOST:PORT.")
-  var server = HostPort(host: "127.0.0.1", port: 7701)
+    @Option(help: "The service, HOST:PORT.")
+    var server = HostPort(host: "127.0.0.1", port: 7701)
 
-  @Option(help: "TCP connections.")
-  var connections = 50
+    @Option(help: "TCP connections.")
+    var connections = 50
 
-  @Option(help: "Requests in flight per connection (1 = unpipelined).")
-  var pipeline = 1
+    @Option(help: "Requests in flight per connection (1 = unpipelined).")
+    var pipeline = 1
 
-  @Option(help: "Seconds to measure (after the warm-up).")
-  var duration = 10.0
+    @Option(help: "Seconds to measure (after the warm-up).")
+    var duration = 10.0
 
-  @Option(help: "Send exactly this many requests instead of running for --duration (no warm-up).")
-  var requests: Int?
+    @Option(help: "Send exactly this many requests instead of running for --duration (no warm-up).")
+    var requests: Int?
 
-  @Option(help: "Seconds of load before measuring starts.")
-  var warmup = 1.0
+    @Option(help: "Seconds of load before measuring starts.")
+    var warmup = 1.0
 
-  @Option(help: "Number of seeded users to ask about.")
-  var users = 100_000
+    @Option(help: "Number of seeded users to ask about.")
+    var users = 100_000
 
-  @Option(help: "User id prefix.")
-  var userPrefix = "user-"
+    @Option(help: "User id prefix.")
+    var userPrefix = "user-"
 
-  @Option(help: "The entitlement IsSubscriber asks about.")
-  var entitlement = "premium"
+    @Option(help: "The entitlement IsSubscriber asks about.")
+    var entitlement = "premium"
 
-  @Option(help: "How users are picked: uniform or zipf.")
-  var distribution = "uniform"
+    @Option(help: "How users are picked: uniform or zipf.")
+    var distribution = "uniform"
 
-  @Option(help: "Zipf exponent (with --distribution zipf).")
-  var zipfExponent = 0.99
+    @Option(help: "Zipf exponent (with --distribution zipf).")
+    var zipfExponent = 0.99
 
-  @Option(help: "Share (0…1) of requests for seeded users; the rest ask about nobody.")
-  var hitRatio = 1.0
+    @Option(help: "Share (0…1) of requests for seeded users; the rest ask about nobody.")
+    var hitRatio = 1.0
 
-  @Option(help: "Share (0…1) of requests that are GetSubscription instead of IsSubscriber.")
-  var getSubscriptionShare = 0.0
+    @Option(help: "Share (0…1) of requests that are GetSubscription instead of IsSubscriber.")
+    var getSubscriptionShare = 0.0
 
-  @Option(help: "Open loop at this many requests per second in total.")
-  var rate: Double?
+    @Option(help: "Open loop at this many requests per second in total.")
+    var rate: Double?
 
-  @Option(help: "Load-generator threads.")
-  var threads = 1
+    @Option(help: "Load-generator threads.")
+    var threads = 1
 
-  @Option(help: "Seed of the request sequence.")
-  var seed: UInt64 = 1
+    @Option(help: "Seed of the request sequence.")
+    var seed: UInt64 = 1
 
-  @Flag(help: "Print the result as JSON.")
-  var json = false
+    @Flag(help: "Print the result as JSON.")
+    var json = false
 
-  func validate() throws {
-    guard BenchConfiguration.Distribution(rawValue: distribution) != nil else {
-      throw ValidationError("--distribution must be uniform or zipf")
+    func validate() throws {
+      guard BenchConfiguration.Distribution(rawValue: distribution) != nil else {
+        throw ValidationError("--distribution must be uniform or zipf")
+      }
+      let problems = configuration().problems()
+      guard problems.isEmpty else { throw ValidationError(problems.joined(separator: "; ")) }
     }
-    let problems = configuration().problems()
-    guard problems.isEmpty else { throw ValidationError(problems.joined(separator: "; ")) }
-  }
 
-  func configuration() -> BenchConfiguration {
-    var c = BenchConfiguration()
-    c.host = server.host
-    c.port = server.port
-    c.connections = connections
-    c.pipeline = pipeline
-    c.durationSeconds = duration
-    c.requests = requests
-    c.warmupSeconds = warmup
-    c.users = users
-    c.userPrefix = userPrefix
-    c.entitlement = entitlement
-    c.distribution = BenchConfiguration.Distribution(rawValue: distribution) ?? .uniform
-    c.zipfExponent = zipfExponent
-    c.hitRatio = hitRatio
-    c.getSubscriptionShare = getSubscriptionShare
-    c.rate = rate
-    c.threads = threads
-    c.seed = seed
-    return c
-  }
+    func configuration() -> BenchConfiguration {
+      var c = BenchConfiguration()
+      c.host = server.host
+      c.port = server.port
+      c.connections = connections
+      c.pipeline = pipeline
+      c.durationSeconds = duration
+      c.requests = requests
+      c.warmupSeconds = warmup
+      c.users = users
+      c.userPrefix = userPrefix
+      c.entitlement = entitlement
+      c.distribution = BenchConfiguration.Distribution(rawValue: distribution) ?? .uniform
+      c.zipfExponent = zipfExponent
+      c.hitRatio = hitRatio
+      c.getSubscriptionShare = getSubscriptionShare
+      c.rate = rate
+      c.threads = threads
+      c.seed = seed
+      return c
+    }
 
-  func run() throws {
-    let result: BenchResult
-    do {
-      result = try BenchRunner.run(configuration())
-    } catch {
-      FileHandle.standardError.write(Data("tollgate bench: \(error)\n".utf8))
-      throw ExitCode(2)
+    func run() throws {
+      let result: BenchResult
+      do {
+        result = try BenchRunner.run(configuration())
+      } catch {
+        FileHandle.standardError.write(Data("tollgate bench: \(error)\n".utf8))
+        throw ExitCode(2)
+      }
+      if json {
+        let encoder = JSONEncoder()
+        encoder.outputFormatting = [.prettyPrinted, .sortedKeys]
+        print(String(decoding: try encoder.encode(result), as: UTF8.self))
+      } else {
+        print(result.text)
+      }
+      if result.errors.total > 0 { throw ExitCode(1) }
     }
-    if json {
-      let encoder = JSONEncoder()
-      encoder.outputFormatting = [.prettyPrinted, .sortedKeys]
-      print(String(decoding: try encoder.encode(result), as: UTF8.self))
-    } else {
-      print(result.text)
-    }
-    if result.errors.total > 0 { throw ExitCode(1) }
   }
-}
 }

@@ -30,7 +30,9 @@ extension Bench {
     var userPrefix = "user-"
 
     func validate() throws {
-      guard seconds > 0, depth >= 1, users >= 1 else { throw ValidationError("--seconds, --depth and --users must be positive") }
+      guard seconds > 0, depth >= 1, users >= 1 else {
+        throw ValidationError("--seconds, --depth and --users must be positive")
+      }
     }
 
     func run() async throws {

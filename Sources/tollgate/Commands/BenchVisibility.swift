@@ -1,8 +1,8 @@
 import ArgumentParser
 import Foundation
 import TollgateBench
-import TollgateCore
 import TollgateClient
+import TollgateCore
 import TollgateService
 import TollgateStorage
 
@@ -37,13 +37,14 @@ extension Bench {
 
     func validate() throws {
       guard samples >= 1 else { throw ValidationError("--samples must be at least 1") }
-      guard intervalMs >= 0, timeoutMs >= 1 else { throw ValidationError("--interval-ms and --timeout-ms must be positive") }
+      guard intervalMs >= 0, timeoutMs >= 1 else {
+        throw ValidationError("--interval-ms and --timeout-ms must be positive")
+      }
     }
 
     func run() async throws {
       let storage = try SQLiteEntitlementStorage(path: database, nowMs: SystemClock.nowMs())
       let client = TollgateClient(host: server.host, port: server.port)
-      defer { Task { await client.close() } }
       var latency = LatencyRecorder()
       var lost = 0
       let tag = "visibility-\(getpid())-"
@@ -54,7 +55,8 @@ extension Bench {
           userId: userId, entitlement: "visibility-probe", source: "promotional:\(userId)", store: .promotional,
           productId: "probe", environment: .production, state: .active, willRenew: false, expiresAtMs: now + 3_600_000,
           accessEndsAtMs: now + 3_600_000, verifiedAtMs: now)
-        _ = try await storage.replaceEntitlements(userId: userId, with: [record], reason: "visibility probe", nowMs: now)
+        _ = try await storage.replaceEntitlements(
+          userId: userId, with: [record], reason: "visibility probe", nowMs: now)
         let committed = ContinuousClock.now
         var seen = false
         while ContinuousClock.now - committed < .milliseconds(timeoutMs) {
@@ -66,8 +68,11 @@ extension Bench {
         if seen { latency.record(ContinuousClock.now - committed) } else { lost += 1 }
         try await Task.sleep(for: .milliseconds(intervalMs))
       }
+      // (On an error the process exits, which closes the connection as well.)
+      await client.close()
       let cleanup = (0..<samples).map { (userId: tag + String($0), records: [EntitlementRecord]()) }
-      try await storage.replaceEntitlements(batch: cleanup, reason: "visibility probe cleanup", nowMs: SystemClock.nowMs())
+      try await storage.replaceEntitlements(
+        batch: cleanup, reason: "visibility probe cleanup", nowMs: SystemClock.nowMs())
 
       let summary = latency.summary
       if json {
@@ -78,7 +83,9 @@ extension Bench {
         }
         let encoder = JSONEncoder()
         encoder.outputFormatting = [.prettyPrinted, .sortedKeys]
-        print(String(decoding: try encoder.encode(Output(samples: samples, notSeen: lost, latency: summary)), as: UTF8.self))
+        print(
+          String(decoding: try encoder.encode(Output(samples: samples, notSeen: lost, latency: summary)), as: UTF8.self)
+        )
       } else {
         print(
           "tollgate bench visibility → \(server): \(samples) writes, commit → first active answer, µs: "

@@ -2,8 +2,8 @@ import ArgumentParser
 import Foundation
 import Logging
 import ServiceLifecycle
-import TollgateDemo
 import TollgateClient
+import TollgateDemo
 
 struct Demo: AsyncParsableCommand {
   static let configuration = CommandConfiguration(
@@ -24,23 +24,34 @@ struct Demo: AsyncParsableCommand {
     var options = logging
     if options.logLevel == .info { options.logLevel = .warning }
     let logger = options.makeLogger(label: "tollgate.demo")
-    let stack = try await LocalStack.start(
-      directory: directory, ports: .init(service: servicePort, simulator: simulatorPort, worker: workerPort), logger: logger)
-    let users: [(user: String, answer: Tollgate_V1_IsSubscriberResponse)]
-    do {
-      users = try await DemoUsers.create(on: stack)
-    } catch {
-      await stack.stop()
-      throw error
+    try await LocalStack.run(
+      directory: directory, ports: .init(service: servicePort, simulator: simulatorPort, worker: workerPort),
+      logger: logger
+    ) { stack in
+      let users = try await DemoUsers.create(on: stack)
+      try await announce(stack: stack, users: users)
+      // Until a shutdown signal; then LocalStack.run stops the three parts.
+      let group = ServiceGroup(
+        configuration: .init(
+          services: [.init(service: UntilShutdown())], gracefulShutdownSignals: [.sigterm, .sigint], logger: logger))
+      try await group.run()
     }
+  }
+
+  private func announce(stack: LocalStack, users: [(user: String, answer: Tollgate_V1_IsSubscriberResponse)])
+    async throws
+  {
     let bin = CommandLine.arguments.first ?? "tollgate"
     var lines = [
-      "", "Tollgate demo: service 127.0.0.1:\(servicePort), store simulator 127.0.0.1:\(simulatorPort), worker 127.0.0.1:\(await stack.workerPort)",
+      "",
+      "Tollgate demo: service 127.0.0.1:\(servicePort), store simulator 127.0.0.1:\(simulatorPort), worker 127.0.0.1:\(await stack.workerPort)",
       "database \(stack.databasePath)", "", "Demo users (bought through the simulator, verified by the worker):",
     ]
     for (user, answer) in users {
       let state = QueryOutput.name(answer.state)
-      lines.append("  \(user.padding(toLength: 15, withPad: " ", startingAt: 0)) premium: \(answer.active ? "yes" : "no ") (\(state))")
+      lines.append(
+        "  \(user.padding(toLength: 15, withPad: " ", startingAt: 0)) premium: \(answer.active ? "yes" : "no ") (\(state))"
+      )
     }
     lines += [
       "", "Ask it:",
@@ -52,18 +63,12 @@ struct Demo: AsyncParsableCommand {
       "Ctrl-C stops everything.", "",
     ]
     FileHandle.standardOutput.write(Data((lines.joined(separator: "\n") + "\n").utf8))
-    let group = ServiceGroup(
-      configuration: .init(services: [.init(service: StackService(stack: stack))], gracefulShutdownSignals: [.sigterm, .sigint], logger: logger))
-    try await group.run()
   }
 }
 
-/// Keeps the demo up until a shutdown signal, then stops the three parts.
-struct StackService: Service {
-  let stack: LocalStack
-
+/// Returns on graceful shutdown (a signal): what keeps the demo up.
+struct UntilShutdown: Service {
   func run() async throws {
     try? await gracefulShutdown()
-    await stack.stop()
   }
 }

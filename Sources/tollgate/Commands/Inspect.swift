@@ -6,11 +6,14 @@ import TollgateCrypto
 /// `tollgate inspect`: what does this receipt, JWS or notification really say, and is it genuine?
 struct Inspect: ParsableCommand {
   static let configuration = CommandConfiguration(
-    abstract: "Verify and decode a store payload. Prints JSON; exit 0 valid, 1 invalid, 2 unreadable input or bad usage.",
+    abstract:
+      "Verify and decode a store payload. Prints JSON; exit 0 valid, 1 invalid, 2 unreadable input or bad usage.",
     subcommands: [AppleJWS.self, AppleReceipt.self, AppleNotification.self])
 
   struct AppleOptions: ParsableArguments {
-    @Option(name: .customLong("root"), help: "Trusted root certificate (DER or PEM); repeatable. Default: Apple's pinned roots.")
+    @Option(
+      name: .customLong("root"),
+      help: "Trusted root certificate (DER or PEM); repeatable. Default: Apple's pinned roots.")
     var roots: [String] = []
 
     @Option(help: "Expected environment: production, sandbox, xcode or local-testing. Default: the payload's own.")
@@ -52,13 +55,15 @@ struct Inspect: ParsableCommand {
       }
     }
 
-    /// A verifier whose unset expectations are taken from the payload itself.
+    /// A verifier whose unset expectations are taken from the payload itself. Xcode and local
+    /// testing payloads are not signed by the App Store: they need no roots (as in Apple's own
+    /// library), so none are loaded for them.
     func verifier(defaultsFrom payload: InspectInput.PayloadFacts) throws -> SignedDataVerifier {
+      let expected = environment.flatMap(Self.environment) ?? payload.environment ?? .production
       var config = SignedDataVerifier.Config(
-        rootCertificates: try rootCertificates(), bundleId: bundleId ?? payload.bundleId ?? "",
-        appAppleId: appAppleId ?? payload.appAppleId,
-        environment: environment.flatMap(Self.environment) ?? payload.environment ?? .production,
-        allowSandbox: allowSandbox)
+        rootCertificates: expected.isSignedByAppStore ? try rootCertificates() : [],
+        bundleId: bundleId ?? payload.bundleId ?? "", appAppleId: appAppleId ?? payload.appAppleId,
+        environment: expected, allowSandbox: allowSandbox)
       config.validationTimeMs = at
       return SignedDataVerifier(config: config)
     }
@@ -66,7 +71,8 @@ struct Inspect: ParsableCommand {
 
   struct AppleJWS: ParsableCommand {
     static let configuration = CommandConfiguration(
-      commandName: "apple-jws", abstract: "A signed transaction, renewal info, app transaction or notification payload.")
+      commandName: "apple-jws", abstract: "A signed transaction, renewal info, app transaction or notification payload."
+    )
 
     @Argument(help: "File holding the compact JWS ('-' for stdin).") var file: String
     @Option(help: "transaction, renewal-info, app-transaction or notification. Default: from the payload's fields.")
@@ -76,6 +82,7 @@ struct Inspect: ParsableCommand {
     func run() throws {
       try InspectInput.exitWith {
         let text = try InspectInput.read(file)
+        try InspectInput.requireJWS(text)
         let facts = InspectInput.PayloadFacts(jws: text)
         let resolvedKind: AppStoreInspection.Kind
         if let kind {
@@ -86,7 +93,8 @@ struct Inspect: ParsableCommand {
         } else {
           resolvedKind = facts.kind
         }
-        return AppStoreInspection.inspectJWS(text, kind: resolvedKind, verifier: try options.verifier(defaultsFrom: facts))
+        return AppStoreInspection.inspectJWS(
+          text, kind: resolvedKind, verifier: try options.verifier(defaultsFrom: facts))
       }
     }
   }
@@ -102,7 +110,8 @@ struct Inspect: ParsableCommand {
     func run() throws {
       try InspectInput.exitWith {
         let text = try InspectInput.read(file)
-        let facts = InspectInput.PayloadFacts(jws: InspectInput.signedPayload(in: text) ?? text)
+        let signed = try InspectInput.notificationJWS(in: text)
+        let facts = InspectInput.PayloadFacts(jws: signed)
         return AppStoreInspection.inspectNotification(text, verifier: try options.verifier(defaultsFrom: facts))
       }
     }
@@ -118,6 +127,7 @@ struct Inspect: ParsableCommand {
     func run() throws {
       try InspectInput.exitWith {
         let text = try InspectInput.read(file)
+        try InspectInput.requireReceipt(text)
         var verifier = AppReceiptVerifier(rootCertificates: try options.rootCertificates(), bundleId: options.bundleId)
         verifier.validationTimeMs = options.at
         return AppStoreInspection.inspectReceipt(text, verifier: verifier)

@@ -34,8 +34,13 @@ struct Query: AsyncParsableCommand {
 
     func run() async throws {
       let client = connection.client()
-      let response = try await QueryOutput.perform { try await client.isSubscriber(userId: user, entitlement: entitlement) }
-      print(connection.json ? try QueryJSON.encode(QueryJSON.IsSubscriber(response)) : QueryOutput.text(response, user: user, entitlement: entitlement))
+      let response = try await QueryOutput.perform {
+        try await client.isSubscriber(userId: user, entitlement: entitlement)
+      }
+      print(
+        connection.json
+          ? try QueryJSON.encode(QueryJSON.IsSubscriber(response))
+          : QueryOutput.text(response, user: user, entitlement: entitlement))
       if !response.active { throw ExitCode(1) }
     }
   }

@@ -1,7 +1,6 @@
 import ArgumentParser
 import Foundation
 import TollgateCore
-
 import TollgateStorage
 
 struct Seed: AsyncParsableCommand {
@@ -51,7 +50,9 @@ struct Seed: AsyncParsableCommand {
       start = end
     }
     let elapsed = ContinuousClock.now - started
-    print("seeded \(users) users with \(entitlement) into \(database) in \(elapsed.formatted(.units(allowed: [.seconds, .milliseconds])))")
+    print(
+      "seeded \(users) users with \(entitlement) into \(database) in \(elapsed.formatted(.units(allowed: [.seconds, .milliseconds])))"
+    )
   }
 
   private func record(n: Int, userId: String, now: Int64, inactiveEvery: Int) -> EntitlementRecord {

@@ -38,7 +38,8 @@ struct Serve: AsyncParsableCommand {
   func run() async throws {
     let settings = try config.map(ServeSettings.load(path:)) ?? ServeSettings()
     try settings.validate()
-    guard let listen = listen ?? settings.listen.flatMap(HostPort.init(argument:)) ?? HostPort(argument: "127.0.0.1:7701")
+    guard
+      let listen = listen ?? settings.listen.flatMap(HostPort.init(argument:)) ?? HostPort(argument: "127.0.0.1:7701")
     else { throw ValidationError("service.listen must be HOST:PORT") }
     guard let database = database ?? settings.database else {
       throw ValidationError("--database PATH is required (or \"service.database\" in --config)")
@@ -61,9 +62,12 @@ struct Serve: AsyncParsableCommand {
       logger: logger)
     // Written unbuffered: scripts and tests wait for this line to learn the port.
     FileHandle.standardOutput.write(
-      Data("tollgate serve: listening on \(HostPort(host: listen.host, port: server.port)), database \(database)\n".utf8))
+      Data(
+        "tollgate serve: listening on \(HostPort(host: listen.host, port: server.port)), database \(database)\n".utf8))
     let group = ServiceGroup(
-      configuration: .init(services: [.init(service: server)] + clock.services, gracefulShutdownSignals: [.sigterm, .sigint], logger: logger))
+      configuration: .init(
+        services: [.init(service: server)] + clock.services, gracefulShutdownSignals: [.sigterm, .sigint],
+        logger: logger))
     try await group.run()
   }
 }

@@ -71,7 +71,8 @@ struct StoreSim: AsyncParsableCommand {
             + "\(simulator.clockNowMs)\(settings.dataDirectory.map { ", root \($0)/apple-root.cer" } ?? "")\n").utf8))
       let group = ServiceGroup(
         configuration: .init(
-          services: [.init(service: SimulatorService(simulator: simulator))], gracefulShutdownSignals: [.sigterm, .sigint],
+          services: [.init(service: SimulatorService(simulator: simulator))],
+          gracefulShutdownSignals: [.sigterm, .sigint],
           logger: logger))
       try await group.run()
     }
@@ -151,7 +152,8 @@ struct StoreSim: AsyncParsableCommand {
     @Flag(help: "Retry now instead of at the next scheduled retry.") var immediately = false
     @OptionGroup var target: Target
     func run() async throws {
-      try await target.call("POST", "/sim/apple/subscriptions/\(id)/recover-billing", json: ["immediately": immediately])
+      try await target.call(
+        "POST", "/sim/apple/subscriptions/\(id)/recover-billing", json: ["immediately": immediately])
     }
   }
 

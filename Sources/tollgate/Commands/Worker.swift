@@ -22,7 +22,8 @@ struct Worker: AsyncParsableCommand {
   @Option(help: "HTTP address for store notifications, HOST:PORT (default: worker.listen, else 127.0.0.1:7703).")
   var listen: HostPort?
 
-  @Option(help: "Follow a store simulator's virtual clock at this URL (demos and tests only; also worker.followClockURL).")
+  @Option(
+    help: "Follow a store simulator's virtual clock at this URL (demos and tests only; also worker.followClockURL).")
   var followClock: String?
 
   @OptionGroup var logging: LoggingOptions
@@ -57,7 +58,8 @@ struct Worker: AsyncParsableCommand {
     }
     let group = ServiceGroup(
       configuration: .init(
-        services: [.init(service: worker)] + clock.services, gracefulShutdownSignals: [.sigterm, .sigint], logger: logger))
+        services: [.init(service: worker)] + clock.services, gracefulShutdownSignals: [.sigterm, .sigint],
+        logger: logger))
     try await group.run()
   }
 }

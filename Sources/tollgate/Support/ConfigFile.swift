@@ -1,6 +1,6 @@
 import ArgumentParser
-import StoreSimulator
 import Foundation
+import StoreSimulator
 import TollgateWorker
 
 /// The JSON config file shared by `serve`, `worker` and the admin commands.

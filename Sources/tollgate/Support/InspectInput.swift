@@ -1,6 +1,7 @@
 import AppStore
 import ArgumentParser
 import Foundation
+import TollgateCrypto
 
 /// Input handling shared by the `inspect` subcommands.
 enum InspectInput {
@@ -37,9 +38,38 @@ enum InspectInput {
     if !document.contains("\"verdict\" : \"valid\"") { throw ExitCode(1) }
   }
 
-  static func signedPayload(in body: String) -> String? {
-    guard let object = try? JSONSerialization.jsonObject(with: Data(body.utf8)) as? [String: Any] else { return nil }
-    return object["signedPayload"] as? String
+  /// Unreadable unless `text` is a compact JWS whose payload is JSON.
+  static func requireJWS(_ text: String) throws {
+    switch JWS.parse(text) {
+    case .failure(let error):
+      throw Unreadable(message: "not a compact JWS: \(error.message)")
+    case .success(let jws):
+      guard (try? JSONSerialization.jsonObject(with: Data(jws.payload))) != nil else {
+        throw Unreadable(message: "the JWS payload is not JSON")
+      }
+    }
+  }
+
+  /// The signed payload of a notification: the `signedPayload` of a JSON body, or the text itself
+  /// when it is a compact JWS; unreadable otherwise.
+  static func notificationJWS(in text: String) throws -> String {
+    if let object = try? JSONSerialization.jsonObject(with: Data(text.utf8)) {
+      guard let signed = (object as? [String: Any])?["signedPayload"] as? String else {
+        throw Unreadable(message: "a JSON body without a signedPayload string")
+      }
+      try requireJWS(signed)
+      return signed
+    }
+    try requireJWS(text)
+    return text
+  }
+
+  /// Unreadable unless `text` is base64 of a PKCS#7 app receipt (signed or not by anyone).
+  static func requireReceipt(_ text: String) throws {
+    guard let der = Base64.decode(text, ignoringWhitespace: true) else { throw Unreadable(message: "not base64") }
+    guard AppReceiptVerifier.parseUnverified(der: der) != nil else {
+      throw Unreadable(message: "not a PKCS#7 app receipt")
+    }
   }
 
   /// What the payload says about itself, used for defaults; nothing here is trusted.
@@ -56,12 +86,14 @@ enum InspectInput {
       let data = (object["data"] as? [String: Any]) ?? (object["summary"] as? [String: Any]) ?? object
       bundleId = data["bundleId"] as? String
       appAppleId = (data["appAppleId"] as? NSNumber)?.int64Value
-      environment = ((data["environment"] ?? data["receiptType"]) as? String).flatMap(AppStoreEnvironment.init(rawValue:))
+      environment = ((data["environment"] ?? data["receiptType"]) as? String).flatMap(
+        AppStoreEnvironment.init(rawValue:))
       if object["notificationType"] != nil {
         kind = .notification
       } else if object["receiptType"] != nil {
         kind = .appTransaction
-      } else if object["transactionId"] == nil, object["autoRenewStatus"] != nil || object["autoRenewProductId"] != nil {
+      } else if object["transactionId"] == nil, object["autoRenewStatus"] != nil || object["autoRenewProductId"] != nil
+      {
         kind = .renewalInfo
       }
     }

@@ -18,4 +18,6 @@ struct LoggingOptions: ParsableArguments {
   }
 }
 
+// swift-format-ignore: AvoidRetroactiveConformances
+// The executable is the only place that parses a log level from the command line.
 extension Logger.Level: @retroactive ExpressibleByArgument {}

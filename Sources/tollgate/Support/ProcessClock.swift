@@ -1,9 +1,9 @@
-import TollgateCore
 import AsyncHTTPClient
 import Foundation
 import Logging
 import ServiceLifecycle
 import StoreSimulator
+import TollgateCore
 
 /// A process's clock (serve, worker): the machine's, or, for demos and tests only, a store
 /// simulator's virtual clock (`GET {url}/sim/clock` → `{"nowMs": …}`), followed by polling.
@@ -15,7 +15,8 @@ struct ProcessClock: Sendable {
     guard let followURL else { return ProcessClock(nowMs: SystemClock.nowMs, services: []) }
     let follower = SimulatorClockFollower(url: followURL, logger: logger)
     try await follower.refresh()
-    logger.warning("following a simulator's virtual clock; never do this in production", metadata: ["clock.url": "\(followURL)"])
+    logger.warning(
+      "following a simulator's virtual clock; never do this in production", metadata: ["clock.url": "\(followURL)"])
     return ProcessClock(nowMs: { follower.nowMs() }, services: [.init(service: follower)])
   }
 }
@@ -44,7 +45,9 @@ final class SimulatorClockFollower: Service, Sendable {
     await cancelWhenGracefulShutdown {
       while !Task.isCancelled {
         try? await Task.sleep(for: .milliseconds(100))
-        do { try await self.refresh() } catch { self.logger.debug("simulator clock unreachable", metadata: ["error": "\(error)"]) }
+        do { try await self.refresh() } catch {
+          self.logger.debug("simulator clock unreachable", metadata: ["error": "\(error)"])
+        }
       }
     }
   }

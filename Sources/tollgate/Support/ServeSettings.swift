@@ -49,7 +49,8 @@ struct ServeSettings: Decodable, Sendable {
     }
     if let value = eventLoopThreads, !Self.eventLoopThreadRange.contains(value) {
       let range = Self.eventLoopThreadRange
-      throw ConfigError(path: nil, problem: "service.eventLoopThreads must be between \(range.lowerBound) and \(range.upperBound)")
+      throw ConfigError(
+        path: nil, problem: "service.eventLoopThreads must be between \(range.lowerBound) and \(range.upperBound)")
     }
     if let value = feedPollMs, !(1...10_000).contains(value) {
       throw ConfigError(path: nil, problem: "service.feedPollMs must be between 1 and 10000")

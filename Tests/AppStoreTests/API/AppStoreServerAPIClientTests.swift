@@ -74,7 +74,9 @@ struct AppStoreServerAPIClientTests {
       (503, [:], .serverError, true, nil),
       (400, [:], .badRequest, false, nil),
     ])
-  func failures(status: Int, headers: [String: String], code: AppStoreAPIError.Code, retryable: Bool, retryAfter: Int64?)
+  func failures(
+    status: Int, headers: [String: String], code: AppStoreAPIError.Code, retryable: Bool, retryAfter: Int64?
+  )
     async throws
   {
     try await withClient { client, server in

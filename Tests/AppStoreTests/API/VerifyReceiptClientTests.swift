@@ -9,7 +9,8 @@ struct VerifyReceiptClientTests {
   func client(_ server: ScriptedHTTPServer, secret: String? = "s3cret") -> VerifyReceiptClient {
     VerifyReceiptClient(
       config: .init(
-        productionURL: server.baseURL + "/production/verifyReceipt", sandboxURL: server.baseURL + "/sandbox/verifyReceipt",
+        productionURL: server.baseURL + "/production/verifyReceipt",
+        sandboxURL: server.baseURL + "/sandbox/verifyReceipt",
         sharedSecret: secret, timeout: .seconds(5)),
       httpClient: .shared, logger: Logger(label: "test"))
   }

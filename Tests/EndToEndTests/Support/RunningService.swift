@@ -1,6 +1,6 @@
 import Logging
-import TollgateCore
 import TollgateClient
+import TollgateCore
 import TollgateServer
 import TollgateService
 import TollgateStorage
@@ -55,4 +55,3 @@ func withService(
     try await group.waitForAll()
   }
 }
-

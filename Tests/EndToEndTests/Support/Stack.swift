@@ -1,11 +1,11 @@
 import Foundation
 import Logging
 import StoreSimulator
+import Testing
+import TollgateClient
 import TollgateCore
 import TollgateCrypto
 import TollgateDemo
-import Testing
-import TollgateClient
 import TollgateServer
 import TollgateTesting
 import TollgateWorker
@@ -23,19 +23,6 @@ struct Stack {
   var sim: StoreSimulator { local.sim }
   var worker: VerifierWorker { local.worker }
   var client: TollgateClient { local.client }
-
-  static func start(transferPolicy: TransferPolicy, environment: String, allowSandbox: Bool) async throws -> Stack {
-    let dir = try TemporaryDirectory(prefix: "tollgate-stack")
-    let local = try await LocalStack.start(
-      directory: dir.path, transferPolicy: transferPolicy, appEnvironment: environment, allowSandbox: allowSandbox,
-      logger: Logger(label: "e2e.stack"))
-    return Stack(dir: dir, local: local)
-  }
-
-  func stop() async {
-    await local.stop()
-    dir.remove()
-  }
 
   func buyAndSubmit(
     _ productId: String = premium, userId: String, offer: String? = nil, environment: String = "Sandbox"
@@ -91,12 +78,12 @@ func withStack(
   transferPolicy: TransferPolicy = .keepWithOriginalOwner, environment: String = "sandbox", allowSandbox: Bool = false,
   _ body: (Stack) async throws -> Void
 ) async throws {
-  let stack = try await Stack.start(transferPolicy: transferPolicy, environment: environment, allowSandbox: allowSandbox)
-  do {
-    try await body(stack)
-  } catch {
-    await stack.stop()
-    throw error
+  let dir = try TemporaryDirectory(prefix: "tollgate-stack")
+  defer { dir.remove() }
+  try await LocalStack.run(
+    directory: dir.path, transferPolicy: transferPolicy, appEnvironment: environment, allowSandbox: allowSandbox,
+    logger: Logger(label: "e2e.stack")
+  ) { local in
+    try await body(Stack(dir: dir, local: local))
   }
-  await stack.stop()
 }

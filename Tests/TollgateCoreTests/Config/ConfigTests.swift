@@ -37,7 +37,9 @@ struct ConfigTests {
 
   @Test func defaultAccessLevelsFollowTheIssue() {
     let policy = AccessLevelPolicy.defaults
-    for state in [SubscriptionState.trial, .introOffer, .active, .gracePeriod] { #expect(policy.level(for: state) == .full) }
+    for state in [SubscriptionState.trial, .introOffer, .active, .gracePeriod] {
+      #expect(policy.level(for: state) == .full)
+    }
     for state in [SubscriptionState.billingRetry, .onHold, .paused, .expired, .revoked] {
       #expect(policy.level(for: state) == .none)
     }

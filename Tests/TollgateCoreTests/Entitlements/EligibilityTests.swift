@@ -3,7 +3,8 @@ import TollgateCore
 
 @Suite("Trial and intro-offer eligibility")
 struct EligibilityTests {
-  func offers(_ store: Store, _ histories: [SubscriptionHistory], at now: Int64 = d(100)) -> [String: OfferEligibility] {
+  func offers(_ store: Store, _ histories: [SubscriptionHistory], at now: Int64 = d(100)) -> [String: OfferEligibility]
+  {
     Dictionary(
       uniqueKeysWithValues: Eligibility.offers(store: store, histories: histories, config: catalog, at: now).map {
         ($0.productId, $0)

@@ -9,7 +9,8 @@ struct EntitlementTests {
 
   @Test func oneRecordPerEntitlementOfTheProduct() {
     let evaluation = catalog.evaluate(Self.appleActive, at: d(10))
-    let records = EntitlementMapping.records(userId: "u1", subscription: evaluation, config: catalog, verifiedAtMs: d(10))
+    let records = EntitlementMapping.records(
+      userId: "u1", subscription: evaluation, config: catalog, verifiedAtMs: d(10))
     #expect(records.map(\.entitlement).sorted() == ["premium_content", "pro"])
     for record in records {
       #expect(record.source == "app_store:1000")

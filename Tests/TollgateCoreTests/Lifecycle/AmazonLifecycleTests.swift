@@ -46,7 +46,8 @@ enum AmazonRows {
     LifecycleCase(
       name: "term over: cancelDate = end of term, cancelReason 1",
       history: receipt([term(to: 60)], autoRenewing: false, cancelDate: 60, cancelReason: 1), now: d(61),
-      expect: Expect(state: .expired, reason: .customerCanceled, accessEndsAt: d(60), willRenew: false, entitled: false)),
+      expect: Expect(state: .expired, reason: .customerCanceled, accessEndsAt: d(60), willRenew: false, entitled: false)
+    ),
   ]
 
   static let trialToPaid: [LifecycleCase] = [
@@ -106,7 +107,8 @@ enum AmazonRows {
       expect: Expect(state: .expired, reason: .replaced, accessEndsAt: d(10), entitled: false)),
     LifecycleCase(
       name: "tier upgrade: a newer receipt under the same parentProductId ends the old one",
-      history: receipt([term(to: 30)]), now: d(15), expect: Expect(state: .expired, reason: .replaced, accessEndsAt: d(10)),
+      history: receipt([term(to: 30)]), now: d(15),
+      expect: Expect(state: .expired, reason: .replaced, accessEndsAt: d(10)),
       others: [receipt("receipt-2", [term("receipt-2", "premium", to: 40, from: 10)])]),
     LifecycleCase(
       name: "tier upgrade: the new receipt is active",
@@ -122,7 +124,8 @@ enum AmazonRows {
       name: "crossgrade: deferredSku of the same level",
       history: receipt([term(to: 30)], deferredSku: "pro_yearly"), now: d(10),
       expect: Expect(
-        state: .active, change: ProductChange(fromProductId: "pro_monthly", toProductId: "pro_yearly", kind: .crossgrade))),
+        state: .active,
+        change: ProductChange(fromProductId: "pro_monthly", toProductId: "pro_yearly", kind: .crossgrade))),
   ]
 
   static let resubscribe: [LifecycleCase] = [

@@ -106,7 +106,8 @@ enum AppStoreRows {
       history: chain(
         [first], RenewalInfo(willAutoRenew: true, expirationIntent: .billingError, isInBillingRetryPeriod: true)),
       now: d(40),
-      expect: Expect(state: .billingRetry, reason: .billingRetry, accessEndsAt: d(30), willRenew: true, entitled: false)),
+      expect: Expect(state: .billingRetry, reason: .billingRetry, accessEndsAt: d(30), willRenew: true, entitled: false)
+    ),
     LifecycleCase(
       name: "GRACE_PERIOD_EXPIRED: still retrying, no service; access ended with the grace period",
       history: chain(
@@ -183,7 +184,8 @@ enum AppStoreRows {
       name: "crossgrade to another duration: at the next renewal",
       history: chain([first], RenewalInfo(willAutoRenew: true, autoRenewProductId: "pro_yearly")), now: d(10),
       expect: Expect(
-        state: .active, change: ProductChange(fromProductId: "pro_monthly", toProductId: "pro_yearly", kind: .crossgrade))),
+        state: .active,
+        change: ProductChange(fromProductId: "pro_monthly", toProductId: "pro_yearly", kind: .crossgrade))),
   ]
 
   static let resubscribe: [LifecycleCase] = [
@@ -206,7 +208,9 @@ enum AppStoreRows {
       name: "REVOKE: family sharing stopped",
       history: chain(
         [
-          period("t1", "pro_monthly", from: 0, to: 30, revokedOn: 12, reason: .familySharingRevoked, ownership: .familyShared)
+          period(
+            "t1", "pro_monthly", from: 0, to: 30, revokedOn: 12, reason: .familySharingRevoked, ownership: .familyShared
+          )
         ], renewing), now: d(13),
       expect: Expect(
         state: .revoked, reason: .familySharingRevoked, accessEndsAt: d(12), entitled: false, familyShared: true)),

@@ -47,7 +47,8 @@ enum GooglePlayRows {
     LifecycleCase(
       name: "SUBSCRIPTION_EXPIRED (13), SUBSCRIPTION_STATE_EXPIRED",
       history: token([order0, order1], state(.expired, autoRenew: false, intent: .customerCanceled)), now: d(61),
-      expect: Expect(state: .expired, reason: .customerCanceled, accessEndsAt: d(60), willRenew: false, entitled: false)),
+      expect: Expect(state: .expired, reason: .customerCanceled, accessEndsAt: d(60), willRenew: false, entitled: false)
+    ),
     LifecycleCase(
       name: "SUBSCRIPTION_RESTARTED (7): auto-renew on again before expiry",
       history: token([order0], state(.active)), now: d(20), expect: Expect(state: .active, willRenew: true)),
@@ -113,7 +114,10 @@ enum GooglePlayRows {
     LifecycleCase(
       name: "SUBSCRIPTION_REVOKED (12): latest order voided, access ends",
       history: token(
-        [order0, period("GPA.3301-1111-2222-33333..0", "pro_monthly", from: 30, to: 60, revokedOn: 35, reason: .revoked)],
+        [
+          order0,
+          period("GPA.3301-1111-2222-33333..0", "pro_monthly", from: 30, to: 60, revokedOn: 35, reason: .revoked),
+        ],
         state(.expired, autoRenew: false)), now: d(35, hours: 1),
       expect: Expect(state: .revoked, reason: .revoked, accessEndsAt: d(30), entitled: false)),
     LifecycleCase(
@@ -149,7 +153,8 @@ enum GooglePlayRows {
       name: "crossgrade, replacement mode DEFERRED",
       history: token([order0], state(.active, product: "pro_yearly")), now: d(10),
       expect: Expect(
-        state: .active, change: ProductChange(fromProductId: "pro_monthly", toProductId: "pro_yearly", kind: .crossgrade))),
+        state: .active,
+        change: ProductChange(fromProductId: "pro_monthly", toProductId: "pro_yearly", kind: .crossgrade))),
   ]
 
   static let resubscribe: [LifecycleCase] = [

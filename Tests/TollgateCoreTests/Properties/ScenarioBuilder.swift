@@ -39,7 +39,8 @@ struct Scenario: Sendable, CustomStringConvertible {
         StoreTransaction(
           transactionId: "t\(index)", productId: products[next(0...2)], purchaseDateMs: start,
           expiresDateMs: start + length, offerType: offer.0, offerDiscountType: offer.1,
-          revocationDateMs: revoked ? start + Int64(next(0...6)) * day : nil, revocationReason: revoked ? .refunded : nil,
+          revocationDateMs: revoked ? start + Int64(next(0...6)) * day : nil,
+          revocationReason: revoked ? .refunded : nil,
           isUpgraded: store == .appStore && next(0...9) == 0,
           ownershipType: next(0...4) == 0 ? .familyShared : .purchased))
       // Mostly back to back; sometimes a gap (resubscribe), sometimes an overlap (upgrade).
@@ -49,7 +50,9 @@ struct Scenario: Sendable, CustomStringConvertible {
       default: start += length
       }
     }
-    let googleStates: [GooglePlaySubscriptionState?] = [nil, .active, .canceled, .inGracePeriod, .onHold, .paused, .expired]
+    let googleStates: [GooglePlaySubscriptionState?] = [
+      nil, .active, .canceled, .inGracePeriod, .onHold, .paused, .expired,
+    ]
     let lastEnd = transactions.map(\.expiresDateMs).max() ?? start
     let grace = next(0...2) == 0 ? lastEnd + Int64(next(1...6)) * day : nil
     let renewal = RenewalInfo(

@@ -1,3 +1,4 @@
+import Testing
 import TollgateCore
 
 /// One day in ms.
@@ -75,8 +76,6 @@ struct LifecycleCase: Sendable, CustomTestStringConvertible {
   }
 }
 
-import Testing
-
 /// Checks every non-nil expectation of a row.
 func check(_ row: LifecycleCase, sourceLocation: SourceLocation = #_sourceLocation) {
   let result = row.evaluate()
@@ -88,7 +87,9 @@ func check(_ row: LifecycleCase, sourceLocation: SourceLocation = #_sourceLocati
   if let v = e.accessEndsAt { #expect(result.accessEndsAtMs == v, "accessEndsAtMs", sourceLocation: sourceLocation) }
   if let v = e.willRenew { #expect(result.willRenew == v, "willRenew", sourceLocation: sourceLocation) }
   if let v = e.entitled { #expect(result.isEntitled == v, "isEntitled", sourceLocation: sourceLocation) }
-  if let v = e.change { #expect(result.pendingProductChange == v, "pendingProductChange", sourceLocation: sourceLocation) }
+  if let v = e.change {
+    #expect(result.pendingProductChange == v, "pendingProductChange", sourceLocation: sourceLocation)
+  }
   if let v = e.priceConsentPending {
     #expect(result.priceIncreaseConsentPending == v, "priceIncreaseConsentPending", sourceLocation: sourceLocation)
   }

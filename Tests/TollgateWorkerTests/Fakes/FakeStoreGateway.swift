@@ -30,7 +30,11 @@ final class FakeStoreGateway: StoreGateway {
   }
 
   var notificationRoutes: [NotificationRoute] {
-    [NotificationRoute(name: Self.route, path: "/notifications/fake") { body in body.isEmpty ? nil : String(decoding: body, as: UTF8.self) }]
+    [
+      NotificationRoute(name: Self.route, path: "/notifications/fake") { body in
+        body.isEmpty ? nil : String(decoding: body, as: UTF8.self)
+      }
+    ]
   }
 
   /// The store's answers for `lookupId` from now on, in order, after any scripted answers not yet
@@ -45,7 +49,8 @@ final class FakeStoreGateway: StoreGateway {
     if let failure = state.withLock({ $0.identifyFailure }) { throw failure }
     guard let receipt = submission.receipt else { throw .final("no receipt") }
     return ChainReference(
-      store: store, appId: submission.appId ?? Self.appId, lookupId: receipt, purchaseId: receipt, environment: .sandbox)
+      store: store, appId: submission.appId ?? Self.appId, lookupId: receipt, purchaseId: receipt, environment: .sandbox
+    )
   }
 
   func verifyNotification(_ payload: [UInt8], route: String) async throws(StoreFailure) -> NotificationVerdict {
@@ -83,7 +88,8 @@ final class FakeStoreGateway: StoreGateway {
 extension VerifiedChain {
   /// A chain of one monthly subscription, renewed `renewals` times, as a store would answer.
   static func monthly(
-    _ purchaseId: String, store: Store = .appStore, productId: String = "monthly", purchasedAtMs: Int64, expiresAtMs: Int64,
+    _ purchaseId: String, store: Store = .appStore, productId: String = "monthly", purchasedAtMs: Int64,
+    expiresAtMs: Int64,
     willRenew: Bool = true, appAccountToken: String? = nil, asOfMs: Int64
   ) -> VerifiedChain {
     let history = SubscriptionHistory(

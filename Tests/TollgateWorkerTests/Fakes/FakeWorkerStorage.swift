@@ -41,7 +41,8 @@ actor FakeWorkerStorage: WorkerStorage {
     let payload = Array(try JSONEncoder().encode(submission))
     items[id] = Item(
       item: InboxItem(
-        id: id, kind: .purchase, store: submission.store.rawValue, userId: submission.userId, payload: payload, attempts: 0,
+        id: id, kind: .purchase, store: submission.store.rawValue, userId: submission.userId, payload: payload,
+        attempts: 0,
         receivedAtMs: nowMs), status: .pending, nextAttemptAtMs: nowMs)
     return id
   }
@@ -57,18 +58,22 @@ actor FakeWorkerStorage: WorkerStorage {
 
   // MARK: Inbox
 
-  func storeNotification(route: String, dedupeKey: String, payload: [UInt8], nowMs: Int64) -> (id: Int64, duplicate: Bool) {
+  func storeNotification(route: String, dedupeKey: String, payload: [UInt8], nowMs: Int64) -> (
+    id: Int64, duplicate: Bool
+  ) {
     if let existing = items.values.first(where: { $0.dedupeKey == dedupeKey }) { return (existing.item.id, true) }
     let id = newId()
     items[id] = Item(
-      item: InboxItem(id: id, kind: .notification, store: route, userId: nil, payload: payload, attempts: 0, receivedAtMs: nowMs),
+      item: InboxItem(
+        id: id, kind: .notification, store: route, userId: nil, payload: payload, attempts: 0, receivedAtMs: nowMs),
       status: .pending, nextAttemptAtMs: nowMs, dedupeKey: dedupeKey)
     return (id, false)
   }
 
   func claimInbox(nowMs: Int64, limit: Int, leaseMs: Int64) -> [InboxItem] {
     let due = items.values.filter {
-      ($0.status == .pending && $0.nextAttemptAtMs <= nowMs) || ($0.status == .processing && ($0.leaseUntilMs ?? 0) <= nowMs)
+      ($0.status == .pending && $0.nextAttemptAtMs <= nowMs)
+        || ($0.status == .processing && ($0.leaseUntilMs ?? 0) <= nowMs)
     }.sorted { ($0.nextAttemptAtMs, $0.item.id) < ($1.nextAttemptAtMs, $1.item.id) }.prefix(limit)
     return due.map { entry in
       let claimed = entry.item
@@ -163,14 +168,18 @@ actor FakeWorkerStorage: WorkerStorage {
   ) -> Int64 {
     let id = newId()
     grantsById[id] = PromotionalGrant(
-      grantId: String(id), userId: userId, entitlement: entitlement, grantedAtMs: nowMs, expiresAtMs: expiresAtMs, note: note)
+      grantId: String(id), userId: userId, entitlement: entitlement, grantedAtMs: nowMs, expiresAtMs: expiresAtMs,
+      note: note)
     _ = recomputeUser(userId, recompute: recompute)
     return id
   }
 
-  func revokeGrants(userId: String, entitlement: String, nowMs: Int64, recompute: @escaping EntitlementRecompute) -> Int {
-    let ids = grantsById.filter { $0.value.userId == userId && $0.value.entitlement == entitlement && $0.value.revokedAtMs == nil }
-      .map(\.key)
+  func revokeGrants(userId: String, entitlement: String, nowMs: Int64, recompute: @escaping EntitlementRecompute) -> Int
+  {
+    let ids = grantsById.filter {
+      $0.value.userId == userId && $0.value.entitlement == entitlement && $0.value.revokedAtMs == nil
+    }
+    .map(\.key)
     for id in ids { grantsById[id]?.revokedAtMs = nowMs }
     _ = recomputeUser(userId, recompute: recompute)
     return ids.count

@@ -1,6 +1,7 @@
 import Logging
 import TollgateCore
 import TollgateTesting
+
 @testable import TollgateWorker
 
 /// The worker's parts wired to fakes and a manual clock, without sockets or a database.
@@ -40,9 +41,11 @@ struct WorkerParts {
     reconciler = Reconciler(storage: storage, catalog: catalog, settings: settings, nowMs: now, logger: logger)
     refresher = ChainRefresher(gateways: gateways, reconciler: reconciler)
     processor = ItemProcessor(
-      gateways: gateways, refresher: refresher, storage: storage, backoff: backoff, stats: stats, nowMs: now, logger: logger)
+      gateways: gateways, refresher: refresher, storage: storage, backoff: backoff, stats: stats, nowMs: now,
+      logger: logger)
     rescheduler = Rescheduler(
-      gateways: gateways, refresher: refresher, storage: storage, backoff: backoff, stats: stats, nowMs: now, logger: logger)
+      gateways: gateways, refresher: refresher, storage: storage, backoff: backoff, stats: stats, nowMs: now,
+      logger: logger)
   }
 
   var now: Int64 { clock.nowMs }

@@ -1,6 +1,7 @@
 import Testing
 import TollgateCore
 import TollgateStorage
+
 @testable import TollgateWorker
 
 @Suite("Item processor")

@@ -1,17 +1,20 @@
 import Testing
 import TollgateCore
 import TollgateStorage
+
 @testable import TollgateWorker
 
 @Suite("Reconciler")
 struct ReconcilerTests {
-  @Test("a chain is evaluated at the moment the store was asked, scheduled after its expiry, and written with its evidence")
+  @Test(
+    "a chain is evaluated at the moment the store was asked, scheduled after its expiry, and written with its evidence")
   func evaluatesAtObservation() async throws {
     let parts = WorkerParts()
     let asked = parts.now
     let chain = parts.boughtNow("otx-1", expiresInMs: 60_000)
     parts.clock.advance(byMs: 120_000)  // the answer came late: the period has ended by now
-    let outcome = try await parts.reconciler.apply(chain, observedAtMs: asked, claimant: "alice", completes: nil, reason: "t")
+    let outcome = try await parts.reconciler.apply(
+      chain, observedAtMs: asked, claimant: "alice", completes: nil, reason: "t")
     #expect(outcome.state == .active)
     #expect(outcome.ownerUserId == "alice")
     let stored = try #require(await parts.storage.subscription(store: .appStore, purchaseId: "otx-1"))
@@ -29,7 +32,8 @@ struct ReconcilerTests {
     try await parts.reconciler.apply(chain, observedAtMs: parts.now, claimant: "alice", completes: nil, reason: "t")
     let id = try await parts.storage.enqueue(
       PurchaseSubmission(userId: "bob", store: .appStore, receipt: "otx-1"), nowMs: parts.now)
-    let outcome = try await parts.reconciler.apply(chain, observedAtMs: parts.now, claimant: "bob", completes: id, reason: "t")
+    let outcome = try await parts.reconciler.apply(
+      chain, observedAtMs: parts.now, claimant: "bob", completes: id, reason: "t")
     #expect(outcome.ownerUserId == "alice")
     #expect(outcome.refusal?.contains("bound to another user") == true)
     #expect(await parts.storage.item(id)?.status == .rejected)
@@ -43,7 +47,8 @@ struct ReconcilerTests {
     let parts = WorkerParts(transferPolicy: .transferToNewest)
     let chain = parts.boughtNow("otx-1")
     try await parts.reconciler.apply(chain, observedAtMs: parts.now, claimant: "alice", completes: nil, reason: "t")
-    let outcome = try await parts.reconciler.apply(chain, observedAtMs: parts.now, claimant: "bob", completes: nil, reason: "t")
+    let outcome = try await parts.reconciler.apply(
+      chain, observedAtMs: parts.now, claimant: "bob", completes: nil, reason: "t")
     #expect(outcome.ownerUserId == "bob")
     #expect(outcome.refusal == nil)
     #expect(await parts.storage.entitlements(userId: "alice").isEmpty)

@@ -1,6 +1,7 @@
 import Testing
 import TollgateCore
 import TollgateStorage
+
 @testable import TollgateWorker
 
 @Suite("Rescheduler and chain refresher")
@@ -9,7 +10,8 @@ struct ReschedulerTests {
   func verifiedSubscription(_ parts: WorkerParts) async throws -> StoredSubscription {
     parts.gateway.answer("otx-1", .success(parts.boughtNow("otx-1")))
     try await parts.refresher.refresh(
-      ChainReference(store: .appStore, appId: FakeStoreGateway.appId, lookupId: "otx-1", purchaseId: "otx-1", environment: nil),
+      ChainReference(
+        store: .appStore, appId: FakeStoreGateway.appId, lookupId: "otx-1", purchaseId: "otx-1", environment: nil),
       claimant: "alice", completes: nil, reason: "purchase")
     return try #require(await parts.storage.subscription(store: .appStore, purchaseId: "otx-1"))
   }
@@ -22,7 +24,8 @@ struct ReschedulerTests {
     let due = try #require(first.nextCheckAtMs)
     parts.clock.set(due)
     parts.gateway.answer(
-      "otx-1", .success(.monthly("otx-1", purchasedAtMs: start, expiresAtMs: start + 60 * WorkerParts.day, asOfMs: due)))
+      "otx-1", .success(.monthly("otx-1", purchasedAtMs: start, expiresAtMs: start + 60 * WorkerParts.day, asOfMs: due))
+    )
     let dueNow = await parts.storage.dueSubscriptions(nowMs: parts.now, limit: 10)
     #expect(dueNow.map(\.purchaseId) == ["otx-1"])
     for subscription in dueNow { await parts.rescheduler.reverify(subscription) }
@@ -37,12 +40,16 @@ struct ReschedulerTests {
 
   @Test("a failed check postpones with backoff and counts the failure; the verified state stays, whatever the kind")
   func failurePostpones() async throws {
-    for failure in [StoreFailure(.transient, "HTTP 503", retryAfterMs: 30_000), .final("unknown"), StoreFailure(.needsOperator, "key")] {
+    for failure in [
+      StoreFailure(.transient, "HTTP 503", retryAfterMs: 30_000), .final("unknown"),
+      StoreFailure(.needsOperator, "key"),
+    ] {
       let parts = WorkerParts()
       let first = try await verifiedSubscription(parts)
       parts.clock.set(try #require(first.nextCheckAtMs))
       parts.gateway.answer("otx-1", .failure(failure))
-      await parts.rescheduler.reverify(try #require(await parts.storage.subscription(store: .appStore, purchaseId: "otx-1")))
+      await parts.rescheduler.reverify(
+        try #require(await parts.storage.subscription(store: .appStore, purchaseId: "otx-1")))
 
       let after = try #require(await parts.storage.subscription(store: .appStore, purchaseId: "otx-1"))
       #expect(after.failures == 1)
@@ -84,6 +91,8 @@ struct ReschedulerTests {
       }
       try await group.waitForAll()
     }
-    #expect(await parts.storage.subscription(store: .appStore, purchaseId: "otx-1")?.expiresAtMs == start + 60 * WorkerParts.day)
+    #expect(
+      await parts.storage.subscription(store: .appStore, purchaseId: "otx-1")?.expiresAtMs == start + 60
+        * WorkerParts.day)
   }
 }
