@@ -51,8 +51,8 @@ public struct LocalStack: Sendable {
 
   /// The demo catalog: three monthly products in one group; premium ones unlock `premium` and
   /// `basic`, the basic one `basic`.
-  public static func catalog(transferPolicy: TransferPolicy = .keepWithOriginalOwner) -> TollgateConfig {
-    TollgateConfig(
+  public static func catalog(transferPolicy: TransferPolicy = .keepWithOriginalOwner) -> ProductCatalog {
+    ProductCatalog(
       apps: [AppConfig(id: "ios", store: .appStore, bundleId: bundleId)],
       entitlements: [EntitlementDefinition(id: "premium"), EntitlementDefinition(id: "basic")],
       products: [

@@ -114,22 +114,17 @@ struct EntitlementsDispatcher: Sendable {
     return (count, offset)
   }
 
-  /// Asks the handler for the answers to `requests` and writes a success frame for each it
-  /// answered; returns how many that was.
+  /// Asks the handler for the answers to `requests` and writes a success frame for each as it
+  /// comes; returns how many that was.
   private func answerTogether(
     _ requests: UnsafeBufferPointer<IsSubscriberFields>, requestIds: UnsafeBufferPointer<UInt32>,
     into output: inout ByteBuffer
   ) -> Int {
-    withUnsafeTemporaryAllocation(of: IsSubscriberAnswer.self, capacity: requests.count) { answers in
-      let answered = handler.answerIsSubscriber(requests, into: answers)
-      precondition(answered <= requests.count, "a handler answers at most the requests it is given")
-      for position in 0..<answered {
-        output.writeIsSubscriberResponseFrame(
-          methodIndex: EntitlementsMethod.isSubscriber.rawValue, requestId: requestIds[position],
-          answer: answers[position])
-      }
-      _ = UnsafeMutableBufferPointer(rebasing: answers[0..<answered]).deinitialize()
-      return answered
+    let answered = handler.answerIsSubscriber(requests) { position, answer in
+      output.writeIsSubscriberResponseFrame(
+        methodIndex: EntitlementsMethod.isSubscriber.rawValue, requestId: requestIds[position], answer: answer)
     }
+    precondition(answered <= requests.count, "a handler answers at most the requests it is given")
+    return answered
   }
 }

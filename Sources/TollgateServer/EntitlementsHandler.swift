@@ -14,21 +14,21 @@ public protocol EntitlementsHandler: Sendable {
   func health(_ request: Tollgate_V1_HealthRequest) -> Tollgate_V1_HealthResponse
 
   /// The hot path: answers a read's IsSubscriber requests together, in order, without protobuf
-  /// messages or strings (the fields are the request bytes, valid during the call). Initializes
-  /// `answers[0..<n]` with the answers to the first `n` requests, the same answers
-  /// `isSubscriber(_:)` would give, and returns `n` (the server encodes and then deinitializes
-  /// them). It stops at the first request it leaves to `isSubscriber(_:)` (one answered with an
-  /// error), which the server answers that way before handing it the rest. Answering together
-  /// lets an implementation take its lock and its clock once and overlap the cache misses of the
-  /// lookups. By default it answers none.
+  /// messages or strings (the fields are the request bytes, valid during the call). Hands the
+  /// answer to each of the first `n` requests to `each` with its position (the server encodes it
+  /// there), the same answer `isSubscriber(_:)` would give, and returns `n`. It stops at the
+  /// first request it leaves to `isSubscriber(_:)` (one answered with an error), which the server
+  /// answers that way before handing it the rest. Answering together lets an implementation take
+  /// its lock and its clock once and overlap the cache misses of the lookups. By default it
+  /// answers none.
   func answerIsSubscriber(
-    _ requests: UnsafeBufferPointer<IsSubscriberFields>, into answers: UnsafeMutableBufferPointer<IsSubscriberAnswer>
+    _ requests: UnsafeBufferPointer<IsSubscriberFields>, _ each: (Int, IsSubscriberAnswer) -> Void
   ) -> Int
 }
 
 extension EntitlementsHandler {
   public func answerIsSubscriber(
-    _ requests: UnsafeBufferPointer<IsSubscriberFields>, into answers: UnsafeMutableBufferPointer<IsSubscriberAnswer>
+    _ requests: UnsafeBufferPointer<IsSubscriberFields>, _ each: (Int, IsSubscriberAnswer) -> Void
   ) -> Int {
     0
   }

@@ -23,7 +23,7 @@ public final class SQLiteWorkerStorage: WorkerStorage {
 
   // MARK: Catalog
 
-  public func saveCatalog(_ catalog: TollgateConfig, nowMs: Int64) async throws {
+  public func saveCatalog(_ catalog: ProductCatalog, nowMs: Int64) async throws {
     let json = String(decoding: try JSONEncoder().encode(catalog), as: UTF8.self)
     try await writer.write { db in
       try db.execute(
@@ -34,10 +34,10 @@ public final class SQLiteWorkerStorage: WorkerStorage {
     }
   }
 
-  public func savedCatalog() async throws -> TollgateConfig? {
+  public func savedCatalog() async throws -> ProductCatalog? {
     let json = try await writer.read { db in
       try db.prepare("SELECT catalog_json FROM catalog WHERE id = 1").rows([]) { $0.string(at: 0) }.first
     }
-    return try json.map { try JSONDecoder().decode(TollgateConfig.self, from: Data($0.utf8)) }
+    return try json.map { try JSONDecoder().decode(ProductCatalog.self, from: Data($0.utf8)) }
   }
 }

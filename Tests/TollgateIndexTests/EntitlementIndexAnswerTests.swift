@@ -34,10 +34,12 @@ func batchAnswers(
     while start < all.count {
       let end = min(start + batch, all.count)
       let part = UnsafeBufferPointer(rebasing: all[start..<end])
-      answers += [EntitlementAnswer](unsafeUninitializedCapacity: part.count) { buffer, initialized in
-        index.answer(part, nowMs: nowMs, into: buffer)
-        initialized = part.count
+      var positions: [Int] = []
+      index.answer(part, nowMs: nowMs) { position, answer in
+        positions.append(position)
+        answers.append(answer)
       }
+      #expect(positions == Array(0..<part.count), "answers come in order, one per query")
       start = end
     }
     return answers

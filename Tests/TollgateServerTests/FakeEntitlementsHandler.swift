@@ -23,7 +23,7 @@ final class FakeEntitlementsHandler: EntitlementsHandler {
   }
 
   func answerIsSubscriber(
-    _ requests: UnsafeBufferPointer<IsSubscriberFields>, into answers: UnsafeMutableBufferPointer<IsSubscriberAnswer>
+    _ requests: UnsafeBufferPointer<IsSubscriberFields>, _ each: (Int, IsSubscriberAnswer) -> Void
   ) -> Int {
     var answered = 0
     for request in requests {
@@ -32,7 +32,7 @@ final class FakeEntitlementsHandler: EntitlementsHandler {
       var answer = IsSubscriberAnswer()
       answer.active = userId == "yes"
       answer.productId = String(decoding: request.entitlement, as: UTF8.self)
-      answers.initializeElement(at: answered, to: answer)
+      each(answered, answer)
       answered += 1
     }
     answeredInBulk.add(answered, ordering: .relaxed)

@@ -24,11 +24,13 @@ func hotPathAnswers(_ responder: EntitlementsResponder, _ requests: [(user: Stri
       IsSubscriberFields(userId: next($0.user.utf8.count), entitlement: next($0.entitlement.utf8.count))
     }
     return fields.withUnsafeBufferPointer { fields in
-      withUnsafeTemporaryAllocation(of: IsSubscriberAnswer.self, capacity: fields.count) { answers in
-        let answered = responder.answerIsSubscriber(fields, into: answers)
-        defer { _ = UnsafeMutableBufferPointer(rebasing: answers[0..<answered]).deinitialize() }
-        return answers[0..<answered].map(\.message)
+      var answers: [Tollgate_V1_IsSubscriberResponse] = []
+      let answered = responder.answerIsSubscriber(fields) { position, answer in
+        #expect(position == answers.count)
+        answers.append(answer.message)
       }
+      #expect(answered == answers.count)
+      return answers
     }
   }
 }

@@ -48,7 +48,7 @@ public enum Eligibility {
   ///
   /// - Parameter histories: the user's histories (any store; other stores' are ignored).
   public static func offers(
-    store: Store, histories: [SubscriptionHistory], config: TollgateConfig, at nowMs: Int64
+    store: Store, histories: [SubscriptionHistory], config: ProductCatalog, at nowMs: Int64
   ) -> [OfferEligibility] {
     let mine = SubscriptionReplacements.resolve(histories.filter { $0.store == store })
     let current = mine.map { config.evaluate($0, at: nowMs) }.filter(\.isEntitled)

@@ -7,7 +7,7 @@ public enum EntitlementMapping {
   /// expiry + renewal leeway while auto-renew is on; never after the moment access ended for a
   /// state without access.
   public static func records(
-    userId: String, subscription: SubscriptionEvaluation, config: TollgateConfig, verifiedAtMs: Int64
+    userId: String, subscription: SubscriptionEvaluation, config: ProductCatalog, verifiedAtMs: Int64
   ) -> [EntitlementRecord] {
     config.entitlements(forProduct: subscription.productId, store: subscription.store).map { entitlement in
       EntitlementRecord(
@@ -28,7 +28,7 @@ public enum EntitlementMapping {
   /// Every record for a user: evaluates each history at `nowMs` (after linking replacements)
   /// and adds the promotional grants.
   public static func records(
-    userId: String, histories: [SubscriptionHistory], grants: [PromotionalGrant], config: TollgateConfig,
+    userId: String, histories: [SubscriptionHistory], grants: [PromotionalGrant], config: ProductCatalog,
     nowMs: Int64
   ) -> [EntitlementRecord] {
     let subscriptions = SubscriptionReplacements.resolve(histories).map {
@@ -42,7 +42,7 @@ public enum EntitlementMapping {
   }
 }
 
-extension TollgateConfig {
+extension ProductCatalog {
   /// Evaluates one history with this configuration's grace policy and groups.
   public func evaluate(_ history: SubscriptionHistory, at nowMs: Int64) -> SubscriptionEvaluation {
     SubscriptionLifecycle.evaluate(history, at: nowMs, policy: gracePolicy, groups: subscriptionGroups)

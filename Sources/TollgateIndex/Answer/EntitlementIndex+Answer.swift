@@ -1,19 +1,18 @@
 import TollgateCore
 
 extension EntitlementIndex {
-  /// Answers `queries` at `nowMs`, in order, under one lock: initializes `answers[0..<queries
-  /// .count]` (the caller owns them and deinitializes them). The one implementation of the rule;
-  /// every other way of asking goes through it.
+  /// Answers `queries` at `nowMs`, in order, under one lock, handing each answer to `each` with
+  /// its position as soon as it is known (the server encodes it there, while its data is still in
+  /// the cache; nothing is allocated). The one implementation of the rule; every other way of
+  /// asking goes through it. `each` runs under the index's lock: it must not call the index.
   ///
   /// Every user id is hashed and its table entry, key and first record loaded before any query
   /// is answered, so that the cache misses of a batch's lookups overlap instead of queueing one
   /// after another (and, for a single query, its key's and its record's, which both follow from
   /// the entry).
   public func answer(
-    _ queries: UnsafeBufferPointer<EntitlementQuery>, nowMs: Int64,
-    into answers: UnsafeMutableBufferPointer<EntitlementAnswer>
+    _ queries: UnsafeBufferPointer<EntitlementQuery>, nowMs: Int64, _ each: (Int, EntitlementAnswer) -> Void
   ) {
-    precondition(answers.count >= queries.count, "an answer for every query")
     withUnsafeTemporaryAllocation(of: UInt64.self, capacity: queries.count) { hashes in
       state.withLock { state in
         for (position, query) in queries.enumerated() { hashes[position] = state.heads.hash(query.userId) }
@@ -22,7 +21,7 @@ extension EntitlementIndex {
         for (position, query) in queries.enumerated() {
           let head = state.heads.find(query.userId, hash: hashes[position]) ?? -1
           let wanted = entitlements.number(of: query.entitlement, in: state.strings)
-          answers.initializeElement(at: position, to: state.answer(head: head, entitlement: wanted, nowMs: nowMs))
+          each(position, state.answer(head: head, entitlement: wanted, nowMs: nowMs))
         }
       }
     }
@@ -35,12 +34,11 @@ extension EntitlementIndex {
     return userId.withUTF8 { user in
       entitlement.withUTF8 { wanted in
         var query = EntitlementQuery(userId: UnsafeRawBufferPointer(user), entitlement: UnsafeRawBufferPointer(wanted))
-        return withUnsafeTemporaryAllocation(of: EntitlementAnswer.self, capacity: 1) { answers in
-          withUnsafePointer(to: &query) {
-            answer(UnsafeBufferPointer(start: $0, count: 1), nowMs: nowMs, into: answers)
-          }
-          return answers.moveElement(from: 0)
+        var found = EntitlementAnswer()
+        withUnsafePointer(to: &query) {
+          answer(UnsafeBufferPointer(start: $0, count: 1), nowMs: nowMs) { found = $1 }
         }
+        return found
       }
     }
   }

@@ -58,7 +58,7 @@ public struct EntitlementsResponder: EntitlementsHandler {
   }
 
   public func answerIsSubscriber(
-    _ requests: UnsafeBufferPointer<IsSubscriberFields>, into answers: UnsafeMutableBufferPointer<IsSubscriberAnswer>
+    _ requests: UnsafeBufferPointer<IsSubscriberFields>, _ each: (Int, IsSubscriberAnswer) -> Void
   ) -> Int {
     // The valid requests at the front; the first invalid one takes the message path, which
     // explains the problem in `error`.
@@ -75,12 +75,9 @@ public struct EntitlementsResponder: EntitlementsHandler {
           at: position,
           to: EntitlementQuery(userId: requests[position].userId, entitlement: requests[position].entitlement))
       }
-      withUnsafeTemporaryAllocation(of: EntitlementAnswer.self, capacity: valid) { found in
-        // One clock reading for the whole read: its calls arrived together.
-        index.answer(UnsafeBufferPointer(rebasing: queries[0..<valid]), nowMs: nowMs(), into: found)
-        for position in 0..<valid {
-          answers.initializeElement(at: position, to: IsSubscriberAnswer(found.moveElement(from: position)))
-        }
+      // One clock reading for the whole read: its calls arrived together.
+      index.answer(UnsafeBufferPointer(rebasing: queries[0..<valid]), nowMs: nowMs()) { position, answer in
+        each(position, IsSubscriberAnswer(answer))
       }
     }
     return valid

@@ -7,12 +7,12 @@ import TollgateStorage
 /// change feed like any other.
 public struct WorkerAdmin: Sendable {
   let storage: any WorkerStorage
-  let catalog: TollgateConfig
+  let catalog: ProductCatalog
   let nowMs: @Sendable () -> Int64
 
   /// - Parameter catalog: decides which entitlements each product gives; the worker's (see
   ///   `WorkerStorage.savedCatalog()`) unless an operator names another.
-  public init(storage: any WorkerStorage, catalog: TollgateConfig, nowMs: @escaping @Sendable () -> Int64) {
+  public init(storage: any WorkerStorage, catalog: ProductCatalog, nowMs: @escaping @Sendable () -> Int64) {
     self.storage = storage
     self.catalog = catalog
     self.nowMs = nowMs

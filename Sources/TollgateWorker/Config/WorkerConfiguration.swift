@@ -3,16 +3,16 @@ import TollgateCore
 
 /// Everything `tollgate worker` reads from its config file (JSON). The catalog (`apps`,
 /// `entitlements`, `products`, `subscriptionGroups`, policies) sits at the top level as
-/// `TollgateConfig` reads it; `worker` and `appStore` are this process's own sections.
+/// `ProductCatalog` reads it; `worker` and `appStore` are this process's own sections.
 public struct WorkerConfiguration: Sendable {
-  public var catalog: TollgateConfig
+  public var catalog: ProductCatalog
   public var worker: WorkerSettings
   public var appStore: [AppleAppSettings]
   /// The company's endpoints for state-change events.
   public var webhooks: [WebhookSettings]
 
   public init(
-    catalog: TollgateConfig, worker: WorkerSettings = WorkerSettings(), appStore: [AppleAppSettings],
+    catalog: ProductCatalog, worker: WorkerSettings = WorkerSettings(), appStore: [AppleAppSettings],
     webhooks: [WebhookSettings] = []
   ) {
     self.catalog = catalog
@@ -30,7 +30,7 @@ public struct WorkerConfiguration: Sendable {
   /// Decodes the file's JSON; problems are reported with their path.
   public static func decode(_ data: Data) throws -> WorkerConfiguration {
     do {
-      let catalog = try JSONDecoder().decode(TollgateConfig.self, from: data)
+      let catalog = try JSONDecoder().decode(ProductCatalog.self, from: data)
       let sections = try JSONDecoder().decode(Sections.self, from: data)
       return WorkerConfiguration(
         catalog: catalog, worker: sections.worker ?? WorkerSettings(), appStore: sections.appStore ?? [],

@@ -14,7 +14,7 @@ import TollgateStorage
 public final class VerifierWorker: Service, Sendable {
   public let storage: any WorkerStorage
   let gateways: StoreGateways
-  let catalog: TollgateConfig
+  let catalog: ProductCatalog
   let processor: ItemProcessor
   let rescheduler: Rescheduler
   let webhooks: WebhookDispatcher

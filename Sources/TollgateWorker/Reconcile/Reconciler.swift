@@ -6,7 +6,7 @@ import TollgateStorage
 /// events, schedules the next check and writes everything in one transaction.
 struct Reconciler: Sendable {
   let storage: any WorkerStorage
-  let catalog: TollgateConfig
+  let catalog: ProductCatalog
   let settings: WorkerSettings
   let nowMs: @Sendable () -> Int64
   let logger: Logger
@@ -94,7 +94,7 @@ struct Reconciler: Sendable {
   }
 
   /// A user's records from all their subscriptions (each with its own verification time) and grants.
-  static func recompute(catalog: TollgateConfig, nowMs: Int64) -> EntitlementRecompute {
+  static func recompute(catalog: ProductCatalog, nowMs: Int64) -> EntitlementRecompute {
     { userId, subscriptions, grants in
       let verifiedAt = Dictionary(subscriptions.map { ($0.history.source, $0.verifiedAtMs) }) { a, _ in a }
       let resolved = SubscriptionReplacements.resolve(subscriptions.map(\.history))

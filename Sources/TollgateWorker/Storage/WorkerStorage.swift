@@ -86,8 +86,8 @@ public protocol WorkerStorage: Sendable {
   // MARK: Catalog
 
   /// Keeps the active product catalog, so every process (the admin commands) uses the worker's.
-  func saveCatalog(_ catalog: TollgateConfig, nowMs: Int64) async throws
+  func saveCatalog(_ catalog: ProductCatalog, nowMs: Int64) async throws
 
   /// The catalog the worker last saved; nil if no worker has run on this database yet.
-  func savedCatalog() async throws -> TollgateConfig?
+  func savedCatalog() async throws -> ProductCatalog?
 }

@@ -23,7 +23,7 @@ func period(
 
 /// The product catalog the tables use: `premium` (level 1) above `pro_monthly` and `pro_yearly`
 /// (level 2), on every store.
-let catalog = TollgateConfig(
+let catalog = ProductCatalog(
   entitlements: [EntitlementDefinition(id: "pro"), EntitlementDefinition(id: "premium_content")],
   products: [
     ProductConfig(productId: "pro_monthly", entitlements: ["pro"]),

@@ -23,7 +23,7 @@ actor FakeWorkerStorage: WorkerStorage {
   private(set) var storedEvents: [StoredEvent] = []
   private(set) var grantsById: [Int64: PromotionalGrant] = [:]
   private(set) var cursors: [String: Int64] = [:]
-  private(set) var catalog: TollgateConfig?
+  private(set) var catalog: ProductCatalog?
   private var nextId: Int64 = 1
 
   private static func key(_ store: Store, _ purchaseId: String) -> String { "\(store.rawValue):\(purchaseId)" }
@@ -204,7 +204,7 @@ actor FakeWorkerStorage: WorkerStorage {
 
   // MARK: Catalog
 
-  func saveCatalog(_ catalog: TollgateConfig, nowMs: Int64) { self.catalog = catalog }
+  func saveCatalog(_ catalog: ProductCatalog, nowMs: Int64) { self.catalog = catalog }
 
-  func savedCatalog() -> TollgateConfig? { catalog }
+  func savedCatalog() -> ProductCatalog? { catalog }
 }

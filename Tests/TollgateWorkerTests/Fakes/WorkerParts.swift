@@ -13,7 +13,7 @@ struct WorkerParts {
   let storage = FakeWorkerStorage()
   let gateway: FakeStoreGateway
   let settings: WorkerSettings
-  let catalog: TollgateConfig
+  let catalog: ProductCatalog
   let stats = WorkerStats(stores: [.appStore])
   let reconciler: Reconciler
   let refresher: ChainRefresher
@@ -26,7 +26,7 @@ struct WorkerParts {
     settings.backoffBaseMs = 1_000
     settings.backoffMaxMs = 60_000
     configure(&settings)
-    let catalog = TollgateConfig(
+    let catalog = ProductCatalog(
       apps: [AppConfig(id: "ios", store: .appStore, bundleId: FakeStoreGateway.appId)],
       entitlements: [EntitlementDefinition(id: "premium")],
       products: [ProductConfig(productId: "monthly", store: .appStore, entitlements: ["premium"])],

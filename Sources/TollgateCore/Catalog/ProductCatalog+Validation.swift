@@ -1,4 +1,4 @@
-extension TollgateConfig {
+extension ProductCatalog {
   /// Every problem in the configuration; empty when it is valid.
   public func validate() -> [ConfigIssue] {
     var issues: [ConfigIssue] = []
@@ -23,7 +23,7 @@ extension TollgateConfig {
   /// The configuration itself when valid.
   ///
   /// - Throws: `ConfigValidationError` listing every problem.
-  public func validated() throws(ConfigValidationError) -> TollgateConfig {
+  public func validated() throws(ConfigValidationError) -> ProductCatalog {
     let issues = validate()
     guard issues.isEmpty else { throw ConfigValidationError(issues: issues) }
     return self

@@ -13,19 +13,19 @@ struct ConfigTests {
         "accessLevels": {"billing_retry": "read_only"}
       }
       """
-    let config = try JSONDecoder().decode(TollgateConfig.self, from: Data(json.utf8))
+    let config = try JSONDecoder().decode(ProductCatalog.self, from: Data(json.utf8))
     #expect(config.gracePolicy == GracePolicy(renewalLeewayMs: 86_400_000, honorStoreGracePeriod: true))
     #expect(config.transferPolicy == .keepWithOriginalOwner)
     #expect(config.accessLevels.level(for: .billingRetry) == "read_only")
     #expect(config.accessLevels.level(for: .onHold) == .none)
     #expect(config.apps[0].storeAppId == "com.example.app")
     #expect(config.validate().isEmpty)
-    let roundTrip = try JSONDecoder().decode(TollgateConfig.self, from: JSONEncoder().encode(config))
+    let roundTrip = try JSONDecoder().decode(ProductCatalog.self, from: JSONEncoder().encode(config))
     #expect(roundTrip == config)
   }
 
   @Test func emptyDocumentIsTheDefault() throws {
-    let config = try JSONDecoder().decode(TollgateConfig.self, from: Data("{}".utf8))
+    let config = try JSONDecoder().decode(ProductCatalog.self, from: Data("{}".utf8))
     #expect(config == .defaults)
   }
 
@@ -46,7 +46,7 @@ struct ConfigTests {
   }
 
   @Test func validationListsEveryProblem() {
-    let config = TollgateConfig(
+    let config = ProductCatalog(
       apps: [
         AppConfig(id: "ios", store: .appStore, bundleId: "com.example"),
         AppConfig(id: "ios", store: .googlePlay, packageName: "com.example"),
@@ -79,7 +79,7 @@ struct ConfigTests {
   }
 
   @Test func storeSpecificProductsWinOverSharedOnes() {
-    let config = TollgateConfig(
+    let config = ProductCatalog(
       entitlements: [EntitlementDefinition(id: "pro"), EntitlementDefinition(id: "extra")],
       products: [
         ProductConfig(productId: "p", entitlements: ["pro"]),

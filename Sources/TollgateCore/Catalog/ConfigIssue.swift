@@ -1,4 +1,4 @@
-/// One problem found in a `TollgateConfig`.
+/// One problem found in a `ProductCatalog`.
 public struct ConfigIssue: Sendable, Hashable, CustomStringConvertible {
   /// What kind of problem; compare against the static members.
   public var code: Code
@@ -38,7 +38,7 @@ public struct ConfigIssue: Sendable, Hashable, CustomStringConvertible {
   }
 }
 
-/// Thrown by `TollgateConfig.validated()`: every problem found, not just the first.
+/// Thrown by `ProductCatalog.validated()`: every problem found, not just the first.
 public struct ConfigValidationError: Error, Sendable, Hashable, CustomStringConvertible {
   public var issues: [ConfigIssue]
 

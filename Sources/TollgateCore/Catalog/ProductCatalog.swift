@@ -1,7 +1,7 @@
 /// The operator's configuration of the domain: apps, products, entitlements, groups and
 /// policies. Decoded from JSON by the executable; every field may be left out and takes its
 /// default. Call `validate()` before use.
-public struct TollgateConfig: Sendable, Hashable, Codable {
+public struct ProductCatalog: Sendable, Hashable, Codable {
   /// The apps Tollgate accepts purchases for, per store.
   public var apps: [AppConfig]
   /// The entitlements products can unlock.
@@ -36,7 +36,7 @@ public struct TollgateConfig: Sendable, Hashable, Codable {
   }
 
   /// An empty configuration with default policies.
-  public static var defaults: TollgateConfig { TollgateConfig() }
+  public static var defaults: ProductCatalog { ProductCatalog() }
 
   public init(from decoder: any Decoder) throws {
     let c = try decoder.container(keyedBy: CodingKeys.self)
