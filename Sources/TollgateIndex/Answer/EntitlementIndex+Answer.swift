@@ -11,7 +11,7 @@ extension EntitlementIndex {
   /// after another (and, for a single query, its key's and its record's, which both follow from
   /// the entry).
   public func answer(
-    _ queries: UnsafeBufferPointer<EntitlementQuery>, nowMs: Int64, _ each: (Int, EntitlementAnswer) -> Void
+    _ queries: UnsafeBufferPointer<EntitlementQuery>, nowMs: Int64, _ each: (Int, consuming EntitlementAnswer) -> Void
   ) {
     withUnsafeTemporaryAllocation(of: UInt64.self, capacity: queries.count) { hashes in
       state.withLock { state in

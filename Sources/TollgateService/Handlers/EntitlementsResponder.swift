@@ -77,7 +77,7 @@ public struct EntitlementsResponder: EntitlementsHandler {
       }
       // One clock reading for the whole read: its calls arrived together.
       index.answer(UnsafeBufferPointer(rebasing: queries[0..<valid]), nowMs: nowMs()) { position, answer in
-        each(position, IsSubscriberAnswer(answer))
+        each(position, IsSubscriberAnswer(consume answer))
       }
     }
     return valid

@@ -77,17 +77,18 @@ extension Tollgate_V1_EntitlementStatus {
 
 extension IsSubscriberAnswer {
   /// The index's answer in the wire's terms.
-  init(_ answer: EntitlementAnswer) {
+  /// Takes the answer's strings over rather than copying them: this runs once per IsSubscriber call.
+  init(_ answer: consuming EntitlementAnswer) {
     self.init()
     active = answer.active
     expiresAtMs = answer.expiresAtMs
-    state = answer.state.map(Tollgate_V1_SubscriptionState.init) ?? .unspecified
+    if let state = answer.state { self.state = .init(state) }
     willRenew = answer.willRenew
-    store = answer.store.map(Tollgate_V1_Store.init) ?? .unspecified
-    productId = answer.productId
-    environment = answer.environment.map(Tollgate_V1_Environment.init) ?? .unspecified
+    if let store = answer.store { self.store = .init(store) }
+    if let environment = answer.environment { self.environment = .init(environment) }
     verifiedAtMs = answer.verifiedAtMs
     evaluatedAtMs = answer.evaluatedAtMs
+    productId = answer.productId
     switch answer.storeSubscriptionId {
     case .none: break
     case .number(let number): numericStoreSubscriptionId = number
