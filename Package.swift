@@ -111,7 +111,7 @@ let package = Package(
     .target(
       name: "TollgateDemo",
       dependencies: [
-        "TollgateCore", "TollgateStorage", "TollgateContract", "TollgateClient", "TollgateIndex", "TollgateService",
+        "TollgateCore", "TollgateStorage", "TollgateClient", "TollgateService",
         "TollgateWorker", "TollgateWorkerSQLite", "AppStoreGateway", "StoreSimulator",
         "TollgateCrypto",
         .product(name: "Logging", package: "swift-log"),
@@ -210,7 +210,7 @@ let package = Package(
     .executableTarget(
       name: "tollgate",
       dependencies: [
-        "TollgateCore", "TollgateStorage", "TollgateContract", "TollgateWire", "TollgateClient", "TollgateServer",
+        "TollgateCore", "TollgateStorage", "TollgateClient", "TollgateServer",
         "TollgateIndex", "TollgateService", "AppStore", "TollgateCrypto",
         "TollgateWorker", "TollgateWorkerSQLite", "AppStoreGateway", "StoreSimulator", "TollgateDemo", "TollgateBench",
         .product(name: "ArgumentParser", package: "swift-argument-parser"),

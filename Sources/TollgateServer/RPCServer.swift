@@ -46,7 +46,7 @@ public final class RPCServer: Service, Sendable {
     /// Bound, not run yet.
     case bound
     /// The loops run; `shuttingDown` once they were told to stop.
-    case running(mailboxes: [LoopMailbox], exits: [LoopExit], shuttingDown: Bool)
+    case running(mailboxes: [LoopMailbox], shuttingDown: Bool)
     /// Closed before it ran, or its loops have ended.
     case closed
   }
@@ -140,9 +140,14 @@ public final class RPCServer: Service, Sendable {
     finishClosing()
   }
 
-  /// Every loop has ended: the listener closes.
+  /// Every loop has ended: the server is closed.
   private func finishClosing() {
     state.withLock { $0 = .closed }
+    closeListener()
+  }
+
+  /// Closes the listener and wakes `close()`; called once, by whoever moved the state to closed.
+  private func closeListener() {
     Glibc.close(shared.listenFd)
     ended.finish()
   }
@@ -195,7 +200,7 @@ public final class RPCServer: Service, Sendable {
         for mailbox in mailboxes { mailbox.post(.shutdown(deadlineNs: 0)) }
         failure = error
       }
-      state = .running(mailboxes: mailboxes, exits: exits, shuttingDown: failure != nil)
+      state = .running(mailboxes: mailboxes, shuttingDown: failure != nil)
       return failure.map { .failed(exits, $0) } ?? .started(exits)
     }
   }
@@ -206,26 +211,22 @@ public final class RPCServer: Service, Sendable {
     let grace = graceful ? shared.config.shutdownGracePeriod : .zero
     let (seconds, attoseconds) = grace.components
     let deadline = tg_net_now_ns() + UInt64(max(0, seconds) * 1_000_000_000 + max(0, attoseconds) / 1_000_000_000)
-    var closedUnrun = false
-    let toldNow = state.withLock { state -> [LoopMailbox] in
+    let toldNow = state.withLock { state -> [LoopMailbox]? in
       switch state {
       case .bound:
         state = .closed
-        closedUnrun = true
-        return []
-      case .running(let mailboxes, let exits, let shuttingDown):
+        return nil
+      case .running(let mailboxes, let shuttingDown):
         // A second, harsher request (cancellation after graceful shutdown) shortens the deadline.
         guard !shuttingDown || !graceful else { return [] }
-        state = .running(mailboxes: mailboxes, exits: exits, shuttingDown: true)
+        state = .running(mailboxes: mailboxes, shuttingDown: true)
         return mailboxes
       case .closed:
         return []
       }
     }
-    if closedUnrun {
-      Glibc.close(shared.listenFd)
-      ended.finish()
-    }
+    // Never ran: nothing to drain.
+    guard let toldNow else { return closeListener() }
     for mailbox in toldNow { mailbox.post(.shutdown(deadlineNs: deadline)) }
   }
 }

@@ -3,22 +3,12 @@ import TollgateCore
 import TollgateIndex
 import TollgateTesting
 
-/// Queries built from strings, as the server builds them from a read's bytes: every field's
-/// bytes back to back in one buffer, kept alive for `body`.
+/// Queries built from strings, as the server builds them from a read's bytes.
 func withQueries<Result>(
   _ queries: [(user: String, entitlement: String)], _ body: (UnsafeBufferPointer<EntitlementQuery>) -> Result
 ) -> Result {
-  let joined = queries.flatMap { Array($0.user.utf8) + Array($0.entitlement.utf8) }
-  return joined.withUnsafeBytes { bytes in
-    var offset = 0
-    func next(_ count: Int) -> UnsafeRawBufferPointer {
-      defer { offset += count }
-      return UnsafeRawBufferPointer(rebasing: bytes[offset..<offset + count])
-    }
-    let built = queries.map { query in
-      EntitlementQuery(userId: next(query.user.utf8.count), entitlement: next(query.entitlement.utf8.count))
-    }
-    return built.withUnsafeBufferPointer(body)
+  withPackedBytes(queries) { packed in
+    packed.map { EntitlementQuery(userId: $0.userId, entitlement: $0.entitlement) }.withUnsafeBufferPointer(body)
   }
 }
 

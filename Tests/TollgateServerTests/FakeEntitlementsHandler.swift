@@ -1,4 +1,5 @@
 import Synchronization
+import Testing
 import TollgateContract
 import TollgateServer
 import TollgateTesting
@@ -59,6 +60,12 @@ final class FakeEntitlementsHandler: EntitlementsHandler {
     var response = Tollgate_V1_HealthResponse()
     response.status = .serving
     return response
+  }
+
+  /// Until `count` SubmitPurchase calls have reached the handler (10 s at most).
+  func waitUntilSubmitted(_ count: Int = 1) async throws {
+    let waited = await eventually(timeout: .seconds(10)) { submitted.load(ordering: .relaxed) >= count }
+    try #require(waited != nil, "\(count) SubmitPurchase calls never reached the handler")
   }
 
   func release() {

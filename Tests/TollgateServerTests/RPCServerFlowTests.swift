@@ -13,12 +13,6 @@ import TollgateWire
 struct RPCServerFlowTests {
   static let logger = Logger(label: "test.rpc.flow")
 
-  /// Until the handler has a SubmitPurchase waiting.
-  static func waitUntilSubmitted(_ handler: FakeEntitlementsHandler) async throws {
-    let waited = await eventually(timeout: .seconds(10)) { handler.submitted.load(ordering: .relaxed) >= 1 }
-    try #require(waited != nil, "the SubmitPurchase never reached the handler")
-  }
-
   /// The most a TCP socket buffer may grow to (`net.ipv4.<name>`'s last field); 32 MB when the
   /// setting cannot be read.
   static func largestSocketBuffer(_ name: String) -> Int {
@@ -189,7 +183,7 @@ struct RPCServerFlowTests {
     async let serving: Void = server.run()
     let frame = try RequestFrames.submitPurchase(id: 77)
     async let answer = RawWire.exchange(port: server.port, chunks: [frame], frames: 1, timeout: .seconds(10))
-    try await Self.waitUntilSubmitted(handler)
+    try await handler.waitUntilSubmitted()
 
     async let closed: Void = server.close()
     try await Task.sleep(for: .milliseconds(100))
@@ -215,7 +209,7 @@ struct RPCServerFlowTests {
     async let serving: Void = server.run()
     let frame = try RequestFrames.submitPurchase(id: 5)
     async let answer = RawWire.exchange(port: server.port, chunks: [frame], frames: 1, timeout: .seconds(10))
-    try await Self.waitUntilSubmitted(handler)
+    try await handler.waitUntilSubmitted()
     let started = ContinuousClock.now
     try await server.close()
     try await serving

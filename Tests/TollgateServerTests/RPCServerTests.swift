@@ -149,8 +149,7 @@ struct RPCServerTests {
       bytes += RawWire.request(methodIndex: 3, requestId: 6, payload: [])  // Health is answered at once
       async let exchange = RawWire.exchange(port: server.port, chunks: [bytes], frames: 6)
       // Let the two admitted calls start, then let them finish.
-      let waited = await eventually(timeout: .seconds(10)) { handler.submitted.load(ordering: .relaxed) >= 2 }
-      try #require(waited != nil, "the SubmitPurchases never reached the handler")
+      try await handler.waitUntilSubmitted(2)
       try await Task.sleep(for: .milliseconds(50))
       handler.release()
       let responses = try await exchange
@@ -191,8 +190,7 @@ struct RPCServerTests {
           }
         }
         // The handler holds the call until release(): only cancellation can end it early.
-        let waited = await eventually(timeout: .seconds(10)) { handler.submitted.load(ordering: .relaxed) >= 1 }
-        try #require(waited != nil, "the SubmitPurchase never reached the handler")
+        try await handler.waitUntilSubmitted()
         group.cancelAll()
         try await group.waitForAll()
       }

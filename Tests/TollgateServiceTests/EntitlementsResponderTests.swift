@@ -13,16 +13,8 @@ import TollgateWire
 func hotPathAnswers(_ responder: EntitlementsResponder, _ requests: [(user: String, entitlement: String)])
   -> [Tollgate_V1_IsSubscriberResponse]
 {
-  let joined = requests.flatMap { Array($0.user.utf8) + Array($0.entitlement.utf8) }
-  return joined.withUnsafeBytes { bytes in
-    var offset = 0
-    func next(_ count: Int) -> UnsafeRawBufferPointer {
-      defer { offset += count }
-      return UnsafeRawBufferPointer(rebasing: bytes[offset..<offset + count])
-    }
-    let fields = requests.map {
-      IsSubscriberFields(userId: next($0.user.utf8.count), entitlement: next($0.entitlement.utf8.count))
-    }
+  withPackedBytes(requests) { packed in
+    let fields = packed.map { IsSubscriberFields(userId: $0.userId, entitlement: $0.entitlement) }
     return fields.withUnsafeBufferPointer { fields in
       var answers: [Tollgate_V1_IsSubscriberResponse] = []
       let answered = responder.answerIsSubscriber(fields) { position, answer in

@@ -31,14 +31,6 @@ public enum AppStoreInspection {
     return render(document, error: error)
   }
 
-  /// Inspects a notification HTTP body (`{"signedPayload": …}`) or a bare signed payload.
-  public static func inspectNotification(_ body: String, verifier: SignedDataVerifier) -> String {
-    if let object = jsonObject(Array(body.utf8)) as? [String: Any], let signed = object["signedPayload"] as? String {
-      return inspectJWS(signed, kind: .notification, verifier: verifier)
-    }
-    return inspectJWS(body, kind: .notification, verifier: verifier)
-  }
-
   /// Inspects base64 app receipt data; the payload is the parsed receipt.
   public static func inspectReceipt(_ base64: String, verifier: AppReceiptVerifier) -> String {
     let result = verifier.verify(base64: base64)

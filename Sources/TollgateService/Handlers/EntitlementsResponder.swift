@@ -60,27 +60,24 @@ public struct EntitlementsResponder: EntitlementsHandler {
   public func answerIsSubscriber(
     _ requests: UnsafeBufferPointer<IsSubscriberFields>, _ each: (Int, IsSubscriberAnswer) -> Void
   ) -> Int {
-    // The valid requests at the front; the first invalid one takes the message path, which
-    // explains the problem in `error`.
-    var valid = 0
-    while valid < requests.count, RequestValidation.userId(byteCount: requests[valid].userId.count) == nil,
-      RequestValidation.entitlement(byteCount: requests[valid].entitlement.count) == nil
-    {
-      valid += 1
-    }
-    guard valid > 0 else { return 0 }
-    withUnsafeTemporaryAllocation(of: EntitlementQuery.self, capacity: valid) { queries in
-      for position in 0..<valid {
+    withUnsafeTemporaryAllocation(of: EntitlementQuery.self, capacity: requests.count) { queries in
+      // The valid requests at the front; the first invalid one takes the message path, which
+      // explains the problem in `error`.
+      var valid = 0
+      while valid < requests.count, RequestValidation.userId(byteCount: requests[valid].userId.count) == nil,
+        RequestValidation.entitlement(byteCount: requests[valid].entitlement.count) == nil
+      {
         queries.initializeElement(
-          at: position,
-          to: EntitlementQuery(userId: requests[position].userId, entitlement: requests[position].entitlement))
+          at: valid, to: EntitlementQuery(userId: requests[valid].userId, entitlement: requests[valid].entitlement))
+        valid += 1
       }
+      guard valid > 0 else { return 0 }
       // One clock reading for the whole read: its calls arrived together.
       index.answer(UnsafeBufferPointer(rebasing: queries[0..<valid]), nowMs: nowMs()) { position, answer in
         each(position, IsSubscriberAnswer(consume answer))
       }
+      return valid
     }
-    return valid
   }
 
   public func getSubscription(_ request: Tollgate_V1_GetSubscriptionRequest) -> Tollgate_V1_GetSubscriptionResponse {

@@ -43,16 +43,16 @@ public struct RequestFrame: Sendable, Hashable {
     /// The header at `offset` in `bytes`; nil when fewer than `headerLength` bytes remain.
     public init?(in bytes: UnsafeRawBufferPointer, at offset: Int = 0) {
       guard bytes.count - offset >= RequestFrame.headerLength else { return nil }
-      methodIndex = UInt32(littleEndian: bytes.loadUnaligned(fromByteOffset: offset, as: UInt32.self))
-      messageLength = UInt32(littleEndian: bytes.loadUnaligned(fromByteOffset: offset + 4, as: UInt32.self))
-      requestId = UInt32(littleEndian: bytes.loadUnaligned(fromByteOffset: offset + 8, as: UInt32.self))
+      methodIndex = bytes.word(at: offset)
+      messageLength = bytes.word(at: offset + 4)
+      requestId = bytes.word(at: offset + 8)
     }
 
     /// Stores the header's `headerLength` bytes at `base`.
     public func store(at base: UnsafeMutableRawPointer) {
-      base.storeBytes(of: methodIndex.littleEndian, as: UInt32.self)
-      (base + 4).storeBytes(of: messageLength.littleEndian, as: UInt32.self)
-      (base + 8).storeBytes(of: requestId.littleEndian, as: UInt32.self)
+      base.storeWord(methodIndex, at: 0)
+      base.storeWord(messageLength, at: 4)
+      base.storeWord(requestId, at: 8)
     }
 
     /// Appends the header to `bytes`.
@@ -97,20 +97,20 @@ public struct ResponseFrame: Sendable, Hashable {
     /// The header at `offset` in `bytes`; nil when fewer than `headerLength` bytes remain.
     public init?(in bytes: UnsafeRawBufferPointer, at offset: Int = 0) {
       guard bytes.count - offset >= ResponseFrame.headerLength else { return nil }
-      rawStatus = UInt32(littleEndian: bytes.loadUnaligned(fromByteOffset: offset, as: UInt32.self))
-      methodIndex = UInt32(littleEndian: bytes.loadUnaligned(fromByteOffset: offset + 4, as: UInt32.self))
-      messageLength = UInt32(littleEndian: bytes.loadUnaligned(fromByteOffset: offset + 8, as: UInt32.self))
-      requestId = UInt32(littleEndian: bytes.loadUnaligned(fromByteOffset: offset + 12, as: UInt32.self))
+      rawStatus = bytes.word(at: offset)
+      methodIndex = bytes.word(at: offset + 4)
+      messageLength = bytes.word(at: offset + 8)
+      requestId = bytes.word(at: offset + 12)
     }
 
     public var status: RPCStatus? { RPCStatus(rawValue: rawStatus) }
 
     /// Stores the header's `headerLength` bytes at `base`.
     public func store(at base: UnsafeMutableRawPointer) {
-      base.storeBytes(of: rawStatus.littleEndian, as: UInt32.self)
-      (base + 4).storeBytes(of: methodIndex.littleEndian, as: UInt32.self)
-      (base + 8).storeBytes(of: messageLength.littleEndian, as: UInt32.self)
-      (base + 12).storeBytes(of: requestId.littleEndian, as: UInt32.self)
+      base.storeWord(rawStatus, at: 0)
+      base.storeWord(methodIndex, at: 4)
+      base.storeWord(messageLength, at: 8)
+      base.storeWord(requestId, at: 12)
     }
   }
 }
@@ -151,5 +151,18 @@ extension ByteBuffer {
       header.store(at: buffer.baseAddress!)
       return ResponseFrame.headerLength
     }
+  }
+}
+
+/// Headers are little-endian `u32` words.
+extension UnsafeRawBufferPointer {
+  fileprivate func word(at offset: Int) -> UInt32 {
+    UInt32(littleEndian: loadUnaligned(fromByteOffset: offset, as: UInt32.self))
+  }
+}
+
+extension UnsafeMutableRawPointer {
+  fileprivate func storeWord(_ value: UInt32, at offset: Int) {
+    (self + offset).storeBytes(of: value.littleEndian, as: UInt32.self)
   }
 }

@@ -28,7 +28,8 @@ public final class VerifierWorker: Service, Sendable {
   let logger: Logger
   private let boundPort = BoundPort()
 
-  /// Builds the worker; throws on an invalid configuration with every problem listed.
+  /// Builds the worker from a configuration its caller has validated (`validate(environment:)`:
+  /// the gateways are built from it first); throws if `worker.listen` is not HOST:PORT.
   /// - Parameters:
   ///   - gateways: one per store the worker verifies purchases of.
   ///   - metrics: where the worker's counters go, and how to render them for `GET /metrics`
@@ -40,7 +41,6 @@ public final class VerifierWorker: Service, Sendable {
     metrics: (factory: any MetricsFactory, render: @Sendable () -> String)? = nil,
     onListening: (@Sendable (_ port: Int) -> Void)? = nil, nowMs: @escaping @Sendable () -> Int64, logger: Logger
   ) throws {
-    try configuration.validate(environment: environment)
     let settings = configuration.worker
     let parts = settings.listen.split(separator: ":")
     guard parts.count >= 2, let port = Int(parts.last!) else {
@@ -58,16 +58,12 @@ public final class VerifierWorker: Service, Sendable {
     self.storage = storage
     self.gateways = gateways
     self.catalog = configuration.catalog
-    let reconciler = Reconciler(
-      storage: storage, catalog: configuration.catalog, settings: settings, nowMs: nowMs, logger: logger)
     let backoff = Backoff(baseMs: settings.backoffBaseMs, maxMs: settings.backoffMaxMs)
-    let refresher = ChainRefresher(gateways: gateways, reconciler: reconciler)
-    processor = ItemProcessor(
-      gateways: gateways, refresher: refresher, storage: storage, backoff: backoff, stats: stats, nowMs: nowMs,
-      logger: logger)
-    rescheduler = Rescheduler(
-      gateways: gateways, refresher: refresher, storage: storage, backoff: backoff, stats: stats, nowMs: nowMs,
-      logger: logger)
+    let verification = VerificationParts(
+      storage: storage, gateways: gateways, catalog: configuration.catalog, settings: settings, backoff: backoff,
+      stats: stats, nowMs: nowMs, logger: logger)
+    processor = verification.processor
+    rescheduler = verification.rescheduler
     webhooks = WebhookDispatcher(
       endpoints: configuration.webhooks,
       stats: stats,

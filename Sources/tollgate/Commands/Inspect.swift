@@ -82,8 +82,7 @@ struct Inspect: ParsableCommand {
     func run() throws {
       try InspectInput.exitWith {
         let text = try InspectInput.read(file)
-        try InspectInput.requireJWS(text)
-        let facts = InspectInput.PayloadFacts(jws: text)
+        let facts = try InspectInput.facts(ofJWS: text)
         let resolvedKind: AppStoreInspection.Kind
         if let kind {
           guard let parsed = AppStoreInspection.Kind(rawValue: kind) else {
@@ -110,9 +109,9 @@ struct Inspect: ParsableCommand {
     func run() throws {
       try InspectInput.exitWith {
         let text = try InspectInput.read(file)
-        let signed = try InspectInput.notificationJWS(in: text)
-        let facts = InspectInput.PayloadFacts(jws: signed)
-        return AppStoreInspection.inspectNotification(text, verifier: try options.verifier(defaultsFrom: facts))
+        let (signed, facts) = try InspectInput.notificationJWS(in: text)
+        return AppStoreInspection.inspectJWS(
+          signed, kind: .notification, verifier: try options.verifier(defaultsFrom: facts))
       }
     }
   }

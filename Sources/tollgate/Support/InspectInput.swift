@@ -38,30 +38,30 @@ enum InspectInput {
     if !document.contains("\"verdict\" : \"valid\"") { throw ExitCode(1) }
   }
 
-  /// Unreadable unless `text` is a compact JWS whose payload is JSON.
-  static func requireJWS(_ text: String) throws {
+  /// What the payload of `text` says about itself; unreadable unless `text` is a compact JWS
+  /// whose payload is JSON.
+  static func facts(ofJWS text: String) throws -> PayloadFacts {
     switch JWS.parse(text) {
     case .failure(let error):
       throw Unreadable(message: "not a compact JWS: \(error.message)")
     case .success(let jws):
-      guard (try? JSONSerialization.jsonObject(with: Data(jws.payload))) != nil else {
+      guard let payload = try? JSONSerialization.jsonObject(with: Data(jws.payload)) else {
         throw Unreadable(message: "the JWS payload is not JSON")
       }
+      return PayloadFacts(payload: payload)
     }
   }
 
-  /// The signed payload of a notification: the `signedPayload` of a JSON body, or the text itself
-  /// when it is a compact JWS; unreadable otherwise.
-  static func notificationJWS(in text: String) throws -> String {
-    if let object = try? JSONSerialization.jsonObject(with: Data(text.utf8)) {
-      guard let signed = (object as? [String: Any])?["signedPayload"] as? String else {
-        throw Unreadable(message: "a JSON body without a signedPayload string")
-      }
-      try requireJWS(signed)
-      return signed
+  /// The signed payload of a notification (the `signedPayload` of a JSON body, or the text
+  /// itself when it is a compact JWS) and its facts; unreadable otherwise.
+  static func notificationJWS(in text: String) throws -> (jws: String, facts: PayloadFacts) {
+    guard let object = try? JSONSerialization.jsonObject(with: Data(text.utf8)) else {
+      return (text, try facts(ofJWS: text))
     }
-    try requireJWS(text)
-    return text
+    guard let signed = (object as? [String: Any])?["signedPayload"] as? String else {
+      throw Unreadable(message: "a JSON body without a signedPayload string")
+    }
+    return (signed, try facts(ofJWS: signed))
   }
 
   /// Unreadable unless `text` is base64 of a PKCS#7 app receipt (signed or not by anyone).
@@ -79,10 +79,9 @@ enum InspectInput {
     var environment: AppStoreEnvironment?
     var kind: AppStoreInspection.Kind = .transaction
 
-    init(jws: String) {
-      guard case .success(let parsed) = JWS.parse(jws),
-        let object = try? JSONSerialization.jsonObject(with: Data(parsed.payload)) as? [String: Any]
-      else { return }
+    /// From a JWS payload decoded as JSON.
+    init(payload: Any) {
+      guard let object = payload as? [String: Any] else { return }
       let data = (object["data"] as? [String: Any]) ?? (object["summary"] as? [String: Any]) ?? object
       bundleId = data["bundleId"] as? String
       appAppleId = (data["appAppleId"] as? NSNumber)?.int64Value

@@ -38,14 +38,13 @@ struct WorkerParts {
     self.gateway = gateway
     self.settings = settings
     self.catalog = catalog
-    reconciler = Reconciler(storage: storage, catalog: catalog, settings: settings, nowMs: now, logger: logger)
-    refresher = ChainRefresher(gateways: gateways, reconciler: reconciler)
-    processor = ItemProcessor(
-      gateways: gateways, refresher: refresher, storage: storage, backoff: backoff, stats: stats, nowMs: now,
-      logger: logger)
-    rescheduler = Rescheduler(
-      gateways: gateways, refresher: refresher, storage: storage, backoff: backoff, stats: stats, nowMs: now,
-      logger: logger)
+    let parts = VerificationParts(
+      storage: storage, gateways: gateways, catalog: catalog, settings: settings, backoff: backoff, stats: stats,
+      nowMs: now, logger: logger)
+    reconciler = parts.reconciler
+    refresher = parts.refresher
+    processor = parts.processor
+    rescheduler = parts.rescheduler
   }
 
   var now: Int64 { clock.nowMs }

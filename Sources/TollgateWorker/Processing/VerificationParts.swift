@@ -1,0 +1,25 @@
+import Logging
+import TollgateCore
+
+/// The parts that ask the stores and write what they say, wired once: the reconciler, the chain
+/// refresher on it, and its two users, the inbox's item processor and the scheduled rescheduler.
+struct VerificationParts: Sendable {
+  let reconciler: Reconciler
+  let refresher: ChainRefresher
+  let processor: ItemProcessor
+  let rescheduler: Rescheduler
+
+  init(
+    storage: any WorkerStorage, gateways: StoreGateways, catalog: ProductCatalog, settings: WorkerSettings,
+    backoff: Backoff, stats: WorkerStats, nowMs: @escaping @Sendable () -> Int64, logger: Logger
+  ) {
+    reconciler = Reconciler(storage: storage, catalog: catalog, settings: settings, nowMs: nowMs, logger: logger)
+    refresher = ChainRefresher(gateways: gateways, reconciler: reconciler)
+    processor = ItemProcessor(
+      gateways: gateways, refresher: refresher, storage: storage, backoff: backoff, stats: stats, nowMs: nowMs,
+      logger: logger)
+    rescheduler = Rescheduler(
+      gateways: gateways, refresher: refresher, storage: storage, backoff: backoff, stats: stats, nowMs: nowMs,
+      logger: logger)
+  }
+}
