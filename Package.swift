@@ -67,7 +67,7 @@ let package = Package(
     .target(
       name: "TollgateWorker",
       dependencies: [
-        "TollgateCore", "TollgateStorage", "TollgateCrypto",
+        "TollgateCore", "TollgateCrypto",
         .product(name: "AsyncHTTPClient", package: "async-http-client"),
         .product(name: "CoreMetrics", package: "swift-metrics"),
         .product(name: "Hummingbird", package: "hummingbird"),
@@ -85,7 +85,7 @@ let package = Package(
     .target(
       name: "AppStoreGateway",
       dependencies: [
-        "TollgateWorker", "AppStore", "TollgateCore", "TollgateCrypto", "TollgateStorage",
+        "TollgateWorker", "AppStore", "TollgateCore", "TollgateCrypto",
         .product(name: "AsyncHTTPClient", package: "async-http-client"),
         .product(name: "Logging", package: "swift-log"),
       ],
@@ -267,7 +267,7 @@ let package = Package(
     .testTarget(
       name: "TollgateWorkerTests",
       dependencies: [
-        "TollgateWorker", "TollgateStorage", "TollgateCore", "TollgateTesting",
+        "TollgateWorker", "TollgateCore", "TollgateTesting",
         .product(name: "Logging", package: "swift-log"),
       ],
       swiftSettings: strict

@@ -2,7 +2,6 @@ import AppStore
 import Foundation
 import TollgateCore
 import TollgateCrypto
-import TollgateStorage
 import TollgateWorker
 
 extension AppStoreGateway {

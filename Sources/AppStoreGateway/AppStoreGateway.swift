@@ -2,7 +2,6 @@ import AppStore
 import AsyncHTTPClient
 import Logging
 import TollgateCore
-import TollgateStorage
 import TollgateWorker
 
 /// The worker's door to Apple: turns submitted evidence into a transaction id, verifies App Store
@@ -21,10 +20,10 @@ public final class AppStoreGateway: StoreGateway {
   ///   - environment: where API keys and shared secrets named by the settings are read from.
   ///   - concurrency: App Store calls in flight at once.
   public init(
-    apps settings: [AppleAppSettings], environment: [String: String], httpClient: HTTPClient, concurrency: Int,
+    settings: AppStoreSettings, environment: [String: String], httpClient: HTTPClient, concurrency: Int,
     nowMs: @escaping @Sendable () -> Int64, logger: Logger
   ) throws {
-    apps = try settings.map {
+    apps = try settings.apps.map {
       try AppleApp(settings: $0, environment: environment, httpClient: httpClient, nowMs: nowMs, logger: logger)
     }
     limiter = StoreCallLimiter(permits: concurrency)

@@ -113,16 +113,17 @@ public struct LocalStack: Sendable {
       settings.backoffMaxMs = 400
       configure(&settings)
       let configuration = WorkerConfiguration(
-        catalog: catalog(transferPolicy: transferPolicy), worker: settings, appStore: [app], webhooks: webhooks)
+        catalog: catalog(transferPolicy: transferPolicy), worker: settings, webhooks: webhooks)
+      let appStoreSettings = AppStoreSettings(apps: [app])
 
       // Follow the simulator's clock: its jumps, plus real time in between (backoff and leases).
       let now = FollowedClock.following { sim.clockNowMs }
       let databasePath = directory + "/tollgate.sqlite"
       let registry = PrometheusCollectorRegistry()
       let workerEnvironment = extraEnvironment.merging(["TOLLGATE_DEMO_APPLE_KEY": try key.pkcs8PEM()]) { $1 }
-      try configuration.validate(environment: workerEnvironment)
+      try configuration.validate(environment: workerEnvironment, stores: [appStoreSettings])
       let appStore = try AppStoreGateway(
-        apps: configuration.appStore, environment: workerEnvironment, httpClient: .shared,
+        settings: appStoreSettings, environment: workerEnvironment, httpClient: .shared,
         concurrency: settings.storeConcurrency, nowMs: now, logger: logger)
       let worker = try VerifierWorker(
         configuration: configuration, storage: try SQLiteWorkerStorage(path: databasePath, nowMs: now()),

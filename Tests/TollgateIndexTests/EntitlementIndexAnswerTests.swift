@@ -78,7 +78,7 @@ struct EntitlementIndexAnswerTests {
     answer.environment = best.record.environment
     answer.verifiedAtMs = best.record.verifiedAtMs
     let id = best.record.storeSubscriptionId
-    answer.storeSubscriptionId = UInt64(id).map { .number($0) } ?? .text(id)
+    if let number = UInt64(id) { answer.numericStoreSubscriptionId = number } else { answer.storeSubscriptionId = id }
     return answer
   }
 
@@ -105,8 +105,8 @@ struct EntitlementIndexAnswerTests {
     // The sample covers what it claims to.
     #expect(answers.contains { $0.active } && answers.contains { !$0.active && $0.expiresAtMs > 0 })
     #expect(answers.contains { $0.productId == "pro_yearly" })
-    #expect(answers.contains { $0.storeSubscriptionId.text.hasPrefix("9") })
-    #expect(answers.contains { if case .text = $0.storeSubscriptionId { true } else { false } })
+    #expect(answers.contains { $0.storeSubscriptionIdText.hasPrefix("9") })
+    #expect(answers.contains { $0.numericStoreSubscriptionId == nil && !$0.storeSubscriptionId.isEmpty })
     #expect(answers.contains { $0.state == nil })
   }
 

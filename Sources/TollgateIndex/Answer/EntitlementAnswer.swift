@@ -14,25 +14,15 @@ public struct EntitlementAnswer: Sendable, Hashable {
   public var environment: StoreEnvironment?
   public var verifiedAtMs: Int64 = 0
   public var evaluatedAtMs: Int64 = 0
-  /// The store's id of the subscription (an original transaction id, a purchase token, ...).
-  public var storeSubscriptionId = StoreSubscriptionId.none
+  /// The store's id of the subscription (an original transaction id, a purchase token, ...) when
+  /// it is not a number; "" when it is (see `numericStoreSubscriptionId`) or there is no record.
+  public var storeSubscriptionId = ""
+  /// The store's id of the subscription when it is a decimal number (most App Store ids): kept as
+  /// that number, so an answer owns no string for it.
+  public var numericStoreSubscriptionId: UInt64?
 
   public init() {}
 
-  /// The store's id of a subscription, kept as a number when it is one (most App Store ids), so
-  /// an answer owns no string for it.
-  public enum StoreSubscriptionId: Sendable, Hashable {
-    case none
-    case number(UInt64)
-    case text(String)
-
-    /// The id as the store writes it ("" for none).
-    public var text: String {
-      switch self {
-      case .none: ""
-      case .number(let number): String(number)
-      case .text(let text): text
-      }
-    }
-  }
+  /// The store's id of the subscription as the store writes it ("" for none).
+  public var storeSubscriptionIdText: String { numericStoreSubscriptionId.map { String($0) } ?? storeSubscriptionId }
 }

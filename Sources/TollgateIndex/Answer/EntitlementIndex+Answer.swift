@@ -72,9 +72,8 @@ extension EntitlementIndex.State {
     answer.environment = record.environment
     answer.verifiedAtMs = record.verifiedAtMs
     switch record.source {
-    case .numbered(_, let number): answer.storeSubscriptionId = .number(number)
-    case .text(let source):
-      answer.storeSubscriptionId = .text(EntitlementRecord.storeSubscriptionId(fromSource: source))
+    case .numbered(_, let number): answer.numericStoreSubscriptionId = number
+    case .text(let source): answer.storeSubscriptionId = EntitlementRecord.storeSubscriptionId(fromSource: source)
     }
     return answer
   }

@@ -89,10 +89,7 @@ extension IsSubscriberAnswer {
     verifiedAtMs = answer.verifiedAtMs
     evaluatedAtMs = answer.evaluatedAtMs
     productId = answer.productId
-    switch answer.storeSubscriptionId {
-    case .none: break
-    case .number(let number): numericStoreSubscriptionId = number
-    case .text(let text): storeSubscriptionId = text
-    }
+    storeSubscriptionId = answer.storeSubscriptionId
+    numericStoreSubscriptionId = answer.numericStoreSubscriptionId
   }
 }

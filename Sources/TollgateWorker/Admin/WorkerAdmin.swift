@@ -1,6 +1,5 @@
 import Foundation
 import TollgateCore
-import TollgateStorage
 
 /// The operator's commands (`tollgate grant|revoke|reverify|explain`). They write to the same
 /// database as the worker, while it and the service run; the service sees the writes through the

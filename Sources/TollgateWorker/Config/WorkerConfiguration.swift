@@ -3,27 +3,24 @@ import TollgateCore
 
 /// Everything `tollgate worker` reads from its config file (JSON). The catalog (`apps`,
 /// `entitlements`, `products`, `subscriptionGroups`, policies) sits at the top level as
-/// `ProductCatalog` reads it; `worker` and `appStore` are this process's own sections.
+/// `ProductCatalog` reads it; `worker` and `webhooks` are this process's own sections. Each store's
+/// section (`appStore`, ...) belongs to its gateway module (`StoreSettings`).
 public struct WorkerConfiguration: Sendable {
   public var catalog: ProductCatalog
   public var worker: WorkerSettings
-  public var appStore: [AppleAppSettings]
   /// The company's endpoints for state-change events.
   public var webhooks: [WebhookSettings]
 
   public init(
-    catalog: ProductCatalog, worker: WorkerSettings = WorkerSettings(), appStore: [AppleAppSettings],
-    webhooks: [WebhookSettings] = []
+    catalog: ProductCatalog, worker: WorkerSettings = WorkerSettings(), webhooks: [WebhookSettings] = []
   ) {
     self.catalog = catalog
     self.worker = worker
-    self.appStore = appStore
     self.webhooks = webhooks
   }
 
   private struct Sections: Decodable {
     var worker: WorkerSettings?
-    var appStore: [AppleAppSettings]?
     var webhooks: [WebhookSettings]?
   }
 
@@ -33,22 +30,23 @@ public struct WorkerConfiguration: Sendable {
       let catalog = try JSONDecoder().decode(ProductCatalog.self, from: data)
       let sections = try JSONDecoder().decode(Sections.self, from: data)
       return WorkerConfiguration(
-        catalog: catalog, worker: sections.worker ?? WorkerSettings(), appStore: sections.appStore ?? [],
-        webhooks: sections.webhooks ?? [])
+        catalog: catalog, worker: sections.worker ?? WorkerSettings(), webhooks: sections.webhooks ?? [])
     } catch let error as DecodingError {
       throw WorkerConfigurationError(problems: [error.readablePath])
     }
   }
 
-  /// Every problem at once, so an operator fixes the file in one go.
-  public func problems(environment: [String: String]) -> [String] {
+  /// Every problem at once, so an operator fixes the file in one go: the catalog's, the worker's
+  /// own sections' and those of every store section in `stores`, at least one of which must
+  /// configure something.
+  public func problems(environment: [String: String], stores: [any StoreSettings]) -> [String] {
     var problems = catalog.validate().map { "\($0.path): \($0.message)" }
-    if appStore.isEmpty { problems.append("appStore: no App Store app is configured") }
-    for (index, app) in appStore.enumerated() {
-      problems += app.problems(environment: environment).map { "appStore[\(index)] (\(app.bundleId)): \($0)" }
-      if !catalog.apps.contains(where: { $0.store == .appStore && $0.bundleId == app.bundleId }) {
-        problems.append("appStore[\(index)]: bundle id \(app.bundleId) is not among \"apps\" with store app_store")
-      }
+    if stores.allSatisfy(\.isEmpty) {
+      let keys = stores.map { "\"\(type(of: $0).sectionKey)\"" }.joined(separator: ", ")
+      problems.append("no store is configured: add an app to one of \(keys)")
+    }
+    for settings in stores {
+      problems += settings.problems(catalog: catalog, environment: environment)
     }
     problems += worker.problems().map { "worker: \($0)" }
     for (index, webhook) in webhooks.enumerated() {
@@ -58,8 +56,10 @@ public struct WorkerConfiguration: Sendable {
   }
 
   /// Throws every problem at once, if there is any.
-  public func validate(environment: [String: String]) throws(WorkerConfigurationError) {
-    let problems = problems(environment: environment)
+  public func validate(
+    environment: [String: String], stores: [any StoreSettings]
+  ) throws(WorkerConfigurationError) {
+    let problems = problems(environment: environment, stores: stores)
     guard problems.isEmpty else { throw WorkerConfigurationError(problems: problems) }
   }
 }

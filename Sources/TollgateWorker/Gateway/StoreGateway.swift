@@ -1,5 +1,4 @@
 import TollgateCore
-import TollgateStorage
 
 /// The worker's door to one store: what a submission names, what a notification says, and the
 /// authoritative state of a purchase chain, every signed payload verified before it is believed.

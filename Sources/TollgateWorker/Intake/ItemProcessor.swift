@@ -1,7 +1,6 @@
 import Foundation
 import Logging
 import TollgateCore
-import TollgateStorage
 
 /// Turns one inbox item (a submitted purchase or a stored notification) into verified state, or
 /// puts it back for later when the store could not be asked. Never changes state on a failure;

@@ -6,7 +6,6 @@ import Logging
 import NIOCore
 import ServiceLifecycle
 import TollgateCore
-import TollgateStorage
 
 /// `tollgate worker` as a value: the notification endpoints, the inbox loop and the schedule of
 /// re-verifications, until graceful shutdown (in-flight items finish; the rest stay queued). It

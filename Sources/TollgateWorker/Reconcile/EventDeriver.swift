@@ -1,5 +1,4 @@
 import TollgateCore
-import TollgateStorage
 
 /// Names what changed between the last verified state of a subscription and the new one, as the
 /// outbound events a company's backends subscribe to.

@@ -1,6 +1,5 @@
 import Logging
 import TollgateCore
-import TollgateStorage
 
 /// Applies a verified chain: binds it to a user under the transfer policy, evaluates it, derives
 /// events, schedules the next check and writes everything in one transaction.

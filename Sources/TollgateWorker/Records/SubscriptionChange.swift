@@ -1,5 +1,4 @@
 import TollgateCore
-import TollgateStorage
 
 /// One verified store transaction, as recorded.
 public struct TransactionRow: Sendable, Hashable {

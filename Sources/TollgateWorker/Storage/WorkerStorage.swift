@@ -1,5 +1,4 @@
 import TollgateCore
-import TollgateStorage
 
 /// What the worker keeps, and needs kept atomically: the durable inbox, subscriptions with their
 /// verified histories and transactions, the schedule of re-verifications, grants, outbound events

@@ -39,7 +39,7 @@ struct Query: AsyncParsableCommand {
       }
       print(
         connection.json
-          ? try QueryJSON.encode(QueryJSON.IsSubscriber(response))
+          ? try QueryJSON.encode(QueryJSON.Status(response))
           : QueryOutput.text(response, user: user, entitlement: entitlement))
       if !response.active { throw ExitCode(1) }
     }

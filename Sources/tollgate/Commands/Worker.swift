@@ -30,6 +30,7 @@ struct Worker: AsyncParsableCommand {
 
   func run() async throws {
     var configuration = try ConfigFile.worker(config)
+    let appStoreSettings = try ConfigFile.section(AppStoreSettings.self, of: config) ?? AppStoreSettings(apps: [])
     if let listen { configuration.worker.listen = listen.description }
     if let followClock { configuration.worker.followClockURL = followClock }
     let databasePath = try ConfigFile.database(flag: database, config: config)
@@ -39,10 +40,10 @@ struct Worker: AsyncParsableCommand {
     let worker: VerifierWorker
     do {
       let environment = ProcessInfo.processInfo.environment
-      try configuration.validate(environment: environment)
+      try configuration.validate(environment: environment, stores: [appStoreSettings])
       let registry = PrometheusCollectorRegistry()
       let appStore = try AppStoreGateway(
-        apps: configuration.appStore, environment: environment, httpClient: .shared,
+        settings: appStoreSettings, environment: environment, httpClient: .shared,
         concurrency: configuration.worker.storeConcurrency, nowMs: clock.nowMs, logger: logger)
       worker = try VerifierWorker(
         configuration: configuration, storage: try SQLiteWorkerStorage(path: databasePath, nowMs: clock.nowMs()),

@@ -20,6 +20,15 @@ enum ConfigFile {
     }
   }
 
+  /// A store's section of the worker's config file, if the file has one.
+  static func section<Settings: StoreSettings & Decodable>(_: Settings.Type, of path: String) throws -> Settings? {
+    do {
+      return try Settings.section(in: try data(path))
+    } catch let error as WorkerConfigurationError {
+      throw ValidationError("config file \(path): \(error)")
+    }
+  }
+
   /// `--database`, else `worker.database`, else `service.database` from the file.
   static func database(flag: String?, config: String?) throws -> String {
     if let flag { return flag }

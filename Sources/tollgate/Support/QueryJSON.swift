@@ -5,8 +5,11 @@ import TollgateClient
 /// included (protobuf's own JSON omits `false` and `0`, which a script reading `active` should not
 /// have to guess), enum values by their lowercase short name (`grace_period`, `app_store`).
 enum QueryJSON {
-  struct EntitlementStatus: Encodable {
-    var entitlement: String
+  /// One subscription's or entitlement's status: the fields IsSubscriber's answer, GetSubscription's
+  /// entitlements and its subscriptions share, and those only one of them has (left out when nil).
+  struct Status: Encodable {
+    var entitlement: String?
+    var entitlements: [String]?
     var active: Bool
     var expiresAtMs: Int64
     var state: String
@@ -15,70 +18,48 @@ enum QueryJSON {
     var productId: String
     var environment: String
     var verifiedAtMs: Int64
+    var evaluatedAtMs: Int64?
     var storeSubscriptionId: String
 
-    init(_ status: Tollgate_V1_EntitlementStatus) {
-      entitlement = status.entitlement
-      active = status.active
-      expiresAtMs = status.expiresAtMs
-      state = QueryOutput.name(status.state)
-      willRenew = status.willRenew
-      store = QueryOutput.name(status.store)
-      productId = status.productID
-      environment = QueryOutput.name(status.environment)
-      verifiedAtMs = status.verifiedAtMs
-      storeSubscriptionId = status.storeSubscriptionID
+    init(
+      active: Bool, expiresAtMs: Int64, state: Tollgate_V1_SubscriptionState, willRenew: Bool,
+      store: Tollgate_V1_Store, productId: String, environment: Tollgate_V1_Environment, verifiedAtMs: Int64,
+      storeSubscriptionId: String
+    ) {
+      self.active = active
+      self.expiresAtMs = expiresAtMs
+      self.state = QueryOutput.name(state)
+      self.willRenew = willRenew
+      self.store = QueryOutput.name(store)
+      self.productId = productId
+      self.environment = QueryOutput.name(environment)
+      self.verifiedAtMs = verifiedAtMs
+      self.storeSubscriptionId = storeSubscriptionId
     }
-  }
-
-  struct IsSubscriber: Encodable {
-    var active: Bool
-    var expiresAtMs: Int64
-    var state: String
-    var willRenew: Bool
-    var store: String
-    var productId: String
-    var environment: String
-    var verifiedAtMs: Int64
-    var evaluatedAtMs: Int64
-    var storeSubscriptionId: String
 
     init(_ response: Tollgate_V1_IsSubscriberResponse) {
-      active = response.active
-      expiresAtMs = response.expiresAtMs
-      state = QueryOutput.name(response.state)
-      willRenew = response.willRenew
-      store = QueryOutput.name(response.store)
-      productId = response.productID
-      environment = QueryOutput.name(response.environment)
-      verifiedAtMs = response.verifiedAtMs
+      self.init(
+        active: response.active, expiresAtMs: response.expiresAtMs, state: response.state,
+        willRenew: response.willRenew, store: response.store, productId: response.productID,
+        environment: response.environment, verifiedAtMs: response.verifiedAtMs,
+        storeSubscriptionId: response.storeSubscriptionID)
       evaluatedAtMs = response.evaluatedAtMs
-      storeSubscriptionId = response.storeSubscriptionID
     }
-  }
 
-  struct Subscription: Encodable {
-    var store: String
-    var storeSubscriptionId: String
-    var productId: String
-    var state: String
-    var active: Bool
-    var expiresAtMs: Int64
-    var willRenew: Bool
-    var environment: String
-    var verifiedAtMs: Int64
-    var entitlements: [String]
+    init(_ status: Tollgate_V1_EntitlementStatus) {
+      self.init(
+        active: status.active, expiresAtMs: status.expiresAtMs, state: status.state, willRenew: status.willRenew,
+        store: status.store, productId: status.productID, environment: status.environment,
+        verifiedAtMs: status.verifiedAtMs, storeSubscriptionId: status.storeSubscriptionID)
+      entitlement = status.entitlement
+    }
 
     init(_ subscription: Tollgate_V1_Subscription) {
-      store = QueryOutput.name(subscription.store)
-      storeSubscriptionId = subscription.storeSubscriptionID
-      productId = subscription.productID
-      state = QueryOutput.name(subscription.state)
-      active = subscription.active
-      expiresAtMs = subscription.expiresAtMs
-      willRenew = subscription.willRenew
-      environment = QueryOutput.name(subscription.environment)
-      verifiedAtMs = subscription.verifiedAtMs
+      self.init(
+        active: subscription.active, expiresAtMs: subscription.expiresAtMs, state: subscription.state,
+        willRenew: subscription.willRenew, store: subscription.store, productId: subscription.productID,
+        environment: subscription.environment, verifiedAtMs: subscription.verifiedAtMs,
+        storeSubscriptionId: subscription.storeSubscriptionID)
       entitlements = subscription.entitlements
     }
   }
@@ -86,14 +67,14 @@ enum QueryJSON {
   struct GetSubscription: Encodable {
     var userId: String
     var evaluatedAtMs: Int64
-    var subscriptions: [Subscription]
-    var entitlements: [EntitlementStatus]
+    var subscriptions: [Status]
+    var entitlements: [Status]
 
     init(_ response: Tollgate_V1_GetSubscriptionResponse) {
       userId = response.userID
       evaluatedAtMs = response.evaluatedAtMs
-      subscriptions = response.subscriptions.map(Subscription.init)
-      entitlements = response.entitlements.map(EntitlementStatus.init)
+      subscriptions = response.subscriptions.map(Status.init)
+      entitlements = response.entitlements.map(Status.init)
     }
   }
 

@@ -1,6 +1,5 @@
 import Synchronization
 import TollgateCore
-import TollgateStorage
 import TollgateWorker
 
 /// A `StoreGateway` that answers from a script: what each chain looks like now, or how the store

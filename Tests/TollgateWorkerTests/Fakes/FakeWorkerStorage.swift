@@ -1,6 +1,5 @@
 import Foundation
 import TollgateCore
-import TollgateStorage
 import TollgateWorker
 
 /// `WorkerStorage` in memory, for the worker's unit tests: the same contract as SQLite (leases,

@@ -1,6 +1,5 @@
 import Testing
 import TollgateCore
-import TollgateStorage
 
 @testable import TollgateWorker
 

@@ -1,5 +1,3 @@
-import TollgateCore
-
 /// A purchase an app backend submitted for verification (SubmitPurchase), as stored in the inbox.
 public struct PurchaseSubmission: Sendable, Hashable, Codable {
   public var userId: String
