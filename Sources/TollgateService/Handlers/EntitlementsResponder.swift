@@ -74,7 +74,7 @@ public struct EntitlementsResponder: EntitlementsHandler {
       guard valid > 0 else { return 0 }
       // One clock reading for the whole read: its calls arrived together.
       index.answer(UnsafeBufferPointer(rebasing: queries[0..<valid]), nowMs: nowMs()) { position, answer in
-        each(position, IsSubscriberAnswer(consume answer))
+        each(position, IsSubscriberAnswer(answer))
       }
       return valid
     }

@@ -76,20 +76,14 @@ extension Tollgate_V1_EntitlementStatus {
 }
 
 extension IsSubscriberAnswer {
-  /// The index's answer in the wire's terms.
-  /// Takes the answer's strings over rather than copying them: this runs once per IsSubscriber call.
-  init(_ answer: consuming EntitlementAnswer) {
-    self.init()
-    active = answer.active
-    expiresAtMs = answer.expiresAtMs
-    if let state = answer.state { self.state = .init(state) }
-    willRenew = answer.willRenew
-    if let store = answer.store { self.store = .init(store) }
-    if let environment = answer.environment { self.environment = .init(environment) }
-    verifiedAtMs = answer.verifiedAtMs
-    evaluatedAtMs = answer.evaluatedAtMs
-    productId = answer.productId
-    storeSubscriptionId = answer.storeSubscriptionId
-    numericStoreSubscriptionId = answer.numericStoreSubscriptionId
+  /// The index's answer in the wire's terms, built in one step: this runs once per IsSubscriber call.
+  @inline(__always)
+  init(_ answer: borrowing EntitlementAnswer) {
+    self.init(
+      active: answer.active, expiresAtMs: answer.expiresAtMs, state: answer.state.map { .init($0) } ?? .unspecified,
+      willRenew: answer.willRenew, store: answer.store.map { .init($0) } ?? .unspecified, productId: answer.productId,
+      environment: answer.environment.map { .init($0) } ?? .unspecified, verifiedAtMs: answer.verifiedAtMs,
+      evaluatedAtMs: answer.evaluatedAtMs, storeSubscriptionId: answer.storeSubscriptionId,
+      numericStoreSubscriptionId: answer.numericStoreSubscriptionId)
   }
 }

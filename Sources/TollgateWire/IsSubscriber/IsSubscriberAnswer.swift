@@ -22,6 +22,27 @@ public struct IsSubscriberAnswer: Sendable, Hashable {
 
   public init() {}
 
+  /// Every field at once (the hot path builds its answer in one step; inlinable, so that it is
+  /// built in place in the caller's module instead of built here and copied out).
+  @inlinable
+  public init(
+    active: Bool, expiresAtMs: Int64, state: Tollgate_V1_SubscriptionState, willRenew: Bool, store: Tollgate_V1_Store,
+    productId: String, environment: Tollgate_V1_Environment, verifiedAtMs: Int64, evaluatedAtMs: Int64,
+    storeSubscriptionId: String, numericStoreSubscriptionId: UInt64?
+  ) {
+    self.active = active
+    self.expiresAtMs = expiresAtMs
+    self.state = state
+    self.willRenew = willRenew
+    self.store = store
+    self.productId = productId
+    self.environment = environment
+    self.verifiedAtMs = verifiedAtMs
+    self.evaluatedAtMs = evaluatedAtMs
+    self.storeSubscriptionId = storeSubscriptionId
+    self.numericStoreSubscriptionId = numericStoreSubscriptionId
+  }
+
   /// The same answer as a protobuf message.
   public var message: Tollgate_V1_IsSubscriberResponse {
     var response = Tollgate_V1_IsSubscriberResponse()
