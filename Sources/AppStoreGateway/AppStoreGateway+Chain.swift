@@ -10,15 +10,22 @@ extension AppStoreGateway {
     -> VerifiedChain
   {
     let environments = app.environments(hint: hint)
-    for (index, environment) in environments.enumerated() {
+    var notFound: AppStoreAPIError?
+    for environment in environments {
       guard let api = app.api(environment) else { throw .rejected(environmentRefusal(environment, app: app)) }
       do {
         return try await fetchChain(app: app, api: api, transactionId: transactionId, environment: environment)
-      } catch .store(let error) where error.code == .notFound && index < environments.count - 1 {
-        continue  // a sandbox purchase looked up in production first
+      } catch .store(let error) where error.code == .notFound {
+        notFound = error  // a sandbox purchase looked up in production first, or one Apple does not know yet
       }
     }
-    throw .rejected("transaction \(transactionId) is unknown to the App Store")
+    // Unknown in every environment the app accepts: "not found", which the worker retries while
+    // the purchase is young (Apple's own advice for 4040010 right after a purchase).
+    throw .store(
+      AppStoreAPIError(
+        code: .notFound,
+        message: "transaction \(transactionId) is unknown to the App Store (\(environments.map(\.rawValue).joined(separator: ", ")))",
+        httpStatus: notFound?.httpStatus, apiErrorCode: notFound?.apiErrorCode))
   }
 
   private func fetchChain(

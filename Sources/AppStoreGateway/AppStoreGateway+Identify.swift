@@ -69,6 +69,9 @@ extension AppStoreGateway {
     if response.isRetryable {
       throw .store(AppStoreAPIError(code: .serverError, message: "verifyReceipt status \(response.status)"))
     }
+    if response.typedStatus == .sharedSecretMismatch {
+      throw .misconfigured("verifyReceipt status 21004: the shared secret configured for \(app.bundleId) is not the app's")
+    }
     guard response.status == 0 else {
       throw .rejected("verifyReceipt status \(response.status): \(response.typedStatus)")
     }

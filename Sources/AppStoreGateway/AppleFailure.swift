@@ -6,32 +6,36 @@ import TollgateWorker
 enum AppleFailure: Error, Sendable {
   /// The store said no, or the evidence is bad.
   case rejected(String)
+  /// Our side is wrong and Apple said so outside the API (verifyReceipt's 21004: the shared secret
+  /// is not this app's).
+  case misconfigured(String)
   /// The App Store could not be asked, or its answer could not be believed.
   case store(AppStoreAPIError)
 }
 
 extension AppleFailure {
-  /// The one place App Store trouble is classified. It keeps today's behaviour exactly; issue #14
-  /// revisits the marked cases (credentials Apple refuses are our problem, not the buyer's; a 404
-  /// on one environment is not yet a "no").
+  /// The one place App Store trouble is classified:
+  /// - 429, 5xx, no answer, and an answer that is not what the API documents or fails
+  ///   verification: transient (retried; the verified state stays);
+  /// - 401 (Apple refused our token) and a key that cannot sign: the operator's to fix; the
+  ///   buyer's item stays pending;
+  /// - 404 (Apple's 4040010 and kin, which Apple documents as retryable right after a purchase):
+  ///   not found, retried while the evidence is young;
+  /// - another 4xx, and evidence Apple's rules refuse: final.
   var classified: StoreFailure {
     switch self {
     case .rejected(let reason):
       return .final(reason)
+    case .misconfigured(let reason):
+      return StoreFailure(.needsOperator, reason)
     case .store(let error):
       let kind: StoreFailure.Kind
-      if error.code == .rateLimited || error.code == .serverError || error.code == .transport {
-        kind = .transient
-      } else if error.code == .invalidResponse {
-        kind = .transient  // an answer that failed verification is not believed, and not a "no"
-      } else if error.code == .unauthorized {
-        kind = .transient  // #14: .needsOperator (our key or token was refused)
-      } else if error.code == .credentials {
-        kind = .final  // #14: .needsOperator (our key cannot sign)
-      } else if error.code == .notFound || error.code == .badRequest {
-        kind = .final  // #14: a 404 in one environment is not a final answer by itself
-      } else {
-        kind = error.isRetryable ? .transient : .final
+      switch error.code {
+      case .rateLimited, .serverError, .transport, .invalidResponse: kind = .transient
+      case .unauthorized, .credentials: kind = .needsOperator
+      case .notFound: kind = .notFound
+      case .badRequest: kind = .final
+      default: kind = error.isRetryable ? .transient : .final
       }
       return StoreFailure(kind, error.description, retryAfterMs: error.retryAfterMs, cause: error)
     }

@@ -10,18 +10,19 @@ struct AppleFailureTests {
     AppleFailure.store(AppStoreAPIError(code: code, message: "m")).classified.kind
   }
 
-  @Test("today's classification, kept exactly (issue #14 revisits credentials and 404)")
+  @Test("Apple's trouble is retried, our credentials are the operator's, a 404 is not yet a no, a bad request is")
   func classification() {
     #expect(kind(.rateLimited) == .transient)
     #expect(kind(.serverError) == .transient)
     #expect(kind(.transport) == .transient)
     #expect(kind(.invalidResponse) == .transient)
-    #expect(kind(.unauthorized) == .transient)
-    #expect(kind(.credentials) == .final)
-    #expect(kind(.notFound) == .final)
+    #expect(kind(.unauthorized) == .needsOperator)
+    #expect(kind(.credentials) == .needsOperator)
+    #expect(kind(.notFound) == .notFound)
     #expect(kind(.badRequest) == .final)
     #expect(AppleFailure.rejected("no").classified.kind == .final)
     #expect(AppleFailure.rejected("no").classified.message == "no")
+    #expect(AppleFailure.misconfigured("21004").classified.kind == .needsOperator)
   }
 
   @Test("Retry-After and the App Store's own description travel with the failure")

@@ -14,6 +14,9 @@ public struct WorkerSettings: Sendable, Decodable, Hashable {
   /// Backoff after a failed store call: first delay and ceiling.
   public var backoffBaseMs: Int64 = 1_000
   public var backoffMaxMs: Int64 = 3_600_000
+  /// How long a purchase the store does not know yet (`StoreFailure.Kind.notFound`) is retried,
+  /// counted from when its submission or notification arrived; after that it is rejected.
+  public var notFoundRetryWindowMs: Int64 = 3_600_000
   /// Store calls in flight at once, per store.
   public var storeConcurrency: Int = 4
   /// Bind a purchase nobody submitted yet to the user named by its `appAccountToken`, for apps
@@ -26,7 +29,7 @@ public struct WorkerSettings: Sendable, Decodable, Hashable {
 
   enum CodingKeys: String, CodingKey {
     case listen, database, pollMs, leaseMs, sweepIntervalMs, recheckDelayMs, backoffBaseMs, backoffMaxMs,
-      storeConcurrency, followClockURL, bindAppAccountToken
+      notFoundRetryWindowMs, storeConcurrency, followClockURL, bindAppAccountToken
   }
 
   public init(from decoder: any Decoder) throws {
@@ -40,6 +43,8 @@ public struct WorkerSettings: Sendable, Decodable, Hashable {
     recheckDelayMs = try c.decodeIfPresent(Int64.self, forKey: .recheckDelayMs) ?? d.recheckDelayMs
     backoffBaseMs = try c.decodeIfPresent(Int64.self, forKey: .backoffBaseMs) ?? d.backoffBaseMs
     backoffMaxMs = try c.decodeIfPresent(Int64.self, forKey: .backoffMaxMs) ?? d.backoffMaxMs
+    notFoundRetryWindowMs =
+      try c.decodeIfPresent(Int64.self, forKey: .notFoundRetryWindowMs) ?? d.notFoundRetryWindowMs
     storeConcurrency = try c.decodeIfPresent(Int.self, forKey: .storeConcurrency) ?? d.storeConcurrency
     followClockURL = try c.decodeIfPresent(String.self, forKey: .followClockURL)
     bindAppAccountToken = try c.decodeIfPresent(Bool.self, forKey: .bindAppAccountToken) ?? d.bindAppAccountToken
@@ -53,6 +58,7 @@ public struct WorkerSettings: Sendable, Decodable, Hashable {
     if backoffBaseMs < 1 || backoffMaxMs < backoffBaseMs {
       problems.append("backoffBaseMs must be ≥ 1 and ≤ backoffMaxMs")
     }
+    if notFoundRetryWindowMs < 0 { problems.append("notFoundRetryWindowMs must not be negative") }
     if storeConcurrency < 1 { problems.append("storeConcurrency must be at least 1") }
     return problems
   }

@@ -5,13 +5,18 @@
 ///   payload that fails verification): retry with backoff; the verified state stays as it is.
 /// - `needsOperator`: our side is wrong (credentials, configuration): alert, keep the item
 ///   pending and retry with backoff; never the buyer's fault.
-/// - `final`: the store says no (unknown transaction, invalid evidence, another app's receipt).
-///   Only this rejects a buyer's submission.
+/// - `notFound`: the store does not know the purchase. Stores answer so for a while right after a
+///   purchase (Apple documents its 404 as retryable then), so the worker retries it like
+///   `transient` while the evidence is younger than `WorkerSettings.notFoundRetryWindowMs`, and
+///   treats it as `final` after that.
+/// - `final`: the store says no (invalid evidence, another app's receipt, a purchase long unknown).
+///   Only this (and a `notFound` past its window) rejects a buyer's submission.
 public struct StoreFailure: Error, Sendable, CustomStringConvertible {
   public struct Kind: Hashable, Sendable, CustomStringConvertible {
     private enum Base: String, Hashable, Sendable {
       case transient
       case needsOperator = "needs_operator"
+      case notFound = "not_found"
       case final
     }
 
@@ -23,6 +28,7 @@ public struct StoreFailure: Error, Sendable, CustomStringConvertible {
 
     public static let transient = Kind(.transient)
     public static let needsOperator = Kind(.needsOperator)
+    public static let notFound = Kind(.notFound)
     public static let final = Kind(.final)
 
     public var description: String { base.rawValue }

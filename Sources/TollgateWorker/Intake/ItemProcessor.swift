@@ -4,12 +4,14 @@ import TollgateCore
 
 /// Turns one inbox item (a submitted purchase or a stored notification) into verified state, or
 /// puts it back for later when the store could not be asked. Never changes state on a failure;
-/// only a final answer from the store rejects an item.
+/// only a final answer from the store rejects an item, or a purchase the store still does not know
+/// once the item is older than `notFoundRetryWindowMs`.
 struct ItemProcessor: Sendable {
   let gateways: StoreGateways
   let refresher: ChainRefresher
   let storage: any WorkerStorage
   let backoff: Backoff
+  let notFoundRetryWindowMs: Int64
   let stats: WorkerStats
   let nowMs: @Sendable () -> Int64
   let logger: Logger
@@ -59,7 +61,7 @@ struct ItemProcessor: Sendable {
   private func handle(_ failure: StoreFailure, item: InboxItem) async {
     let now = nowMs()
     do {
-      if failure.kind == .final {
+      if failure.kind == .final || (failure.kind == .notFound && now - item.receivedAtMs >= notFoundRetryWindowMs) {
         stats.rejected()
         logger.notice("inbox item rejected", metadata: ["inbox.id": "\(item.id)", "reason": "\(failure)"])
         try await storage.finishInbox(id: item.id, state: .rejected, outcome: failure.message, nowMs: now)
@@ -73,6 +75,8 @@ struct ItemProcessor: Sendable {
       ]
       if failure.kind == .needsOperator {
         logger.error("the store refused our credentials or configuration; the item stays pending", metadata: metadata)
+      } else if failure.kind == .notFound {
+        logger.notice("the store does not know this purchase yet; will retry", metadata: metadata)
       } else {
         logger.warning("store unavailable; will retry", metadata: metadata)
       }

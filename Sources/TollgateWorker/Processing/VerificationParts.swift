@@ -16,8 +16,8 @@ struct VerificationParts: Sendable {
     reconciler = Reconciler(storage: storage, catalog: catalog, settings: settings, nowMs: nowMs, logger: logger)
     refresher = ChainRefresher(gateways: gateways, reconciler: reconciler)
     processor = ItemProcessor(
-      gateways: gateways, refresher: refresher, storage: storage, backoff: backoff, stats: stats, nowMs: nowMs,
-      logger: logger)
+      gateways: gateways, refresher: refresher, storage: storage, backoff: backoff,
+      notFoundRetryWindowMs: settings.notFoundRetryWindowMs, stats: stats, nowMs: nowMs, logger: logger)
     rescheduler = Rescheduler(
       gateways: gateways, refresher: refresher, storage: storage, backoff: backoff, stats: stats, nowMs: nowMs,
       logger: logger)

@@ -106,6 +106,43 @@ struct ItemProcessorTests {
     #expect(parts.stats.snapshot.lastStoreError == "the store refused our API key")
   }
 
+  @Test("a purchase the store does not know yet is retried within the window, lands once the store knows it")
+  func notFoundRetriedWhileYoung() async throws {
+    let parts = WorkerParts { $0.notFoundRetryWindowMs = 600_000 }
+    parts.gateway.answer(
+      "otx-1", .failure(StoreFailure(.notFound, "HTTP 404, errorCode 4040010")), .success(parts.boughtNow("otx-1")))
+    let id = try await parts.storage.enqueue(submission("otx-1"), nowMs: parts.now)
+    await parts.processDue()
+
+    let waiting = try #require(await parts.storage.item(id))
+    #expect(waiting.status == .pending)
+    #expect(waiting.lastError == "HTTP 404, errorCode 4040010")
+    #expect(parts.stats.snapshot.rejected == 0)
+
+    parts.clock.set(waiting.nextAttemptAtMs)
+    await parts.processDue()
+    #expect(await parts.storage.item(id)?.status == .verified)
+    #expect(await parts.storage.entitlements(userId: "alice").map(\.entitlement) == ["premium"])
+  }
+
+  @Test("a purchase the store still does not know after the window is rejected")
+  func notFoundFinalAfterWindow() async throws {
+    let parts = WorkerParts { $0.notFoundRetryWindowMs = 600_000 }
+    parts.gateway.answer("otx-1", .failure(StoreFailure(.notFound, "HTTP 404, errorCode 4040010")))
+    let id = try await parts.storage.enqueue(submission("otx-1"), nowMs: parts.now)
+    var rounds = 0
+    while await parts.storage.item(id)?.status == .pending, rounds < 100 {
+      await parts.processDue()
+      if let next = await parts.storage.item(id)?.nextAttemptAtMs, next > parts.now { parts.clock.set(next) }
+      rounds += 1
+    }
+    let item = try #require(await parts.storage.item(id))
+    #expect(item.status == .rejected)
+    #expect(item.outcome == "HTTP 404, errorCode 4040010")
+    #expect(parts.now - item.item.receivedAtMs >= 600_000)
+    #expect(parts.gateway.fetched.count > 2)
+  }
+
   @Test("a purchase from a store without a gateway is rejected by name")
   func storeWithoutGateway() async throws {
     let parts = WorkerParts()
