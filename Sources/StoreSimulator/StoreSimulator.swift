@@ -24,6 +24,7 @@ public final class StoreSimulator: Sendable {
   public let config: Config
   let state: Mutex<State>
   let faults = FaultInjector()
+  let answers = AnswerCache()
   let dispatcher: NotificationDispatcher
   let logger: Logger
   private let appleSigner: AppleSigner
@@ -53,7 +54,7 @@ public final class StoreSimulator: Sendable {
         metadata: ["apple.bundle_id": "\(app.bundleId)"])
     }
     let simulator = StoreSimulator(config: config, signer: signer, startMs: startMs, logger: logger)
-    let router = Router()
+    let router = Router(context: SimRequestContext.self)
     simulator.addAppleRoutes(to: router)
     simulator.addControlRoutes(to: router)
     let (stream, continuation) = AsyncStream<Int>.makeStream()
@@ -80,6 +81,7 @@ public final class StoreSimulator: Sendable {
 
   /// Stops listening, cancels notification retries, closes the HTTP client.
   public func stop() async {
+    faults.releaseStalls()
     let task = serverTask.withLock { task in
       defer { task = nil }
       return task
@@ -230,4 +232,6 @@ public final class StoreSimulator: Sendable {
   public func addFault(_ rule: FaultRule) throws(StoreSimulatorError) { try faults.add(rule) }
   public func clearFaults() { faults.clear() }
   public var activeFaults: [FaultRule] { faults.active }
+  /// Every use of a fault rule, oldest first (the last 1 000; `GET /sim/faults/applied`).
+  public var appliedFaults: [AppliedFault] { faults.applied }
 }

@@ -2,10 +2,38 @@ import Synchronization
 
 /// One way to make a store misbehave, for the next `count` requests (or until cleared).
 public struct FaultRule: Sendable, Hashable, Codable {
-  /// `error500`, `rateLimit`, `slow` (API, verifyReceipt and notifications); `drop`,
-  /// `duplicate`, `reorder` (notifications only).
+  /// What happens to a request (or a notification). `FaultRule.modes(for:)` says which modes a
+  /// target takes; docs/storesim.md has the table.
   public enum Mode: String, Sendable, Hashable, Codable, CaseIterable {
-    case error500, rateLimit, slow, drop, duplicate, reorder
+    /// `500 {"errorCode": 5000000}`; notifications: the first attempt fails, retries go on.
+    case error500
+    /// `429 {"errorCode": 4290000}` with `Retry-After: retryAfterSeconds`.
+    case rateLimit
+    /// The real answer (or notification) after `delayMs` of real time.
+    case slow
+    /// No answer at all until the client gives up, or `delayMs` (default 30 s, at most 300 s)
+    /// of real time have passed; then the connection is closed without an answer.
+    case stall
+    /// The connection is closed (TCP reset) without an HTTP answer.
+    case reset
+    /// `200` with an HTML page, as a captive portal or a misconfigured proxy sends.
+    case html200
+    /// `200` with an empty body.
+    case empty200
+    /// The real answer with its body cut to half its length.
+    case truncatedJSON
+    /// The real answer with the signature of every JWS in it corrupted (API only).
+    case badSignature
+    /// `401 {"errorCode": 4010000}`, as Apple answers a token it refuses (API only).
+    case unauthorized
+    /// `404 {"errorCode": 4040010, "errorMessage": "Transaction id not found."}` (API only).
+    case notFound
+    /// The last `200` answer the simulator gave for the same path and query, replayed byte for
+    /// byte as a caching proxy would (API only). A request with no earlier answer is answered
+    /// for real and does not use up the rule.
+    case stale
+    /// Notifications only: never sent, sent twice, held back until the next one.
+    case drop, duplicate, reorder
   }
 
   /// `apple.api`, `apple.verifyReceipt` or `apple.notifications`.
@@ -15,7 +43,8 @@ public struct FaultRule: Sendable, Hashable, Codable {
   public var count: Int?
   /// For `rateLimit`: the `Retry-After` header, in seconds.
   public var retryAfterSeconds: Int?
-  /// For `slow`: real milliseconds to wait before answering (or delivering).
+  /// For `slow`: real milliseconds to wait before answering (or delivering). For `stall`: the
+  /// real-time cap after which the connection is closed (default 30 000, at most 300 000).
   public var delayMs: Int?
 
   public init(target: String, mode: Mode, count: Int? = 1, retryAfterSeconds: Int? = nil, delayMs: Int? = nil) {
@@ -27,38 +56,88 @@ public struct FaultRule: Sendable, Hashable, Codable {
   }
 
   public static let targets = ["apple.api", "apple.verifyReceipt", "apple.notifications"]
+
+  /// The modes `target` takes: every answer fault for the API; the ones that need no signed
+  /// payload or API error vocabulary for verifyReceipt; delivery faults for notifications.
+  public static func modes(for target: String) -> [Mode] {
+    let answers: [Mode] = [.error500, .rateLimit, .slow, .stall, .reset, .html200, .empty200, .truncatedJSON]
+    if target.hasSuffix(".api") { return answers + [.badSignature, .unauthorized, .notFound, .stale] }
+    if target.hasSuffix(".verifyReceipt") { return answers }
+    if target.hasSuffix(".notifications") { return [.error500, .rateLimit, .slow, .drop, .duplicate, .reorder] }
+    return []
+  }
+
+  static let defaultStallMs = 30_000
+  static let maximumStallMs = 300_000
+}
+
+/// One use of a fault rule: which request it changed, when (real time).
+public struct AppliedFault: Sendable, Hashable, Codable {
+  public var target: String
+  public var mode: FaultRule.Mode
+  /// The request's path and query, or the notification's type.
+  public var request: String
+  public var realTimeMs: Int64
 }
 
 /// The active fault rules. Each request takes the first rule for its target and uses up one count.
 final class FaultInjector: Sendable {
-  private let rules = Mutex<[FaultRule]>([])
+  private struct State {
+    var rules: [FaultRule] = []
+    var applied: [AppliedFault] = []
+  }
+
+  static let appliedLimit = 1_000
+  private let state = Mutex(State())
+  private let released = Atomic<Bool>(false)
 
   func add(_ rule: FaultRule) throws(StoreSimulatorError) {
     guard FaultRule.targets.contains(rule.target) else {
       throw .invalid(
         "unknown fault target \(rule.target); expected one of \(FaultRule.targets.joined(separator: ", "))")
     }
-    let notificationOnly: Set<FaultRule.Mode> = [.drop, .duplicate, .reorder]
-    if rule.target != "apple.notifications", notificationOnly.contains(rule.mode) {
-      throw .invalid("fault mode \(rule.mode.rawValue) applies to notifications only")
+    let modes = FaultRule.modes(for: rule.target)
+    guard modes.contains(rule.mode) else {
+      throw .invalid(
+        "fault mode \(rule.mode.rawValue) does not apply to \(rule.target); it takes "
+          + modes.map(\.rawValue).joined(separator: ", "))
     }
     if let count = rule.count, count < 1 { throw .invalid("fault count must be at least 1") }
-    rules.withLock { $0.append(rule) }
+    if let delayMs = rule.delayMs, delayMs < 0 { throw .invalid("delayMs must not be negative") }
+    if rule.mode == .stall, let delayMs = rule.delayMs, delayMs > FaultRule.maximumStallMs {
+      throw .invalid("a stall is capped at \(FaultRule.maximumStallMs) ms")
+    }
+    state.withLock { $0.rules.append(rule) }
   }
 
-  func clear() { rules.withLock { $0.removeAll() } }
+  func clear() { state.withLock { $0.rules.removeAll() } }
 
-  var active: [FaultRule] { rules.withLock { $0 } }
+  var active: [FaultRule] { state.withLock { $0.rules } }
 
-  /// The fault to apply to one request to `target`, if any (its count is used up).
-  func take(_ target: String) -> FaultRule? {
-    rules.withLock { rules in
-      guard let index = rules.firstIndex(where: { $0.target == target }) else { return nil }
-      let rule = rules[index]
-      if let count = rule.count {
-        if count <= 1 { rules.remove(at: index) } else { rules[index].count = count - 1 }
+  /// The most recent uses of a rule, oldest first (at most `appliedLimit`).
+  var applied: [AppliedFault] { state.withLock { $0.applied } }
+
+  /// The fault to apply to one request to `target`, if any: the first rule for the target, when
+  /// `applies` accepts it; its count is used up and the use recorded.
+  func take(_ target: String, request: String, where applies: (FaultRule) -> Bool = { _ in true }) -> FaultRule? {
+    state.withLock { state in
+      guard let index = state.rules.firstIndex(where: { $0.target == target }), applies(state.rules[index]) else {
+        return nil
       }
+      let rule = state.rules[index]
+      if let count = rule.count {
+        if count <= 1 { state.rules.remove(at: index) } else { state.rules[index].count = count - 1 }
+      }
+      if state.applied.count >= Self.appliedLimit { state.applied.removeFirst(state.applied.count / 2) }
+      state.applied.append(
+        AppliedFault(
+          target: target, mode: rule.mode, request: request, realTimeMs: NotificationDispatcher.realNowMs()))
       return rule
     }
   }
+
+  /// Ends every stall at once (the simulator is stopping).
+  func releaseStalls() { released.store(true, ordering: .relaxed) }
+
+  var stallsReleased: Bool { released.load(ordering: .relaxed) }
 }

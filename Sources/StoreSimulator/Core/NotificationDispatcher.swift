@@ -87,7 +87,7 @@ final class NotificationDispatcher: Sendable {
 
   func deliver(_ batch: [OutgoingNotification]) async {
     for notification in batch {
-      let fault = faults.take("\(notification.store).notifications")
+      let fault = faults.take("\(notification.store).notifications", request: notification.notificationType)
       let sequence = record(notification, fault: fault?.mode.rawValue)
       switch fault?.mode {
       case .drop?:

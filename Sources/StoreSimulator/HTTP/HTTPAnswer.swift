@@ -8,21 +8,12 @@ enum HTTPAnswer {
   static func json<Body: Encodable>(_ body: Body, status: HTTPResponse.Status = .ok, headers: HTTPFields = [:])
     -> Response
   {
-    let encoder = JSONEncoder()
-    encoder.outputFormatting = [.sortedKeys, .withoutEscapingSlashes]
-    let data = (try? encoder.encode(body)) ?? Data("{}".utf8)
-    var fields = headers
-    fields[.contentType] = "application/json"
-    return Response(status: status, headers: fields, body: .init(byteBuffer: ByteBuffer(bytes: data)))
+    StoreAnswer.json(body, status: status, headers: headers).response
   }
 
   /// An App Store Server API error body: `{"errorCode": …, "errorMessage": …}`.
   static func appleError(_ status: Int, _ code: Int, _ message: String, headers: HTTPFields = [:]) -> Response {
-    struct Body: Encodable {
-      var errorCode: Int
-      var errorMessage: String
-    }
-    return json(Body(errorCode: code, errorMessage: message), status: .init(code: status), headers: headers)
+    StoreAnswer.appleError(status, code, message, headers: headers).response
   }
 
   /// A control API error: `{"error": "<code>", "message": …}`.

@@ -8,9 +8,9 @@ import NIOCore
 extension StoreSimulator {
   static let historyPageSize = 20
 
-  func addAppleRoutes(to router: Router<BasicRequestContext>) {
+  func addAppleRoutes(to router: Router<SimRequestContext>) {
     for (prefix, environment) in [("", "Production"), ("/sandbox", "Sandbox")] {
-      let api: [(String, @Sendable (String, Request, StoreSimulator.AppleApp) -> Response)] = [
+      let api: [(String, @Sendable (String, Request, StoreSimulator.AppleApp) -> StoreAnswer)] = [
         ("/inApps/v1/subscriptions/:id", { id, _, app in self.statuses(id, app: app, environment: environment) }),
         (
           "/inApps/v2/history/:id",
@@ -25,40 +25,25 @@ extension StoreSimulator {
       ]
       for (path, answer) in api {
         router.get(RouterPath(prefix + path)) { request, context in
-          if let refusal = await self.applyFault("apple.api") { return refusal }
-          let auth = AppleAPIAuth.check(
-            request.headers[.authorization], apps: self.config.apple.apps,
-            nowSeconds: NotificationDispatcher.realNowMs() / 1000)
-          switch auth {
-          case .refused(let reason):
-            self.logger.info("App Store API token refused", metadata: ["apple.reason": "\(reason)"])
-            return HTTPAnswer.appleError(401, 4_010_000, "Unauthenticated")
-          case .accepted(let app):
-            return answer(context.parameters.get("id") ?? "", request, app)
+          await self.storeAnswer("apple.api", request, context) { () async -> StoreAnswer in
+            let auth = AppleAPIAuth.check(
+              request.headers[.authorization], apps: self.config.apple.apps,
+              nowSeconds: NotificationDispatcher.realNowMs() / 1000)
+            switch auth {
+            case .refused(let reason):
+              self.logger.info("App Store API token refused", metadata: ["apple.reason": "\(reason)"])
+              return StoreAnswer.appleError(401, 4_010_000, "Unauthenticated")
+            case .accepted(let app):
+              return answer(context.parameters.get("id") ?? "", request, app)
+            }
           }
         }
       }
-      router.post(RouterPath(prefix + "/verifyReceipt")) { request, _ in
-        if let refusal = await self.applyFault("apple.verifyReceipt") { return refusal }
-        return await self.verifyReceipt(request, endpointEnvironment: environment)
+      router.post(RouterPath(prefix + "/verifyReceipt")) { request, context in
+        await self.storeAnswer("apple.verifyReceipt", request, context) { () async -> StoreAnswer in
+          await self.verifyReceipt(request, endpointEnvironment: environment)
+        }
       }
-    }
-  }
-
-  /// A fault for one request: an answer to send instead (500, 429), or a delay (`slow`).
-  func applyFault(_ target: String) async -> Response? {
-    guard let fault = faults.take(target) else { return nil }
-    switch fault.mode {
-    case .error500:
-      return HTTPAnswer.appleError(500, 5_000_000, "An unknown error occurred.")
-    case .rateLimit:
-      return HTTPAnswer.appleError(
-        429, 4_290_000, "Rate limit exceeded.", headers: HTTPAnswer.retryAfter(fault.retryAfterSeconds))
-    case .slow:
-      try? await Task.sleep(for: .milliseconds(fault.delayMs ?? 2_000))
-      return nil
-    default:
-      return nil
     }
   }
 
@@ -67,22 +52,22 @@ extension StoreSimulator {
   /// The subscription `id` belongs to, if this endpoint and token may see it; else Apple's error.
   private enum Found<Value> {
     case found(Value)
-    case answer(Response)
+    case answer(StoreAnswer)
   }
 
   private func lookUp(_ id: String, app: AppleApp, environment: String, in state: State)
     -> Found<AppleSubscription>
   {
     guard !id.isEmpty, id.allSatisfy(\.isNumber) else {
-      return .answer(HTTPAnswer.appleError(400, 4_000_006, "Invalid transaction id."))
+      return .answer(StoreAnswer.appleError(400, 4_000_006, "Invalid transaction id."))
     }
     guard let subscription = state.apple.subscription(containing: id), subscription.bundleId == app.bundleId,
       !config.apple.separateEnvironments || subscription.environment == environment
-    else { return .answer(HTTPAnswer.appleError(404, 4_040_010, "Transaction id not found.")) }
+    else { return .answer(StoreAnswer.appleError(404, 4_040_010, "Transaction id not found.")) }
     return .found(subscription)
   }
 
-  private func statuses(_ id: String, app: AppleApp, environment: String) -> Response {
+  private func statuses(_ id: String, app: AppleApp, environment: String) -> StoreAnswer {
     struct Item: Encodable {
       var status: Int
       var originalTransactionId: String
@@ -105,13 +90,13 @@ extension StoreSimulator {
       case .found(let subscription):
         let now = state.core.nowMs
         guard let latest = state.apple.latestTransaction(subscription) else {
-          return HTTPAnswer.appleError(404, 4_040_010, "Transaction id not found.")
+          return StoreAnswer.appleError(404, 4_040_010, "Transaction id not found.")
         }
         let item = Item(
           status: subscription.state.status, originalTransactionId: subscription.originalTransactionId,
           signedTransactionInfo: state.apple.signedTransaction(latest, nowMs: now),
           signedRenewalInfo: state.apple.signedRenewalInfo(subscription, nowMs: now))
-        return HTTPAnswer.json(
+        return StoreAnswer.json(
           Body(
             environment: subscription.environment, bundleId: app.bundleId, appAppleId: app.appAppleId,
             data: [Group(subscriptionGroupIdentifier: subscription.groupId, lastTransactions: [item])]))
@@ -132,14 +117,14 @@ extension StoreSimulator {
   private func page(_ transactions: [AppleTransaction], _ request: Request, nowMs: Int64, state: State) -> Found<Page> {
     let revision = request.uri.queryParameters.get("revision")
     guard let start = revision.map({ Int($0) }) ?? 0, start >= 0, start <= transactions.count else {
-      return .answer(HTTPAnswer.appleError(400, 4_000_005, "Invalid revision."))
+      return .answer(StoreAnswer.appleError(400, 4_000_005, "Invalid revision."))
     }
     let end = min(start + Self.historyPageSize, transactions.count)
     let signed = transactions[start..<end].map { state.apple.signedTransaction($0, nowMs: nowMs) }
     return .found(Page(revision: String(end), hasMore: end < transactions.count, signedTransactions: signed))
   }
 
-  private func history(_ id: String, _ request: Request, app: AppleApp, environment: String) -> Response {
+  private func history(_ id: String, _ request: Request, app: AppleApp, environment: String) -> StoreAnswer {
     state.withLock { state in
       switch lookUp(id, app: app, environment: environment, in: state) {
       case .answer(let error): return error
@@ -154,28 +139,28 @@ extension StoreSimulator {
           page.bundleId = app.bundleId
           page.appAppleId = app.appAppleId
           page.environment = subscription.environment
-          return HTTPAnswer.json(page)
+          return StoreAnswer.json(page)
         }
       }
     }
   }
 
-  private func transactionInfo(_ id: String, app: AppleApp, environment: String) -> Response {
+  private func transactionInfo(_ id: String, app: AppleApp, environment: String) -> StoreAnswer {
     struct Body: Encodable { var signedTransactionInfo: String }
     return state.withLock { state in
       switch lookUp(id, app: app, environment: environment, in: state) {
       case .answer(let error): return error
       case .found:
         guard let transaction = state.apple.transactions[id] else {
-          return HTTPAnswer.appleError(404, 4_040_010, "Transaction id not found.")
+          return StoreAnswer.appleError(404, 4_040_010, "Transaction id not found.")
         }
-        return HTTPAnswer.json(
+        return StoreAnswer.json(
           Body(signedTransactionInfo: state.apple.signedTransaction(transaction, nowMs: state.core.nowMs)))
       }
     }
   }
 
-  private func orderLookup(_ orderId: String, app: AppleApp, environment: String) -> Response {
+  private func orderLookup(_ orderId: String, app: AppleApp, environment: String) -> StoreAnswer {
     struct Body: Encodable {
       var status: Int
       var signedTransactions: [String]
@@ -185,11 +170,11 @@ extension StoreSimulator {
         $0.bundleId == app.bundleId && (!config.apple.separateEnvironments || $0.environment == environment)
       }
       let signed = transactions.map { state.apple.signedTransaction($0, nowMs: state.core.nowMs) }
-      return HTTPAnswer.json(Body(status: signed.isEmpty ? 1 : 0, signedTransactions: signed))
+      return StoreAnswer.json(Body(status: signed.isEmpty ? 1 : 0, signedTransactions: signed))
     }
   }
 
-  private func refunds(_ id: String, _ request: Request, app: AppleApp, environment: String) -> Response {
+  private func refunds(_ id: String, _ request: Request, app: AppleApp, environment: String) -> StoreAnswer {
     state.withLock { state in
       switch lookUp(id, app: app, environment: environment, in: state) {
       case .answer(let error): return error
@@ -197,7 +182,7 @@ extension StoreSimulator {
         let refunded = state.apple.chain(subscription).filter { $0.revocationType == "REFUND_FULL" }
         switch page(refunded, request, nowMs: state.core.nowMs, state: state) {
         case .answer(let error): return error
-        case .found(let page): return HTTPAnswer.json(page)
+        case .found(let page): return StoreAnswer.json(page)
         }
       }
     }

@@ -21,7 +21,7 @@ extension StoreSimulator {
 
   private struct Clock: Encodable { var nowMs: Int64 }
 
-  func addControlRoutes(to router: Router<BasicRequestContext>) {
+  func addControlRoutes(to router: Router<SimRequestContext>) {
     router.get("/sim/clock") { _, _ in HTTPAnswer.json(Clock(nowMs: self.clockNowMs)) }
     router.post("/sim/clock/advance") { request, _ in
       await self.answer { () async throws(StoreSimulatorError) -> any Encodable & Sendable in
@@ -57,6 +57,7 @@ extension StoreSimulator {
         body: .init(byteBuffer: ByteBuffer(bytes: self.rootCertificate.der)))
     }
     router.get("/sim/faults") { _, _ in HTTPAnswer.json(self.activeFaults) }
+    router.get("/sim/faults/applied") { _, _ in HTTPAnswer.json(self.appliedFaults) }
     router.post("/sim/faults") { request, _ in
       await self.answer { () async throws(StoreSimulatorError) -> any Encodable & Sendable in
         let rule = try await HTTPAnswer.decode(FaultRule.self, from: request)

@@ -12,7 +12,7 @@ extension StoreSimulator {
     var environment: String
   }
 
-  func verifyReceipt(_ request: Request, endpointEnvironment: String) async -> Response {
+  func verifyReceipt(_ request: Request, endpointEnvironment: String) async -> StoreAnswer {
     var request = request
     guard let buffer = try? await request.collectBody(upTo: 4 << 20),
       let body = (try? JSONSerialization.jsonObject(with: Data(buffer.readableBytesView))) as? [String: Any]
@@ -67,16 +67,15 @@ extension StoreSimulator {
     return json(answer)
   }
 
-  private func status(_ code: Int, environment: String? = nil) -> Response {
+  private func status(_ code: Int, environment: String? = nil) -> StoreAnswer {
     var body: [String: Any] = ["status": code]
     if let environment { body["environment"] = environment }
     return json(body)
   }
 
-  private func json(_ object: [String: Any]) -> Response {
+  private func json(_ object: [String: Any]) -> StoreAnswer {
     let data = (try? JSONSerialization.data(withJSONObject: object, options: [.sortedKeys])) ?? Data()
-    return Response(
-      status: .ok, headers: [.contentType: "application/json"], body: .init(byteBuffer: ByteBuffer(bytes: data)))
+    return StoreAnswer(headers: [.contentType: "application/json"], body: Array(data))
   }
 
   /// One `in_app` / `latest_receipt_info` entry, Apple's way: everything a string.

@@ -211,10 +211,15 @@ struct StoreSim: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
       abstract: "Make the store misbehave, or clear every fault with --clear.")
     @Option(help: "apple.api, apple.verifyReceipt or apple.notifications.") var target: String?
-    @Option(help: "error500, rateLimit, slow, drop, duplicate, reorder.") var mode: String?
+    @Option(
+      help: """
+        error500, rateLimit, slow, stall, reset, html200, empty200, truncatedJSON (API, verifyReceipt); \
+        badSignature, unauthorized, notFound, stale (API); drop, duplicate, reorder (notifications).
+        """)
+    var mode: String?
     @Option(help: "How many requests; 0 = until cleared.") var count = 1
     @Option(help: "Retry-After seconds (rateLimit).") var retryAfter: Int?
-    @Option(help: "Delay in ms (slow).") var delayMs: Int?
+    @Option(help: "Delay in ms (slow), or the real-time cap of a stall (default 30000).") var delayMs: Int?
     @Flag(help: "Remove every fault.") var clear = false
     @OptionGroup var sim: Target
 
