@@ -156,23 +156,24 @@ struct AnswerFaultTests {
       let before = try await harness.get(path)
       #expect(before.status == 200)
       try await harness.sim.advance(byMs: SimDuration.dayMs)
-      try await harness.sim.refund(id)
-      #expect(try await harness.status(id) == 5)
+      try await harness.sim.refund(id)  // not asked for again: the remembered answer is the one above
 
-      try harness.sim.addFault(FaultRule(target: "apple.api", mode: .stale, count: nil))
+      // A request never answered before is answered for real and leaves the rule in place.
+      try harness.sim.addFault(FaultRule(target: "apple.api", mode: .stale, count: 1))
+      let history = try await harness.client().getTransactionHistory(transactionId: id)
+      #expect(try harness.transaction(history.signedTransactions?.first).revocationDate != nil)
+      #expect(harness.sim.activeFaults.map(\.mode) == [.stale])
       let replayed = try await harness.get(path)
       #expect(replayed.body == before.body)
+      #expect(harness.sim.activeFaults.isEmpty)
+
+      try harness.sim.addFault(FaultRule(target: "apple.api", mode: .stale, count: nil))
       let statuses = try await harness.client().getAllSubscriptionStatuses(transactionId: id)
       let item = try unwrap(statuses.data?.first?.lastTransactions?.first)
       #expect(item.status == 1, "the cached answer still says active")
       let transaction = try harness.transaction(item.signedTransactionInfo)
       #expect(transaction.revocationDate == nil)
       #expect(transaction.signedDate == Harness.startMs, "signed before the refund")
-
-      // A request never answered before is answered for real and leaves the rule in place.
-      let history = try await harness.client().getTransactionHistory(transactionId: id)
-      #expect(try harness.transaction(history.signedTransactions?.first).revocationDate != nil)
-      #expect(harness.sim.activeFaults.map(\.mode) == [.stale])
       harness.sim.clearFaults()
       #expect(try await harness.status(id) == 5)
     }
