@@ -79,7 +79,10 @@ let package = Package(
     ),
     // The worker's storage on SQLite: inbox, subscriptions, schedule, grants, events, catalog.
     .target(
-      name: "TollgateWorkerSQLite", dependencies: ["TollgateWorker", "TollgateStorage", "TollgateCore"],
+      name: "TollgateWorkerSQLite",
+      dependencies: [
+        "TollgateWorker", "TollgateStorage", "TollgateCore", .product(name: "Logging", package: "swift-log"),
+      ],
       swiftSettings: strict),
     // The worker's gateway to Apple: receipts, signed transactions, notifications, the Server API.
     .target(

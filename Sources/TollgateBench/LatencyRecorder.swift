@@ -19,7 +19,7 @@ public struct LatencyRecorder: Sendable {
     record(ns: UInt64(max(0, seconds)) * 1_000_000_000 + UInt64(max(0, attoseconds) / 1_000_000_000))
   }
 
-  mutating func merge(_ other: LatencyRecorder) { histogram.add(other.histogram) }
+  public mutating func merge(_ other: LatencyRecorder) { histogram.add(other.histogram) }
 
   public var count: UInt64 { histogram.totalCount }
 

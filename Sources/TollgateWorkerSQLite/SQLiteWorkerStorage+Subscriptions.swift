@@ -23,13 +23,29 @@ extension SQLiteWorkerStorage {
     try await writer.read { db in try Self.subscriptions(db, where: "user_id = ?", [.text(userId)]) }
   }
 
-  /// Subscriptions due for verification, oldest due first.
+  /// Subscriptions due for verification, oldest due first. A due row that does not decode is
+  /// left out, logged as an error, and its check put off (`putOffUndecodable`), so that it
+  /// neither stops everyone else's checks nor changes anything.
   public func dueSubscriptions(nowMs: Int64, limit: Int) async throws -> [StoredSubscription] {
-    try await writer.read { db in
-      try Self.subscriptions(
-        db, where: "next_check_at_ms IS NOT NULL AND next_check_at_ms <= ? ORDER BY next_check_at_ms LIMIT ?",
-        [.integer(nowMs), .integer(Int64(limit))])
+    let rows = try await writer.read { db in
+      try db.prepare(
+        """
+        SELECT \(Self.subscriptionColumns) FROM subscriptions WHERE history_json IS NOT NULL
+          AND next_check_at_ms IS NOT NULL AND next_check_at_ms <= ? ORDER BY next_check_at_ms LIMIT ?
+        """
+      ).rows([.integer(nowMs), .integer(Int64(limit))]) { row in
+        (store: row.string(at: 0), purchaseId: row.string(at: 1), decoded: Result { try Self.subscription(row) })
+      }
     }
+    var due: [StoredSubscription] = []
+    for row in rows {
+      switch row.decoded {
+      case .success(let subscription): due.append(subscription)
+      case .failure(let error):
+        try await putOffUndecodable(store: row.store, purchaseId: row.purchaseId, error, nowMs: nowMs)
+      }
+    }
+    return due
   }
 
   /// After a failed store call: try again at `untilMs`; the verified state stays as it is.
@@ -168,20 +184,10 @@ extension SQLiteWorkerStorage {
   static func subscriptions(_ db: Connection, where clause: String, _ arguments: [DatabaseValue]) throws
     -> [StoredSubscription]
   {
+    // A row that does not decode throws (`StoredRowError`): it must never read as a missing
+    // subscription, which the next recompute would turn into lost entitlements.
     try db.prepare("SELECT \(subscriptionColumns) FROM subscriptions WHERE history_json IS NOT NULL AND \(clause)")
-      .rows(arguments) { row -> StoredSubscription? in
-        guard let history = try? JSONDecoder().decode(SubscriptionHistory.self, from: Data(row.string(at: 10).utf8)),
-          let evidence = try? JSONDecoder().decode(VerificationEvidence.self, from: Data(row.string(at: 11).utf8))
-        else { return nil }
-        return StoredSubscription(
-          store: Store(rawValue: row.string(at: 0)) ?? .appStore, purchaseId: row.string(at: 1),
-          appId: row.string(at: 2),
-          userId: row.optionalString(at: 3), history: history, evidence: evidence,
-          state: SubscriptionState(rawValue: row.string(at: 5)) ?? .expired, reason: row.string(at: 12),
-          productId: row.string(at: 4), willRenew: row.bool(at: 6), expiresAtMs: row.int64(at: 7),
-          accessEndsAtMs: row.int64(at: 8), appAccountToken: row.optionalString(at: 13), verifiedAtMs: row.int64(at: 9),
-          nextCheckAtMs: row.optionalInt64(at: 14), failures: Int(row.int64(at: 15)))
-      }.compactMap { $0 }
+      .rows(arguments, Self.subscription)
   }
 
   static func grants(_ db: Connection, userId: String) throws -> [PromotionalGrant] {

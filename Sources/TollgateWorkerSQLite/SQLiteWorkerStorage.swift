@@ -1,3 +1,4 @@
+import Logging
 import TollgateCore
 import TollgateStorage
 import TollgateWorker
@@ -14,11 +15,21 @@ import TollgateWorker
 public final class SQLiteWorkerStorage: WorkerStorage {
   public let path: String
   let writer: SerializedConnection
+  let logger: Logger
 
-  public init(path: String, nowMs: Int64) throws {
+  /// Opens the database at `path` and applies pending migrations. The worker owns the schema and
+  /// may create the database (`create`); the admin commands pass `create: false`, so a mistyped
+  /// path is an error (`DatabaseFileError`) rather than a new, empty database. Every commit is
+  /// fsynced (`.full`) unless `synchronous` says otherwise (benchmarks only).
+  public init(
+    path: String, nowMs: Int64, create: Bool = true, synchronous: Connection.Synchronous = .full,
+    logger: Logger = Logger(label: "tollgate.worker.storage")
+  ) throws {
     self.path = path
-    self.writer = try SerializedConnection(path: path, label: "tollgate.sqlite.worker")
-    _ = try writer.readSync { db in try Schema.migrator.migrate(db, nowMs: nowMs) }
+    self.logger = logger
+    self.writer = try TollgateDatabase.open(
+      path: path, options: Connection.Options(create: create, synchronous: synchronous),
+      label: "tollgate.sqlite.worker", nowMs: nowMs)
   }
 
   // MARK: Catalog

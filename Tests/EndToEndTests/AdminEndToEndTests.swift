@@ -5,6 +5,7 @@ import TollgateCore
 import TollgateDemo
 import TollgateServer
 import TollgateService
+import TollgateStorage
 import TollgateTesting
 import TollgateWorker
 import TollgateWorkerSQLite
@@ -96,6 +97,8 @@ struct AdminEndToEndTests {
   func noCatalog() throws {
     let dir = try TemporaryDirectory()
     defer { dir.remove() }
+    // A database the service created (serve --create), that no worker has run on.
+    _ = try SQLiteEntitlementStorage(path: dir.file("fresh.sqlite"), nowMs: 1)
     let grant = try ChildProcess.run([
       "grant", "vip", "premium", "--until", "7d", "--database", dir.file("fresh.sqlite"),
     ])

@@ -147,6 +147,8 @@ final class StallingStorage: EntitlementStorage {
     try await base.streamSnapshot(each)
   }
   func headSeq() async throws -> Int64 { try await base.headSeq() }
+  func feedMark(at seq: Int64) async throws -> FeedMark { try await base.feedMark(at: seq) }
+  func fileProblem() -> DatabaseFileError? { base.fileProblem() }
   func makeChangeProbe() throws -> (any ChangeProbe)? { try base.makeChangeProbe() }
   func entitlements(forUsers userIds: [String]) async throws -> [String: [EntitlementRecord]] {
     try await base.entitlements(forUsers: userIds)

@@ -298,8 +298,12 @@ public nonisolated enum Tollgate_V1_ServingStatus: SwiftProtobuf.Enum, Swift.Cas
   case unspecified // = 0
   case serving // = 1
 
-  /// Up, but the change feed has not been read recently: answers may be stale.
+  /// Up, but answers may be stale: the change feed has not been read recently, or the index is
+  /// being reloaded after the feed went backwards (an older backup restored).
   case degraded // = 2
+
+  /// Answers come from an index that nothing updates any more (the database file was deleted or
+  /// replaced after the service opened it); SubmitPurchase fails. Restart the service.
   case notServing // = 3
   case UNRECOGNIZED(Int)
 
@@ -627,6 +631,10 @@ public nonisolated struct Tollgate_V1_HealthResponse: Sendable {
   public var hasError: Bool {self._error != nil}
   /// Clears the value of `error`. Subsequent reads from it will return its default value.
   public mutating func clearError() {self._error = nil}
+
+  /// Why the status is not SERVING, in a sentence an operator can act on (empty when SERVING): the
+  /// feed is stale, the index is being reloaded after a restore, the database file was replaced.
+  public var reason: String = String()
 
   public var unknownFields = SwiftProtobuf.UnknownStorage()
 
@@ -1196,7 +1204,7 @@ nonisolated extension Tollgate_V1_HealthRequest: SwiftProtobuf.Message, SwiftPro
 
 nonisolated extension Tollgate_V1_HealthResponse: SwiftProtobuf.Message, SwiftProtobuf._MessageImplementationBase, SwiftProtobuf._ProtoNameProviding {
   public static let protoMessageName: String = _protobuf_package + ".HealthResponse"
-  public static let _protobuf_nameMap = SwiftProtobuf._NameMap(bytecode: "\0\u{1}status\0\u{3}index_users\0\u{3}index_records\0\u{3}change_feed_applied_seq\0\u{3}change_feed_head_seq\0\u{3}change_feed_lag_ms\0\u{1}version\0\u{3}uptime_ms\0\u{1}error\0")
+  public static let _protobuf_nameMap = SwiftProtobuf._NameMap(bytecode: "\0\u{1}status\0\u{3}index_users\0\u{3}index_records\0\u{3}change_feed_applied_seq\0\u{3}change_feed_head_seq\0\u{3}change_feed_lag_ms\0\u{1}version\0\u{3}uptime_ms\0\u{1}error\0\u{1}reason\0")
 
   public mutating func decodeMessage<D: SwiftProtobuf.Decoder>(decoder: inout D) throws {
     while let fieldNumber = try decoder.nextFieldNumber() {
@@ -1213,6 +1221,7 @@ nonisolated extension Tollgate_V1_HealthResponse: SwiftProtobuf.Message, SwiftPr
       case 7: try { try decoder.decodeSingularStringField(value: &self.version) }()
       case 8: try { try decoder.decodeSingularInt64Field(value: &self.uptimeMs) }()
       case 9: try { try decoder.decodeSingularMessageField(value: &self._error) }()
+      case 10: try { try decoder.decodeSingularStringField(value: &self.reason) }()
       default: break
       }
     }
@@ -1250,6 +1259,9 @@ nonisolated extension Tollgate_V1_HealthResponse: SwiftProtobuf.Message, SwiftPr
     try { if let v = self._error {
       try visitor.visitSingularMessageField(value: v, fieldNumber: 9)
     } }()
+    if !self.reason.isEmpty {
+      try visitor.visitSingularStringField(value: self.reason, fieldNumber: 10)
+    }
     try unknownFields.traverse(visitor: &visitor)
   }
 
@@ -1263,6 +1275,7 @@ nonisolated extension Tollgate_V1_HealthResponse: SwiftProtobuf.Message, SwiftPr
     if lhs.version != rhs.version {return false}
     if lhs.uptimeMs != rhs.uptimeMs {return false}
     if lhs._error != rhs._error {return false}
+    if lhs.reason != rhs.reason {return false}
     if lhs.unknownFields != rhs.unknownFields {return false}
     return true
   }

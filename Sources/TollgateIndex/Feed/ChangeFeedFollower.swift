@@ -37,6 +37,22 @@ public final class ChangeFeedFollower: Service, Sendable {
     public var lastReadAtMs: Int64
   }
 
+  /// What is wrong with the data behind the index, for Health: see `trouble`.
+  public enum Trouble: Sendable, Hashable {
+    /// The storage's file is no longer the file at its path (deleted, renamed over): the index
+    /// shows a database nobody writes to any more. The reason says what to do.
+    case fileProblem(String)
+    /// The feed went backwards or belongs to another database (a restore): the whole index is
+    /// being reloaded from a snapshot.
+    case reloading(String)
+  }
+
+  /// The feed entry the index is known to include, and the id of the database it came from.
+  struct Anchor: Sendable {
+    var databaseId: String
+    var entry: ChangeFeedEntry?
+  }
+
   public let index: EntitlementIndex
   public let config: Config
   private let storage: any EntitlementStorage
@@ -48,6 +64,9 @@ public final class ChangeFeedFollower: Service, Sendable {
   /// fresh.
   private let changesSeen = Atomic<Int>(0)
   private let changesRead = Atomic<Int>(0)
+  private let anchor = Mutex(Anchor(databaseId: "", entry: nil))
+  private let reloadingReason = Mutex<String?>(nil)
+  private let fileProblem = Mutex<String?>(nil)
 
   public init(
     storage: any EntitlementStorage, index: EntitlementIndex, config: Config = .defaults,
@@ -62,6 +81,12 @@ public final class ChangeFeedFollower: Service, Sendable {
 
   public var currentPosition: Position { position.withLock { $0 } }
 
+  /// What is wrong with the data behind the index (a replaced file first, then a reload), or nil.
+  public var trouble: Trouble? {
+    if let problem = fileProblem.withLock({ $0 }) { return .fileProblem(problem) }
+    return reloadingReason.withLock { $0 }.map { .reloading($0) }
+  }
+
   /// Waits until the index includes change `seq` (read-your-writes for a caller that just saw a
   /// write land); false if that takes longer than `timeout`.
   public func waitUntilApplied(_ seq: Int64, timeout: Duration) async -> Bool {
@@ -74,14 +99,18 @@ public final class ChangeFeedFollower: Service, Sendable {
     return true
   }
 
-  /// Loads the whole snapshot into the index. Call once before serving.
+  /// Loads the whole snapshot into the index. Call once before serving; the follower calls it
+  /// again when the feed was replaced under it. The snapshot is built aside and swapped in at
+  /// once, so a reload never answers from an empty index.
   public func loadSnapshot() async throws {
     let started = ContinuousClock.now
-    index.reset()
-    let index = self.index
-    let headSeq = try await storage.streamSnapshot { index.insert($0) }
+    let fresh = EntitlementIndex()
+    let headSeq = try await storage.streamSnapshot { fresh.insert($0) }
+    let mark = try await storage.feedMark(at: headSeq)
+    index.replaceAll(with: fresh)
     let elapsed = ContinuousClock.now - started
     let now = nowMs()
+    anchor.withLock { $0 = Anchor(databaseId: mark.databaseId, entry: mark.entry) }
     position.withLock { $0 = Position(appliedSeq: headSeq, headSeq: headSeq, lastReadAtMs: now) }
     logger.info(
       "index loaded",
@@ -94,6 +123,10 @@ public final class ChangeFeedFollower: Service, Sendable {
   /// Applies every change after the applied position; returns how many entries it applied.
   @discardableResult
   public func poll() async throws -> Int {
+    if let reason = try await feedReplaced() {
+      try await reload(because: reason)
+      return 0
+    }
     var applied = 0
     while true {
       let after = position.withLock { $0.appliedSeq }
@@ -116,6 +149,7 @@ public final class ChangeFeedFollower: Service, Sendable {
         $0.headSeq = max($0.headSeq, last.seq)
         $0.lastReadAtMs = now
       }
+      anchor.withLock { $0.entry = last }
       applied += entries.count
       if entries.count < config.batchSize { return applied }
     }
@@ -125,6 +159,48 @@ public final class ChangeFeedFollower: Service, Sendable {
   /// keeps serving what it has.
   public func run() async throws {
     await cancelWhenGracefulShutdown { await self.follow() }
+  }
+
+  /// Why the stored feed no longer continues the one the index follows, or nil: another
+  /// database's id, a head behind what was applied, or another entry at the applied sequence (an
+  /// older copy restored, and written to since).
+  private func feedReplaced() async throws -> String? {
+    let applied = position.withLock { $0.appliedSeq }
+    let mark = try await storage.feedMark(at: applied)
+    let anchor = anchor.withLock { $0 }
+    if mark.databaseId != anchor.databaseId {
+      return "the database behind the change feed changed (id \(anchor.databaseId) became \(mark.databaseId))"
+    }
+    if mark.headSeq < applied {
+      return "the change feed went backwards (head \(mark.headSeq), applied \(applied)): an older copy was restored"
+    }
+    if mark.entry != anchor.entry {
+      return "change \(applied) is not the one applied: the change feed was rewritten (an older copy was restored)"
+    }
+    return nil
+  }
+
+  /// Reloads the whole index; Health says DEGRADED with `reason` meanwhile.
+  private func reload(because reason: String) async throws {
+    logger.warning("reloading the whole index from a snapshot", metadata: ["reason": "\(reason)"])
+    reloadingReason.withLock { $0 = reason }
+    defer { reloadingReason.withLock { $0 = nil } }
+    try await loadSnapshot()
+  }
+
+  /// Looks whether the storage's file is still the one at its path, logging each change.
+  private func checkFile() {
+    let problem = storage.fileProblem()?.message
+    let previous = fileProblem.withLock { stored in
+      defer { stored = problem }
+      return stored
+    }
+    guard problem != previous else { return }
+    if let problem {
+      logger.error("the database file cannot be trusted; Health says NOT_SERVING", metadata: ["reason": "\(problem)"])
+    } else {
+      logger.notice("the database file is the one opened again")
+    }
   }
 
   private func follow() async {
@@ -138,7 +214,8 @@ public final class ChangeFeedFollower: Service, Sendable {
         else { return }
         let now = nowMs()
         position.withLock { $0.lastReadAtMs = now }
-      })
+      },
+      checkFile: { [self] in checkFile() })
     defer { watcher.stop() }
     for await _ in watcher.signals {
       await pollUntilRead()

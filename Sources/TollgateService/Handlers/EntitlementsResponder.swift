@@ -138,7 +138,19 @@ public struct EntitlementsResponder: EntitlementsHandler {
     response.changeFeedLagMs = position.lastReadAtMs == 0 ? 0 : max(0, now - position.lastReadAtMs)
     response.version = Self.version
     response.uptimeMs = now - startedAtMs
-    response.status = response.changeFeedLagMs > follower.config.staleAfter.milliseconds ? .degraded : .serving
+    switch follower.trouble {
+    case .fileProblem(let reason):
+      response.status = .notServing
+      response.reason = reason
+    case .reloading(let reason):
+      response.status = .degraded
+      response.reason = reason
+    case nil where response.changeFeedLagMs > follower.config.staleAfter.milliseconds:
+      response.status = .degraded
+      response.reason = "the change feed was last read \(response.changeFeedLagMs) ms ago: answers may be stale"
+    case nil:
+      response.status = .serving
+    }
     return response
   }
 }

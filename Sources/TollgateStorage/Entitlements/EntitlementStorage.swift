@@ -15,6 +15,15 @@ public protocol EntitlementStorage: Sendable {
   /// Change-feed entries after `seq`, oldest first, at most `limit`.
   func changes(after seq: Int64, limit: Int) async throws -> [ChangeFeedEntry]
 
+  /// Where the feed stands now, so that a follower can tell a feed that moved on from one that
+  /// was replaced under it (an older backup restored, another database): the database's id, the
+  /// newest sequence, and the entry at `seq` as stored now (nil if there is none).
+  func feedMark(at seq: Int64) async throws -> FeedMark
+
+  /// Why the storage can no longer be trusted with writes (its file was deleted or replaced since
+  /// it was opened), or nil. Cheap (a stat) but it touches the file system: not on an event loop.
+  func fileProblem() -> DatabaseFileError?
+
   /// A new probe that tells cheaply whether the feed may have moved (see `ChangeProbe`); nil
   /// when the storage has none, and followers read the feed on every poll.
   func makeChangeProbe() throws -> (any ChangeProbe)?
@@ -70,5 +79,18 @@ public struct ChangeFeedEntry: Sendable, Hashable {
     self.userId = userId
     self.reason = reason
     self.atMs = atMs
+  }
+}
+
+/// Where a change feed stands: see `EntitlementStorage.feedMark(at:)`.
+public struct FeedMark: Sendable, Hashable {
+  public var databaseId: String
+  public var headSeq: Int64
+  public var entry: ChangeFeedEntry?
+
+  public init(databaseId: String, headSeq: Int64, entry: ChangeFeedEntry?) {
+    self.databaseId = databaseId
+    self.headSeq = headSeq
+    self.entry = entry
   }
 }

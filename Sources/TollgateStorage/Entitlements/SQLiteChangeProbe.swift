@@ -7,7 +7,7 @@ public final class SQLiteChangeProbe: ChangeProbe {
   private var lastVersion: Int64?
 
   public init(path: String) throws(DatabaseError) {
-    connection = try Connection(path: path)
+    connection = try Connection(path: path, options: Connection.Options(create: false))
     statement = try connection.prepare("PRAGMA data_version")
   }
 

@@ -13,12 +13,17 @@ public final class SQLiteEntitlementStorage: EntitlementStorage {
   let writer: SerializedConnection
   let reader: SerializedConnection
 
-  /// Opens the database at `path`, creating it and applying pending migrations.
-  public init(path: String, nowMs: Int64) throws {
+  /// Opens the database at `path` and applies pending migrations. With `create: false` (what
+  /// `tollgate serve` does without `--create`), a missing file, or one without Tollgate's schema,
+  /// is a `DatabaseFileError` naming the path. The writer fsyncs every commit (`.full`): a
+  /// submission is on disk before it is acknowledged.
+  public init(path: String, nowMs: Int64, create: Bool = true, synchronous: Connection.Synchronous = .full) throws {
     self.path = path
-    self.writer = try SerializedConnection(path: path, label: "tollgate.sqlite.writer")
-    _ = try writer.readSync { db in try Schema.migrator.migrate(db, nowMs: nowMs) }
-    self.reader = try SerializedConnection(path: path, label: "tollgate.sqlite.reader")
+    self.writer = try TollgateDatabase.open(
+      path: path, options: Connection.Options(create: create, synchronous: synchronous),
+      label: "tollgate.sqlite.writer", nowMs: nowMs)
+    self.reader = try SerializedConnection(
+      path: path, options: Connection.Options(create: false), label: "tollgate.sqlite.reader")
   }
 
   public func streamSnapshot(_ each: @escaping @Sendable (EntitlementRecord) -> Void) async throws -> Int64 {
@@ -45,6 +50,25 @@ public final class SQLiteEntitlementStorage: EntitlementStorage {
         }
     }
   }
+
+  public func feedMark(at seq: Int64) async throws -> FeedMark {
+    try await reader.read { db in
+      try db.execute("BEGIN")
+      defer { try? db.execute("COMMIT") }
+      let databaseId = try db.prepare("SELECT database_id FROM database_meta WHERE id = 1").rows([]) {
+        $0.string(at: 0)
+      }.first
+      let entry = try db.prepare("SELECT seq, user_id, reason, at_ms FROM change_feed WHERE seq = ?").rows([
+        .integer(seq)
+      ]) { row in
+        ChangeFeedEntry(
+          seq: row.int64(at: 0), userId: row.string(at: 1), reason: row.string(at: 2), atMs: row.int64(at: 3))
+      }.first
+      return FeedMark(databaseId: databaseId ?? "", headSeq: try Self.headSeq(db), entry: entry)
+    }
+  }
+
+  public func fileProblem() -> DatabaseFileError? { writer.file.problem() }
 
   public func makeChangeProbe() throws -> (any ChangeProbe)? {
     try SQLiteChangeProbe(path: path)

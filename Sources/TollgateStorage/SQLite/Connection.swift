@@ -7,20 +7,37 @@ public final class Connection {
 
   public struct Options: Sendable {
     public var readOnly = false
+    /// Create the file if it is missing; otherwise a missing file fails with `.cantOpen`.
+    public var create = true
     /// How long a statement waits for another connection's lock before failing with `.busy`.
     public var busyTimeoutMs: Int32 = 5_000
-    public init(readOnly: Bool = false, busyTimeoutMs: Int32 = 5_000) {
+    /// When a commit reaches the disk (writable connections only).
+    public var synchronous: Synchronous = .full
+    public init(
+      readOnly: Bool = false, create: Bool = true, busyTimeoutMs: Int32 = 5_000, synchronous: Synchronous = .full
+    ) {
       self.readOnly = readOnly
+      self.create = create
       self.busyTimeoutMs = busyTimeoutMs
+      self.synchronous = synchronous
     }
   }
 
-  /// Opens (creating if needed) the database at `path` in WAL mode with foreign keys on.
+  /// SQLite's `PRAGMA synchronous` in WAL mode.
+  public enum Synchronous: String, Sendable, CaseIterable {
+    /// Every commit is fsynced before it returns: an acknowledged write survives power loss.
+    case full = "FULL"
+    /// Commits are fsynced only at checkpoints: a power loss can undo the last commits. For bulk
+    /// tools (and measuring what FULL costs), never for the inbox.
+    case normal = "NORMAL"
+  }
+
+  /// Opens the database at `path` (creating it if missing and `options.create`) in WAL mode with
+  /// foreign keys on.
   public init(path: String, options: Options = Options()) throws(DatabaseError) {
     var db: OpaquePointer?
-    let flags =
-      (options.readOnly ? SQLITE_OPEN_READONLY : (SQLITE_OPEN_READWRITE | SQLITE_OPEN_CREATE))
-      | SQLITE_OPEN_NOMUTEX
+    let writable = SQLITE_OPEN_READWRITE | (options.create ? SQLITE_OPEN_CREATE : 0)
+    let flags = (options.readOnly ? SQLITE_OPEN_READONLY : writable) | SQLITE_OPEN_NOMUTEX
     let rc = sqlite3_open_v2(path, &db, flags, nil)
     guard rc == SQLITE_OK, let db else {
       let message = db.map { String(cString: sqlite3_errmsg($0)) } ?? "cannot open database"
@@ -33,7 +50,7 @@ public final class Connection {
     sqlite3_busy_timeout(db, options.busyTimeoutMs)
     if !options.readOnly {
       try execute("PRAGMA journal_mode = WAL")
-      try execute("PRAGMA synchronous = NORMAL")
+      try execute("PRAGMA synchronous = \(options.synchronous.rawValue)")
     }
     try execute("PRAGMA foreign_keys = ON")
   }

@@ -7,11 +7,14 @@ public final class SerializedConnection: @unchecked Sendable {
   // threads use it at once; every entry point below goes through `queue`.
   private let connection: Connection
   private let queue: DispatchQueue
+  /// The file as it was opened: every write first checks that the path still names it.
+  public let file: DatabaseFile
 
   public init(path: String, options: Connection.Options = Connection.Options(), label: String = "tollgate.sqlite")
     throws(DatabaseError)
   {
     self.connection = try Connection(path: path, options: options)
+    self.file = DatabaseFile(path: path)
     self.queue = DispatchQueue(label: label)
   }
 
@@ -24,9 +27,14 @@ public final class SerializedConnection: @unchecked Sendable {
     }
   }
 
-  /// Runs `body` on the connection's queue inside `BEGIN IMMEDIATE … COMMIT`.
+  /// Runs `body` on the connection's queue inside `BEGIN IMMEDIATE … COMMIT`. Throws a
+  /// `DatabaseFileError` instead when the path no longer names the opened file (deleted or
+  /// replaced): a write there would be acknowledged and then lost.
   public func write<T: Sendable>(_ body: @escaping @Sendable (Connection) throws -> T) async throws -> T {
-    try await read { connection in try connection.transaction(body) }
+    try await read { connection in
+      if let problem = self.file.problem() { throw problem }
+      return try connection.transaction(body)
+    }
   }
 
   /// Runs `body` on the connection's queue and waits for it: for start-up and tools only.

@@ -7,6 +7,8 @@ public enum Schema {
     migrator.register("v2-worker", v2)
     migrator.register("v3-webhooks", v3)
     migrator.register("v4-catalog", v4)
+    migrator.register("v5-database-id", v5)
+    migrator.register("v6-worker-lease", v6)
     return migrator
   }
 
@@ -171,6 +173,41 @@ public enum Schema {
         id INTEGER PRIMARY KEY CHECK (id = 1),
         catalog_json TEXT NOT NULL,
         saved_at_ms INTEGER NOT NULL
+      );
+      """)
+  }
+
+  static let v5: Migrator.Body = { db in
+    try db.execute(
+      """
+      -- Which database this is: written once when it is created (or first upgraded), copied along by
+      -- a backup. A service that finds another id behind its feed reloads. One row.
+      CREATE TABLE database_meta (
+        id INTEGER PRIMARY KEY CHECK (id = 1),
+        database_id TEXT NOT NULL,
+        created_at_ms INTEGER NOT NULL
+      );
+      """)
+    try db.execute(
+      """
+      INSERT INTO database_meta (id, database_id, created_at_ms)
+      VALUES (1, lower(hex(randomblob(16))), CAST((julianday('now') - 2440587.5) * 86400000 AS INTEGER))
+      """)
+  }
+
+  static let v6: Migrator.Body = { db in
+    try db.execute(
+      """
+      -- The one worker running on this database: who, and when its heartbeat was last written
+      -- (wall-clock ms). Another worker refuses to start while the heartbeat is fresh. One row.
+      CREATE TABLE worker_lease (
+        id INTEGER PRIMARY KEY CHECK (id = 1),
+        owner_id TEXT NOT NULL,
+        host TEXT NOT NULL,
+        pid INTEGER NOT NULL,
+        process_scope TEXT NOT NULL,
+        acquired_at_ms INTEGER NOT NULL,
+        heartbeat_at_ms INTEGER NOT NULL
       );
       """)
   }

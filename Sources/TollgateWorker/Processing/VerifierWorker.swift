@@ -25,6 +25,8 @@ public final class VerifierWorker: Service, Sendable {
   let port: Int
   let nowMs: @Sendable () -> Int64
   let logger: Logger
+  /// One worker per database (`WorkerLease`).
+  let lease: WorkerLease
   private let boundPort = BoundPort()
 
   /// Builds the worker from a configuration its caller has validated (`validate(environment:)`:
@@ -34,11 +36,13 @@ public final class VerifierWorker: Service, Sendable {
   ///   - metrics: where the worker's counters go, and how to render them for `GET /metrics`
   ///     (the executable passes a Prometheus registry); without it, no /metrics route.
   ///   - onListening: told the HTTP port once the endpoints listen (useful with port 0).
+  ///   - lease: how often the worker lease is renewed, and when another worker's is stale.
   public init(
     configuration: WorkerConfiguration, storage: any WorkerStorage, gateways: [any StoreGateway],
     environment: [String: String] = ProcessInfo.processInfo.environment, httpClient: HTTPClient = .shared,
     metrics: (factory: any MetricsFactory, render: @Sendable () -> String)? = nil,
-    onListening: (@Sendable (_ port: Int) -> Void)? = nil, nowMs: @escaping @Sendable () -> Int64, logger: Logger
+    onListening: (@Sendable (_ port: Int) -> Void)? = nil, nowMs: @escaping @Sendable () -> Int64, logger: Logger,
+    lease: WorkerLease.Config = .defaults
   ) throws {
     let settings = configuration.worker
     let parts = settings.listen.split(separator: ":")
@@ -55,6 +59,7 @@ public final class VerifierWorker: Service, Sendable {
     self.nowMs = nowMs
     self.logger = logger
     self.storage = storage
+    self.lease = WorkerLease(storage: storage, config: lease, logger: logger)
     self.gateways = gateways
     self.catalog = configuration.catalog
     let backoff = Backoff(baseMs: settings.backoffBaseMs, maxMs: settings.backoffMaxMs)
@@ -76,17 +81,23 @@ public final class VerifierWorker: Service, Sendable {
   public func listeningPort() async -> Int { await boundPort.value() }
 
   public func run() async throws {
+    // Before anything else: a second worker on this database refuses to start.
+    try await lease.acquire()
     // The admin commands recompute entitlements with the catalog the worker runs with.
     try await storage.saveCatalog(catalog, nowMs: nowMs())
     let router = Router()
+    router.add(middleware: StorageGuardMiddleware(storage: storage, logger: logger))
     NotificationIntake.add(
       to: router, routes: gateways.notificationRoutes, storage: storage, nowMs: nowMs, logger: logger)
     router.get("/health") { _, _ -> Response in
       let counts = (try? await self.storage.inboxCounts()) ?? [:]
-      let health: [String: Any] = ["status": "serving", "inbox": counts, "processed": self.stats.json]
+      let problem = await self.storage.storageProblem()
+      var health: [String: Any] = ["status": "serving", "inbox": counts, "processed": self.stats.json]
+      if let problem { health.merge(["status": "not_serving", "reason": problem]) { $1 } }
       let body = (try? JSONSerialization.data(withJSONObject: health, options: [.sortedKeys])) ?? Data()
       return Response(
-        status: .ok, headers: [.contentType: "application/json"], body: .init(byteBuffer: ByteBuffer(bytes: body)))
+        status: problem == nil ? .ok : .serviceUnavailable, headers: [.contentType: "application/json"],
+        body: .init(byteBuffer: ByteBuffer(bytes: body)))
     }
     if let render = metricsText {
       router.get("/metrics") { _, _ -> Response in
@@ -108,6 +119,8 @@ public final class VerifierWorker: Service, Sendable {
       group.addTask { try await app.run() }
       group.addTask { await cancelWhenGracefulShutdown { await self.loop() } }
       group.addTask { await cancelWhenGracefulShutdown { await self.webhooks.run() } }
+      // Renewed until graceful shutdown, then released; losing it to another worker stops this one.
+      group.addTask { try await cancelWhenGracefulShutdown { try await self.lease.keepRenewed() } }
     }
   }
 

@@ -87,6 +87,25 @@ public protocol WorkerStorage: Sendable {
   /// Keeps the active product catalog, so every process (the admin commands) uses the worker's.
   func saveCatalog(_ catalog: ProductCatalog, nowMs: Int64) async throws
 
+  /// Why writes cannot be trusted now (the database file was deleted or replaced after it was
+  /// opened: what is written there is lost), in a sentence for Health; nil when all is well.
+  func storageProblem() async -> String?
+
+  // MARK: Worker lease (one worker per database)
+
+  /// The current holder of the worker lease, nil when none.
+  func workerLease() async throws -> WorkerLeaseHolder?
+
+  /// Takes the lease for `holder` if it is still held by `previousOwnerId` (nil: held by nobody);
+  /// false when another worker got there first. Atomic.
+  func takeWorkerLease(_ holder: WorkerLeaseHolder, replacing previousOwnerId: String?) async throws -> Bool
+
+  /// Writes the holder's heartbeat; false when `ownerId` no longer holds the lease (taken over).
+  func renewWorkerLease(ownerId: String, heartbeatAtMs: Int64) async throws -> Bool
+
+  /// Gives the lease up, if `ownerId` still holds it.
+  func releaseWorkerLease(ownerId: String) async throws
+
   /// The catalog the worker last saved; nil if no worker has run on this database yet.
   func savedCatalog() async throws -> ProductCatalog?
 }

@@ -16,7 +16,8 @@ struct AdminOptions: ParsableArguments {
   /// runs with (it saves it in the database when it starts).
   func admin(requireCatalog: Bool) async throws -> WorkerAdmin {
     let path = try ConfigFile.database(flag: database, config: config)
-    let storage = try SQLiteWorkerStorage(path: path, nowMs: SystemClock.nowMs())
+    // Never creates a database: a mistyped path is an error that names it.
+    let storage = try SQLiteWorkerStorage(path: path, nowMs: SystemClock.nowMs(), create: false)
     if let config {
       return WorkerAdmin(storage: storage, catalog: try ConfigFile.worker(config).catalog, nowMs: SystemClock.nowMs)
     }

@@ -5,7 +5,7 @@ import TollgateBench
 struct Bench: ParsableCommand {
   static let configuration = CommandConfiguration(
     abstract: "Measure a running service: load (the default) or change-feed visibility.",
-    subcommands: [Load.self, Visibility.self, Client.self], defaultSubcommand: Load.self)
+    subcommands: [Load.self, Visibility.self, Client.self, Inbox.self], defaultSubcommand: Load.self)
 }
 
 extension Bench {

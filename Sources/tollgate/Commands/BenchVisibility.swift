@@ -43,7 +43,7 @@ extension Bench {
     }
 
     func run() async throws {
-      let storage = try SQLiteEntitlementStorage(path: database, nowMs: SystemClock.nowMs())
+      let storage = try SQLiteEntitlementStorage(path: database, nowMs: SystemClock.nowMs(), create: false)
       let client = TollgateClient(host: server.host, port: server.port)
       var latency = LatencyRecorder()
       var lost = 0

@@ -14,8 +14,11 @@ struct Serve: AsyncParsableCommand {
   @Option(help: "Address to listen on, HOST:PORT.")
   var listen: HostPort?
 
-  @Option(help: "SQLite database file (created if missing).")
+  @Option(help: "SQLite database file; it must exist (the worker creates it) unless --create.")
   var database: String?
+
+  @Flag(help: "Create the database if it is missing (otherwise a missing file is an error).")
+  var create = false
 
   @Option(help: "JSON config file; its \"service\" section sets what the flags do not.")
   var config: String?
@@ -55,7 +58,7 @@ struct Serve: AsyncParsableCommand {
     if let value = settings.maxSubmitWaitMs { responder.maximumSubmitWaitMs = value }
 
     let clock = try await ProcessClock.make(followURL: followClock, logger: logger)
-    let storage = try SQLiteEntitlementStorage(path: database, nowMs: clock.nowMs())
+    let storage = try SQLiteEntitlementStorage(path: database, nowMs: clock.nowMs(), create: create)
     let server = try await EntitlementServer.start(
       config: .init(host: listen.host, port: listen.port, rpc: rpc, feed: feed, responder: responder),
       storage: storage, nowMs: clock.nowMs, threads: threads ?? settings.eventLoopThreads,

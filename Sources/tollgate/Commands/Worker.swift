@@ -46,7 +46,8 @@ struct Worker: AsyncParsableCommand {
         settings: appStoreSettings, environment: environment, httpClient: .shared,
         concurrency: configuration.worker.storeConcurrency, nowMs: clock.nowMs, logger: logger)
       worker = try VerifierWorker(
-        configuration: configuration, storage: try SQLiteWorkerStorage(path: databasePath, nowMs: clock.nowMs()),
+        configuration: configuration,
+        storage: try SQLiteWorkerStorage(path: databasePath, nowMs: clock.nowMs(), logger: logger),
         gateways: [appStore], environment: environment,
         metrics: (PrometheusMetricsFactory(registry: registry), { registry.emitToString() }),
         onListening: { port in

@@ -80,6 +80,8 @@ enum QueryJSON {
 
   struct Health: Encodable {
     var status: String
+    /// Why it is not serving (absent when it is).
+    var reason: String?
     var indexUsers: UInt64
     var indexRecords: UInt64
     var changeFeedAppliedSeq: Int64
@@ -90,6 +92,7 @@ enum QueryJSON {
 
     init(_ response: Tollgate_V1_HealthResponse) {
       status = QueryOutput.name(response.status)
+      reason = response.reason.isEmpty ? nil : response.reason
       indexUsers = response.indexUsers
       indexRecords = response.indexRecords
       changeFeedAppliedSeq = response.changeFeedAppliedSeq

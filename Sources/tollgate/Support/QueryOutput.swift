@@ -47,7 +47,7 @@ enum QueryOutput {
 
   static func text(_ response: Tollgate_V1_HealthResponse) -> String {
     """
-    status:        \(name(response.status))
+    status:        \(name(response.status))\(response.reason.isEmpty ? "" : ": " + response.reason)
     index:         \(response.indexUsers) users, \(response.indexRecords) records
     change feed:   applied \(response.changeFeedAppliedSeq), head \(response.changeFeedHeadSeq), lag \(response.changeFeedLagMs) ms
     version:       \(response.version), up \(response.uptimeMs / 1000) s

@@ -1460,7 +1460,7 @@ const ProtobufCMessageDescriptor tollgate__v1__health_request__descriptor =
   (ProtobufCMessageInit) tollgate__v1__health_request__init,
   NULL,NULL,NULL    /* reserved[123] */
 };
-static const ProtobufCFieldDescriptor tollgate__v1__health_response__field_descriptors[9] =
+static const ProtobufCFieldDescriptor tollgate__v1__health_response__field_descriptors[10] =
 {
   {
     "status",
@@ -1570,6 +1570,18 @@ static const ProtobufCFieldDescriptor tollgate__v1__health_response__field_descr
     0,             /* flags */
     0,NULL,NULL    /* reserved1,reserved2, etc */
   },
+  {
+    "reason",
+    10,
+    PROTOBUF_C_LABEL_NONE,
+    PROTOBUF_C_TYPE_STRING,
+    0,   /* quantifier_offset */
+    offsetof(Tollgate__V1__HealthResponse, reason),
+    NULL,
+    &protobuf_c_empty_string,
+    0,             /* flags */
+    0,NULL,NULL    /* reserved1,reserved2, etc */
+  },
 };
 static const unsigned tollgate__v1__health_response__field_indices_by_name[] = {
   3,   /* field[3] = change_feed_applied_seq */
@@ -1578,6 +1590,7 @@ static const unsigned tollgate__v1__health_response__field_indices_by_name[] = {
   8,   /* field[8] = error */
   2,   /* field[2] = index_records */
   1,   /* field[1] = index_users */
+  9,   /* field[9] = reason */
   0,   /* field[0] = status */
   7,   /* field[7] = uptime_ms */
   6,   /* field[6] = version */
@@ -1585,7 +1598,7 @@ static const unsigned tollgate__v1__health_response__field_indices_by_name[] = {
 static const ProtobufCIntRange tollgate__v1__health_response__number_ranges[1 + 1] =
 {
   { 1, 0 },
-  { 0, 9 }
+  { 0, 10 }
 };
 const ProtobufCMessageDescriptor tollgate__v1__health_response__descriptor =
 {
@@ -1595,7 +1608,7 @@ const ProtobufCMessageDescriptor tollgate__v1__health_response__descriptor =
   "Tollgate__V1__HealthResponse",
   "tollgate.v1",
   sizeof(Tollgate__V1__HealthResponse),
-  9,
+  10,
   tollgate__v1__health_response__field_descriptors,
   tollgate__v1__health_response__field_indices_by_name,
   1,  tollgate__v1__health_response__number_ranges,

@@ -99,9 +99,14 @@ typedef enum _Tollgate__V1__ServingStatus {
   TOLLGATE__V1__SERVING_STATUS__SERVING_STATUS_UNSPECIFIED = 0,
   TOLLGATE__V1__SERVING_STATUS__SERVING_STATUS_SERVING = 1,
   /*
-   * Up, but the change feed has not been read recently: answers may be stale.
+   * Up, but answers may be stale: the change feed has not been read recently, or the index is
+   * being reloaded after the feed went backwards (an older backup restored).
    */
   TOLLGATE__V1__SERVING_STATUS__SERVING_STATUS_DEGRADED = 2,
+  /*
+   * Answers come from an index that nothing updates any more (the database file was deleted or
+   * replaced after the service opened it); SubmitPurchase fails. Restart the service.
+   */
   TOLLGATE__V1__SERVING_STATUS__SERVING_STATUS_NOT_SERVING = 3
     PROTOBUF_C__FORCE_ENUM_TO_BE_INT_SIZE(TOLLGATE__V1__SERVING_STATUS)
 } Tollgate__V1__ServingStatus;
@@ -339,10 +344,15 @@ struct  Tollgate__V1__HealthResponse
   char *version;
   int64_t uptime_ms;
   Tollgate__V1__Error *error;
+  /*
+   * Why the status is not SERVING, in a sentence an operator can act on (empty when SERVING): the
+   * feed is stale, the index is being reloaded after a restore, the database file was replaced.
+   */
+  char *reason;
 };
 #define TOLLGATE__V1__HEALTH_RESPONSE__INIT \
  { PROTOBUF_C_MESSAGE_INIT (&tollgate__v1__health_response__descriptor) \
-    , TOLLGATE__V1__SERVING_STATUS__SERVING_STATUS_UNSPECIFIED, 0, 0, 0, 0, 0, (char *)protobuf_c_empty_string, 0, NULL }
+    , TOLLGATE__V1__SERVING_STATUS__SERVING_STATUS_UNSPECIFIED, 0, 0, 0, 0, 0, (char *)protobuf_c_empty_string, 0, NULL, (char *)protobuf_c_empty_string }
 
 
 /* Tollgate__V1__Error methods */

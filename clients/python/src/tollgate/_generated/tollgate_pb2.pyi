@@ -98,13 +98,14 @@ class HealthRequest(_message.Message):
     def __init__(self) -> None: ...
 
 class HealthResponse(_message.Message):
-    __slots__ = ["change_feed_applied_seq", "change_feed_head_seq", "change_feed_lag_ms", "error", "index_records", "index_users", "status", "uptime_ms", "version"]
+    __slots__ = ["change_feed_applied_seq", "change_feed_head_seq", "change_feed_lag_ms", "error", "index_records", "index_users", "reason", "status", "uptime_ms", "version"]
     CHANGE_FEED_APPLIED_SEQ_FIELD_NUMBER: _ClassVar[int]
     CHANGE_FEED_HEAD_SEQ_FIELD_NUMBER: _ClassVar[int]
     CHANGE_FEED_LAG_MS_FIELD_NUMBER: _ClassVar[int]
     ERROR_FIELD_NUMBER: _ClassVar[int]
     INDEX_RECORDS_FIELD_NUMBER: _ClassVar[int]
     INDEX_USERS_FIELD_NUMBER: _ClassVar[int]
+    REASON_FIELD_NUMBER: _ClassVar[int]
     STATUS_FIELD_NUMBER: _ClassVar[int]
     UPTIME_MS_FIELD_NUMBER: _ClassVar[int]
     VERSION_FIELD_NUMBER: _ClassVar[int]
@@ -114,10 +115,11 @@ class HealthResponse(_message.Message):
     error: Error
     index_records: int
     index_users: int
+    reason: str
     status: ServingStatus
     uptime_ms: int
     version: str
-    def __init__(self, status: _Optional[_Union[ServingStatus, str]] = ..., index_users: _Optional[int] = ..., index_records: _Optional[int] = ..., change_feed_applied_seq: _Optional[int] = ..., change_feed_head_seq: _Optional[int] = ..., change_feed_lag_ms: _Optional[int] = ..., version: _Optional[str] = ..., uptime_ms: _Optional[int] = ..., error: _Optional[_Union[Error, _Mapping]] = ...) -> None: ...
+    def __init__(self, status: _Optional[_Union[ServingStatus, str]] = ..., index_users: _Optional[int] = ..., index_records: _Optional[int] = ..., change_feed_applied_seq: _Optional[int] = ..., change_feed_head_seq: _Optional[int] = ..., change_feed_lag_ms: _Optional[int] = ..., version: _Optional[str] = ..., uptime_ms: _Optional[int] = ..., error: _Optional[_Union[Error, _Mapping]] = ..., reason: _Optional[str] = ...) -> None: ...
 
 class IsSubscriberRequest(_message.Message):
     __slots__ = ["entitlement", "user_id"]

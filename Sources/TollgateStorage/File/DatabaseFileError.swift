@@ -1,0 +1,63 @@
+/// What is wrong with a database file itself, as opposed to a statement on it (`DatabaseError`):
+/// it is not there, it is not a Tollgate database, or the path names another file than the one
+/// this process opened. Every message names the path and says what to do.
+public struct DatabaseFileError: Error, Sendable, CustomStringConvertible {
+  public struct Code: Hashable, Sendable, CustomStringConvertible {
+    private enum Value: String {
+      case missing
+      case notTollgate = "not_tollgate"
+      case deleted, replaced
+    }
+    private let value: Value
+    private init(_ value: Value) { self.value = value }
+
+    /// Nothing at the path, and this opening may not create a database.
+    public static let missing = Code(.missing)
+    /// A file at the path without Tollgate's schema, and this opening may not create one.
+    public static let notTollgate = Code(.notTollgate)
+    /// The file this process opened was deleted from its path.
+    public static let deleted = Code(.deleted)
+    /// The path names another file now (renamed over, restored from a copy).
+    public static let replaced = Code(.replaced)
+
+    public var description: String { value.rawValue }
+  }
+
+  public let code: Code
+  public let path: String
+  public let message: String
+
+  public init(code: Code, path: String, message: String) {
+    self.code = code
+    self.path = path
+    self.message = message
+  }
+
+  static func missing(_ path: String, hint: String) -> DatabaseFileError {
+    DatabaseFileError(code: .missing, path: path, message: "no database at \(path); \(hint)")
+  }
+
+  static func notTollgate(_ path: String, hint: String) -> DatabaseFileError {
+    DatabaseFileError(
+      code: .notTollgate, path: path, message: "\(path) is not a Tollgate database (it has no Tollgate schema); \(hint)"
+    )
+  }
+
+  static func deleted(_ path: String) -> DatabaseFileError {
+    DatabaseFileError(
+      code: .deleted, path: path,
+      message:
+        "the database file \(path) was deleted after this process opened it; writes would be lost: "
+        + "restore the file and restart this process")
+  }
+
+  static func replaced(_ path: String, opened: FileIdentity, now: FileIdentity) -> DatabaseFileError {
+    DatabaseFileError(
+      code: .replaced, path: path,
+      message:
+        "the database file \(path) was replaced after this process opened it (opened \(opened), now \(now)); "
+        + "this process still has the old file: restart it to use the new one")
+  }
+
+  public var description: String { message }
+}

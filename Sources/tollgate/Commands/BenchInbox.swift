@@ -1,0 +1,76 @@
+import ArgumentParser
+import Foundation
+import TollgateBench
+import TollgateCore
+import TollgateStorage
+import TollgateWorkerSQLite
+
+extension Bench {
+  struct Inbox: AsyncParsableCommand {
+    static let configuration = CommandConfiguration(
+      abstract: "How many store notifications per second the worker's inbox can acknowledge on this disk.",
+      discussion: """
+        Stores --count notifications of --bytes each through the worker's storage, exactly as the \
+        notification endpoint does before it answers 200 (one transaction each, deduplicated by key), \
+        from --concurrency callers at once, and prints the rate and the latency of one store. With \
+        --synchronous normal the commits are not fsynced (what durability costs; never how the worker \
+        runs). Writes into --database, a scratch file it creates if missing: not the production database.
+        """)
+
+    @Option(help: "A scratch SQLite file (created if missing).")
+    var database: String
+
+    @Option(help: "How many notifications to store.")
+    var count = 2_000
+
+    @Option(help: "Bytes per notification (a signed V2 notification is about 4–6 KB).")
+    var bytes = 4_096
+
+    @Option(help: "Callers storing at once (the HTTP handlers of concurrent notifications).")
+    var concurrency = 8
+
+    @Option(help: "full (fsync every commit, as the worker runs) or normal (no fsync per commit).")
+    var synchronous = "full"
+
+    func validate() throws {
+      guard count >= 1, bytes >= 1, concurrency >= 1 else {
+        throw ValidationError("--count, --bytes and --concurrency must be at least 1")
+      }
+      guard Connection.Synchronous(rawValue: synchronous.uppercased()) != nil else {
+        throw ValidationError("--synchronous must be full or normal")
+      }
+    }
+
+    func run() async throws {
+      let mode = Connection.Synchronous(rawValue: synchronous.uppercased()) ?? .full
+      let storage = try SQLiteWorkerStorage(path: database, nowMs: SystemClock.nowMs(), synchronous: mode)
+      let payload = [UInt8](repeating: 0x7b, count: bytes)
+      let run = "bench-\(getpid())-\(SystemClock.nowMs())"
+      let started = ContinuousClock.now
+      let latency = try await withThrowingTaskGroup(of: LatencyRecorder.self) { group in
+        for caller in 0..<concurrency {
+          group.addTask {
+            var latency = LatencyRecorder()
+            for n in stride(from: caller, to: count, by: concurrency) {
+              let begun = ContinuousClock.now
+              _ = try await storage.storeNotification(
+                route: "bench", dedupeKey: "\(run)-\(n)", payload: payload, nowMs: SystemClock.nowMs())
+              latency.record(ContinuousClock.now - begun)
+            }
+            return latency
+          }
+        }
+        var all = LatencyRecorder()
+        for try await part in group { all.merge(part) }
+        return all
+      }
+      let elapsed = ContinuousClock.now - started
+      let seconds = Double(elapsed.components.seconds) + Double(elapsed.components.attoseconds) / 1e18
+      let summary = latency.summary
+      print(
+        "tollgate bench inbox (synchronous \(mode.rawValue)): \(count) notifications of \(bytes) B, "
+          + "\(concurrency) callers: \(Int((Double(count) / seconds).rounded())) notifications/s; one store, µs: "
+          + "p50 \(Int(summary.p50Us))  p99 \(Int(summary.p99Us))  max \(Int(summary.maxUs))")
+    }
+  }
+}

@@ -1,0 +1,74 @@
+import Foundation
+import Logging
+import StoreSimulator
+import Testing
+import TollgateCrypto
+import TollgateTesting
+
+#if canImport(FoundationNetworking)
+  import FoundationNetworking
+#endif
+
+/// `tollgate worker` processes on one SQLite database in a temporary directory, configured against
+/// an in-process store simulator, each listening on a port of its own.
+struct WorkerProcesses {
+  let dir: TemporaryDirectory
+  let sim: StoreSimulator
+  let environment: [String: String?]
+  var database: String { dir.file("tollgate.sqlite") }
+  var config: String { dir.file("config.json") }
+
+  static func make() async throws -> WorkerProcesses {
+    let dir = try TemporaryDirectory(prefix: "tollgate-workers")
+    let key = try P256PrivateKey.generate()
+    var simConfig = StoreSimulator.Config.defaults
+    simConfig.apple.apps[0].apiKey = .init(keyId: "KEY1", issuerId: "ISSUER", publicKeyPEM: try Stack.publicPEM(key))
+    let sim = try await StoreSimulator.start(config: simConfig, logger: Logger(label: "workers.sim"))
+    try Data(sim.rootCertificate.der).write(to: URL(fileURLWithPath: dir.file("root.cer")))
+    let config: [String: Any] = [
+      "apps": [["id": "ios", "store": "app_store", "bundleId": Stack.bundleId]],
+      "entitlements": [["id": "premium"]],
+      "products": [["productId": Stack.premium, "store": "app_store", "entitlements": ["premium"]]],
+      "worker": ["listen": "127.0.0.1:0", "database": dir.file("tollgate.sqlite"), "pollMs": 20],
+      "appStore": [
+        [
+          "bundleId": Stack.bundleId, "appAppleId": simConfig.apple.apps[0].appAppleId, "environment": "sandbox",
+          "apiKeyId": "KEY1", "apiIssuerId": "ISSUER", "apiPrivateKeyEnv": "WORKERS_TEST_KEY",
+          "apiBaseURL": sim.baseURL + "/sandbox", "rootCertificates": [dir.file("root.cer")],
+        ]
+      ],
+    ]
+    try JSONSerialization.data(withJSONObject: config).write(to: URL(fileURLWithPath: dir.file("config.json")))
+    return WorkerProcesses(dir: dir, sim: sim, environment: ["WORKERS_TEST_KEY": try key.pkcs8PEM()])
+  }
+
+  /// Starts a worker process (it may refuse to start: see `finish()`).
+  func launch() throws -> ChildProcess {
+    try ChildProcess(["worker", "--config", config, "--log-level", "warning"], environment: environment)
+  }
+
+  /// Starts a worker and waits until it listens; returns it with its HTTP port.
+  func start() throws -> (process: ChildProcess, port: Int) {
+    let worker = try launch()
+    let line = try #require(worker.waitForLine(containing: "notifications on"), "the worker did not start")
+    let address = try #require(line.split(separator: " ").first { $0.hasPrefix("127.0.0.1:") })
+    let port = try #require(Int(address.split(separator: ":")[1].trimmingCharacters(in: [","])))
+    return (worker, port)
+  }
+
+  func remove() async {
+    await sim.stop()
+    dir.remove()
+  }
+}
+
+/// One HTTP request to a worker: its status and body.
+func httpRequest(_ method: String, port: Int, path: String, body: Data = Data()) async throws -> (
+  status: Int, body: String
+) {
+  var request = URLRequest(url: URL(string: "http://127.0.0.1:\(port)\(path)")!)
+  request.httpMethod = method
+  if !body.isEmpty { request.httpBody = body }
+  let (data, response) = try await URLSession.shared.data(for: request)
+  return ((response as? HTTPURLResponse)?.statusCode ?? 0, String(decoding: data, as: UTF8.self))
+}

@@ -1,0 +1,76 @@
+import Foundation
+import Testing
+import TollgateStorage
+import TollgateTesting
+import TollgateWorker
+import TollgateWorkerSQLite
+
+#if canImport(Glibc)
+  import Glibc
+#endif
+
+/// One worker per database, with real `tollgate worker` processes on one SQLite file.
+@Suite("One worker per database", .serialized)
+struct WorkerLeaseEndToEndTests {
+  @Test("a second worker refuses to start, naming the holder; after a graceful stop, or a kill -9, a new one starts")
+  func secondWorkerRefused() async throws {
+    let workers = try await WorkerProcesses.make()
+    let first = try workers.start().process
+    let storage = try SQLiteWorkerStorage(path: workers.database, nowMs: 1, create: false)
+    let holder = try #require(try await storage.workerLease())
+    #expect(holder.pid == first.process.processIdentifier)
+
+    let second = try workers.launch().finish()
+    #expect(second.status != 0)
+    #expect(second.stderr.contains("another worker is running on this database: pid \(holder.pid)"), "\(second.stderr)")
+    #expect(second.stderr.contains("heartbeat was last seen"))
+    #expect(try await storage.workerLease()?.ownerId == holder.ownerId, "the refused worker left the lease alone")
+
+    // A graceful stop gives the lease up: the next worker starts at once.
+    first.process.terminate()
+    #expect(first.finish().status == 0)
+    #expect(try await storage.workerLease() == nil)
+    let third = try workers.start().process
+
+    // kill -9 leaves the lease behind; a worker on this machine sees that its process is gone.
+    kill(third.process.processIdentifier, SIGKILL)
+    third.process.waitUntilExit()
+    #expect(try await storage.workerLease()?.pid == third.process.processIdentifier)
+    let fourth = try workers.start().process
+    #expect(try await storage.workerLease()?.pid == fourth.process.processIdentifier)
+    fourth.terminate()
+    _ = fourth.finish()
+    await workers.remove()
+  }
+
+  @Test("a holder on another machine: refused while its heartbeat is fresh, taken over once it is stale")
+  func staleHeartbeat() async throws {
+    let workers = try await WorkerProcesses.make()
+    let storage = try SQLiteWorkerStorage(path: workers.database, nowMs: 1)
+    let now = Int64(Date().timeIntervalSince1970 * 1_000)
+    let remote = WorkerLeaseHolder(
+      ownerId: "remote", host: "worker-b.internal", pid: 7, processScope: "another-boot pid:[1]", acquiredAtMs: now,
+      heartbeatAtMs: now)
+    #expect(try await storage.takeWorkerLease(remote, replacing: nil))
+
+    let refused = try workers.launch().finish()
+    #expect(refused.status != 0)
+    #expect(refused.stderr.contains("pid 7 on host worker-b.internal"), "\(refused.stderr)")
+
+    // Its heartbeat stops (the machine was lost): a minute later it is stale.
+    #expect(try await storage.renewWorkerLease(ownerId: "remote", heartbeatAtMs: now - 60_000))
+    let worker = try workers.start().process
+    let taken = try #require(try await storage.workerLease())
+    #expect(taken.pid == worker.process.processIdentifier)
+    // It renews its heartbeat while it runs.
+    let renewed = try await eventually(timeout: .seconds(6)) {
+      try await storage.workerLease()?.heartbeatAtMs ?? 0 > taken.heartbeatAtMs
+    }
+    #expect(renewed != nil)
+    // And the remote holder, should it come back, finds its lease lost.
+    #expect(!(try await storage.renewWorkerLease(ownerId: "remote", heartbeatAtMs: now)))
+    worker.terminate()
+    _ = worker.finish()
+    await workers.remove()
+  }
+}

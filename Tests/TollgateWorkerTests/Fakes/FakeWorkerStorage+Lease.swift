@@ -1,0 +1,14 @@
+import TollgateWorker
+
+/// The worker lease in the fake: always free, so every worker under test may run. The lease
+/// itself is tested on SQLite (`SQLiteWorkerStorageLeaseTests`, `WorkerLeaseEndToEndTests`).
+extension FakeWorkerStorage {
+  func workerLease() async throws -> WorkerLeaseHolder? { nil }
+  func takeWorkerLease(_ holder: WorkerLeaseHolder, replacing previousOwnerId: String?) async throws -> Bool { true }
+  func renewWorkerLease(ownerId: String, heartbeatAtMs: Int64) async throws -> Bool { true }
+  func releaseWorkerLease(ownerId: String) async throws {}
+}
+
+extension FakeWorkerStorage {
+  func storageProblem() async -> String? { nil }
+}
