@@ -24,7 +24,8 @@ extension AppStoreGateway {
     throw .store(
       AppStoreAPIError(
         code: .notFound,
-        message: "transaction \(transactionId) is unknown to the App Store (\(environments.map(\.rawValue).joined(separator: ", ")))",
+        message:
+          "transaction \(transactionId) is unknown to the App Store (\(environments.map(\.rawValue).joined(separator: ", ")))",
         httpStatus: notFound?.httpStatus, apiErrorCode: notFound?.apiErrorCode))
   }
 
@@ -49,30 +50,55 @@ extension AppStoreGateway {
     let last = statuses.data?.flatMap { $0.lastTransactions ?? [] }.first {
       $0.originalTransactionId == originalTransactionId
     }
-    var evidence: [VerificationEvidence.Payload] = []
-    var renewal: JWSRenewalInfoDecodedPayload?
+    var renewal: (jws: String, payload: JWSRenewalInfoDecodedPayload)?
     if let signedRenewal = last?.signedRenewalInfo {
       let payload = try verified(
         app.verifier.verifyRenewalInfo(signedRenewal), what: "renewal info of \(originalTransactionId)")
-      renewal = payload
-      evidence.append(
-        .init(
-          kind: "renewal_info", id: originalTransactionId, sha256: SHA256.hash(signedRenewal).hexString,
-          signedAtMs: payload.signedDate))
+      renewal = (signedRenewal, payload)
     }
     let signedHistory = try await call { () async throws(AppStoreAPIError) in
       try await api.getAllTransactions(transactionId: originalTransactionId)
     }
-    var transactions: [JWSTransactionDecodedPayload] = []
-    var rows: [TransactionRow] = []
+    var transactions: [(jws: String, payload: JWSTransactionDecodedPayload)] = []
     for signedTransaction in signedHistory.isEmpty ? [signed] : signedHistory {
       let transaction = try verified(
         app.verifier.verifyTransaction(signedTransaction), what: "a transaction of \(originalTransactionId)")
+      transactions.append((signedTransaction, transaction))
+    }
+    let chain = Self.chain(
+      app: app, originalTransactionId: originalTransactionId, transactions: transactions, renewal: renewal,
+      source: "app_store_server_api", environment: environment, nowMs: nowMs())
+    guard app.accepts(chain.history.environment) else {
+      throw .rejected(environmentRefusal(chain.history.environment, app: app))
+    }
+    return chain
+  }
+
+  /// The verified chain that signed payloads describe: the transactions of
+  /// `originalTransactionId` among `transactions` and the renewal info, each kept as evidence by
+  /// its SHA-256 and signing time. Used for the Server API's full answer and for what a
+  /// notification's own payloads prove.
+  static func chain(
+    app: AppleApp, originalTransactionId: String,
+    transactions signed: [(jws: String, payload: JWSTransactionDecodedPayload)],
+    renewal: (jws: String, payload: JWSRenewalInfoDecodedPayload)?, source: String, environment: StoreEnvironment,
+    nowMs: Int64, extraEvidence: [VerificationEvidence.Payload] = []
+  ) -> VerifiedChain {
+    var evidence: [VerificationEvidence.Payload] = extraEvidence
+    if let renewal {
+      evidence.append(
+        .init(
+          kind: "renewal_info", id: originalTransactionId, sha256: SHA256.hash(renewal.jws).hexString,
+          signedAtMs: renewal.payload.signedDate))
+    }
+    var transactions: [JWSTransactionDecodedPayload] = []
+    var rows: [TransactionRow] = []
+    for (jws, transaction) in signed {
       guard transaction.originalTransactionId == originalTransactionId, let id = transaction.transactionId else {
         continue
       }
       transactions.append(transaction)
-      let sha = SHA256.hash(signedTransaction).hexString
+      let sha = SHA256.hash(jws).hexString
       evidence.append(.init(kind: "transaction", id: id, sha256: sha, signedAtMs: transaction.signedDate))
       rows.append(
         TransactionRow(
@@ -83,15 +109,12 @@ extension AppStoreGateway {
           environment: StoreEnvironment(appStore: transaction.environment), payloadSHA256: sha,
           signedAtMs: transaction.signedDate))
     }
-    let now = nowMs()
     let history = SubscriptionHistory(
-      appStoreOriginalTransactionId: originalTransactionId, transactions: transactions, renewalInfo: renewal,
-      asOfMs: now)
-    guard app.accepts(history.environment) else { throw .rejected(environmentRefusal(history.environment, app: app)) }
+      appStoreOriginalTransactionId: originalTransactionId, transactions: transactions,
+      renewalInfo: renewal?.payload, asOfMs: nowMs)
     return VerifiedChain(
       store: .appStore, appId: app.bundleId, purchaseId: originalTransactionId, history: history, transactions: rows,
-      evidence: VerificationEvidence(
-        source: "app_store_server_api", environment: environment, payloads: evidence, verifiedAtMs: now),
+      evidence: VerificationEvidence(source: source, environment: environment, payloads: evidence, verifiedAtMs: nowMs),
       appAccountToken: transactions.compactMap(\.appAccountToken).last)
   }
 

@@ -44,8 +44,8 @@ extension AppStoreGateway {
     return .chainChanged(
       ChainReference(
         store: .appStore, appId: app.bundleId, lookupId: transactionId, purchaseId: transactionId,
-        environment: environment),
-      reason: reason)
+        environment: environment, notSignedBeforeMs: verified.notification.signedDate),
+      reason: reason, signed: signedChain(verified, app: app, originalTransactionId: transactionId))
   }
 
   func verifyV1(_ payload: [UInt8]) throws(AppleFailure) -> NotificationVerdict {
@@ -69,7 +69,36 @@ extension AppStoreGateway {
     return .chainChanged(
       ChainReference(
         store: .appStore, appId: app.bundleId, lookupId: id, purchaseId: latest.originalTransactionId, environment: nil),
-      reason: "notification v1 \(notification.notificationType ?? "")")
+      reason: "notification v1 \(notification.notificationType ?? "")", signed: nil)
+  }
+
+  /// What a verified V2 notification's own signed payloads prove about its chain (its transaction
+  /// and renewal info), for when the Server API cannot be read; nil when it carries neither or
+  /// comes from an environment the app does not accept.
+  private func signedChain(_ verified: VerifiedNotification, app: AppleApp, originalTransactionId: String)
+    -> VerifiedChain?
+  {
+    let data = verified.notification.data
+    var transactions: [(jws: String, payload: JWSTransactionDecodedPayload)] = []
+    if let jws = data?.signedTransactionInfo, let transaction = verified.transaction {
+      transactions = [(jws, transaction)]
+    }
+    var renewal: (jws: String, payload: JWSRenewalInfoDecodedPayload)?
+    if let jws = data?.signedRenewalInfo, let info = verified.renewalInfo,
+      info.originalTransactionId == originalTransactionId
+    {
+      renewal = (jws, info)
+    }
+    guard !transactions.isEmpty || renewal != nil else { return nil }
+    let environment = StoreEnvironment(appStore: verified.transaction?.environment ?? verified.renewalInfo?.environment)
+    guard app.accepts(environment) else { return nil }
+    let notificationEvidence = VerificationEvidence.Payload(
+      kind: "notification", id: verified.notification.notificationUUID ?? "",
+      sha256: SHA256.hash(data?.signedTransactionInfo ?? data?.signedRenewalInfo ?? "").hexString,
+      signedAtMs: verified.notification.signedDate)
+    return Self.chain(
+      app: app, originalTransactionId: originalTransactionId, transactions: transactions, renewal: renewal,
+      source: "notification", environment: environment, nowMs: nowMs(), extraEvidence: [notificationEvidence])
   }
 
   struct V2Facts {

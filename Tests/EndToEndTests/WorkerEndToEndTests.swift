@@ -113,29 +113,51 @@ struct WorkerEndToEndTests {
     }
   }
 
-  @Test("a store that answers 500: the state stands during the outage and is right after")
+  /// Where the user's (first) subscription's verified state came from.
+  static func evidenceSource(_ stack: Stack, _ userId: String) async throws -> String? {
+    try await stack.worker.storage.subscriptions(userId: userId).first?.evidence.source
+  }
+
+  /// Inbox items not finished yet.
+  static func unfinishedItems(_ stack: Stack) async throws -> Int {
+    let counts = try await stack.worker.storage.inboxCounts()
+    return counts["pending", default: 0] + counts["processing", default: 0]
+  }
+
+  @Test(
+    "a store that answers 500: the renewal's signed notification carries the user through the outage, the API confirms after"
+  )
   func outageThenRecovery() async throws {
-    try await withStack { stack in
-      _ = try await stack.buyAndSubmit(userId: "alice")
-      try await stack.settle()  // the purchase's own SUBSCRIBED notification
-      let before = try await stack.answer("alice")
-      try stack.sim.addFault(FaultRule(target: "apple.api", mode: .error500, count: nil))
-      _ = try await stack.sim.advance(byMs: 30 * Self.day + 3_600_000)  // past the old expiry, within the leeway
-      try await Task.sleep(for: .milliseconds(600))  // several failed attempts
-      let during = try await stack.answer("alice")
-      #expect(during.active, "access must not be cut because Apple is down")
-      #expect(during.expiresAtMs == before.expiresAtMs)
-      #expect(during.verifiedAtMs == before.verifiedAtMs)
-      stack.sim.clearFaults()
-      let after = try await stack.until("alice") { $0.expiresAtMs > before.expiresAtMs }
-      #expect(after.active)
-      #expect(after.expiresAtMs > before.expiresAtMs)
-      #expect(after.verifiedAtMs > before.verifiedAtMs)
-      // The outage is visible to monitoring.
-      let metrics = stack.local.metricsText()
-      let failures = metrics.split(separator: "\n").first { $0.hasPrefix("tollgate_store_failures_total{") }
-      #expect((failures?.split(separator: " ").last).flatMap { Double($0) } ?? 0 > 0, "\(metrics)")
-    }
+    try await withStack { stack in try await Self.outageThenRecovery(stack) }
+  }
+
+  static func outageThenRecovery(_ stack: Stack) async throws {
+    _ = try await stack.buyAndSubmit(userId: "alice")
+    try await stack.settle()  // the purchase's own SUBSCRIBED notification
+    let before = try await stack.answer("alice")
+    try stack.sim.addFault(FaultRule(target: "apple.api", mode: .error500, count: nil))
+    _ = try await stack.sim.advance(byMs: 30 * Self.day + 3_600_000)  // past the old expiry, within the leeway
+    // The API is down, but DID_RENEW's signed transaction proves the new period.
+    let renewedExpiry = before.expiresAtMs + 29 * Self.day
+    let during = try await stack.until("alice") { $0.expiresAtMs >= renewedExpiry }
+    #expect(during.active, "access must not be cut because Apple is down")
+    let duringVerifiedAt = during.verifiedAtMs
+    let duringExpiry = during.expiresAtMs
+    let provenBy = try await Self.evidenceSource(stack, "alice")
+    #expect(provenBy == "notification")
+    // Its notification item stays pending until the API confirms.
+    let unfinished = try await Self.unfinishedItems(stack)
+    #expect(unfinished > 0)
+    stack.sim.clearFaults()
+    let after = try await stack.until("alice") { $0.verifiedAtMs > duringVerifiedAt }
+    #expect(after.active)
+    #expect(after.expiresAtMs == duringExpiry)
+    let confirmedBy = try await Self.evidenceSource(stack, "alice")
+    #expect(confirmedBy == "app_store_server_api")
+    // The outage is visible to monitoring.
+    let metrics = stack.local.metricsText()
+    let failures = metrics.split(separator: "\n").first { $0.hasPrefix("tollgate_store_failures_total{") }
+    #expect((failures?.split(separator: " ").last).flatMap { Double($0) } ?? 0 > 0, "\(metrics)")
   }
 
   @Test("transfer policy keep: a second user is refused and the owner keeps access")

@@ -105,6 +105,9 @@ public enum StateReason: String, Sendable, Hashable, Codable, CaseIterable {
   case familySharingRevoked = "family_sharing_revoked"
   /// No period has started yet.
   case notStarted = "not_started"
+  /// The renewal is not confirmed and the store cannot be asked (an outage): access continues past
+  /// the renewal leeway, up to the worker's outage limit, until the store answers.
+  case storeUnreachable = "store_unreachable"
 }
 
 /// A change of product in the same subscription group.

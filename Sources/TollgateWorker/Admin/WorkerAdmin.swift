@@ -22,7 +22,7 @@ public struct WorkerAdmin: Sendable {
     let now = nowMs()
     return try await storage.addGrant(
       userId: userId, entitlement: entitlement, expiresAtMs: untilMs, note: note, nowMs: now,
-      recompute: Reconciler.recompute(catalog: catalog, nowMs: now))
+      recompute: ChainEvaluator(catalog: catalog, settings: WorkerSettings()).recompute(nowMs: now))
   }
 
   /// Revokes the user's open grants of `entitlement` (store purchases are untouched); returns how many.
@@ -30,7 +30,7 @@ public struct WorkerAdmin: Sendable {
     let now = nowMs()
     return try await storage.revokeGrants(
       userId: userId, entitlement: entitlement, nowMs: now,
-      recompute: Reconciler.recompute(catalog: catalog, nowMs: now))
+      recompute: ChainEvaluator(catalog: catalog, settings: WorkerSettings()).recompute(nowMs: now))
   }
 
   /// Makes the worker re-verify every subscription of `userId` now; returns how many.

@@ -17,6 +17,12 @@ public struct WorkerSettings: Sendable, Decodable, Hashable {
   /// How long a purchase the store does not know yet (`StoreFailure.Kind.notFound`) is retried,
   /// counted from when its submission or notification arrived; after that it is rejected.
   public var notFoundRetryWindowMs: Int64 = 3_600_000
+  /// A period the store says began up to this long after the worker's now has begun: the store's
+  /// clock may run ahead of ours.
+  public var clockSkewToleranceMs: Int64 = 300_000
+  /// While a store cannot be asked, an auto-renewing subscription whose renewal is not confirmed
+  /// keeps access up to this long after its expiry (instead of the catalog's renewal leeway).
+  public var storeOutageLeewayMs: Int64 = 7 * 86_400_000
   /// Store calls in flight at once, per store.
   public var storeConcurrency: Int = 4
   /// Bind a purchase nobody submitted yet to the user named by its `appAccountToken`, for apps
@@ -29,7 +35,8 @@ public struct WorkerSettings: Sendable, Decodable, Hashable {
 
   enum CodingKeys: String, CodingKey {
     case listen, database, pollMs, leaseMs, sweepIntervalMs, recheckDelayMs, backoffBaseMs, backoffMaxMs,
-      notFoundRetryWindowMs, storeConcurrency, followClockURL, bindAppAccountToken
+      notFoundRetryWindowMs, clockSkewToleranceMs, storeOutageLeewayMs, storeConcurrency, followClockURL,
+      bindAppAccountToken
   }
 
   public init(from decoder: any Decoder) throws {
@@ -45,6 +52,9 @@ public struct WorkerSettings: Sendable, Decodable, Hashable {
     backoffMaxMs = try c.decodeIfPresent(Int64.self, forKey: .backoffMaxMs) ?? d.backoffMaxMs
     notFoundRetryWindowMs =
       try c.decodeIfPresent(Int64.self, forKey: .notFoundRetryWindowMs) ?? d.notFoundRetryWindowMs
+    clockSkewToleranceMs =
+      try c.decodeIfPresent(Int64.self, forKey: .clockSkewToleranceMs) ?? d.clockSkewToleranceMs
+    storeOutageLeewayMs = try c.decodeIfPresent(Int64.self, forKey: .storeOutageLeewayMs) ?? d.storeOutageLeewayMs
     storeConcurrency = try c.decodeIfPresent(Int.self, forKey: .storeConcurrency) ?? d.storeConcurrency
     followClockURL = try c.decodeIfPresent(String.self, forKey: .followClockURL)
     bindAppAccountToken = try c.decodeIfPresent(Bool.self, forKey: .bindAppAccountToken) ?? d.bindAppAccountToken
@@ -58,6 +68,8 @@ public struct WorkerSettings: Sendable, Decodable, Hashable {
     if backoffBaseMs < 1 || backoffMaxMs < backoffBaseMs {
       problems.append("backoffBaseMs must be ≥ 1 and ≤ backoffMaxMs")
     }
+    if clockSkewToleranceMs < 0 { problems.append("clockSkewToleranceMs must not be negative") }
+    if storeOutageLeewayMs < 0 { problems.append("storeOutageLeewayMs must not be negative") }
     if notFoundRetryWindowMs < 0 { problems.append("notFoundRetryWindowMs must not be negative") }
     if storeConcurrency < 1 { problems.append("storeConcurrency must be at least 1") }
     return problems

@@ -36,14 +36,20 @@ public struct ChainReference: Sendable, Hashable {
   public var purchaseId: String?
   /// Where the purchase was made, when known.
   public var environment: StoreEnvironment?
+  /// When the store signed what asked for this read (a notification): an answer signed earlier
+  /// predates it (a caching proxy, replication lag at the store) and is not applied.
+  public var notSignedBeforeMs: Int64?
 
-  public init(store: Store, appId: String, lookupId: String, purchaseId: String? = nil, environment: StoreEnvironment?)
-  {
+  public init(
+    store: Store, appId: String, lookupId: String, purchaseId: String? = nil, environment: StoreEnvironment?,
+    notSignedBeforeMs: Int64? = nil
+  ) {
     self.store = store
     self.appId = appId
     self.lookupId = lookupId
     self.purchaseId = purchaseId
     self.environment = environment
+    self.notSignedBeforeMs = notSignedBeforeMs
   }
 
   /// Two reads of one chain never interleave: the key names the chain as well as it is known.
@@ -51,7 +57,7 @@ public struct ChainReference: Sendable, Hashable {
 }
 
 /// The verified state of one purchase chain, as the store answered.
-public struct VerifiedChain: Sendable {
+public struct VerifiedChain: Sendable, Hashable {
   public var store: Store
   public var appId: String
   /// The chain's id (originalTransactionId / purchaseToken / receiptId).
@@ -80,6 +86,9 @@ public struct VerifiedChain: Sendable {
 public enum NotificationVerdict: Sendable, Hashable {
   /// Nothing to read again (a test notification, a summary): the item ends with this outcome.
   case informational(outcome: String)
-  /// Something changed in a chain: read it from the store (never from the notification itself).
-  case chainChanged(ChainReference, reason: String)
+  /// Something changed in a chain: read it from the store. `signed` is what the notification's
+  /// own signed payloads prove about the chain (its transaction and renewal info), nil when it
+  /// carries none or is not signed: applied only when the store cannot be read, as far as it goes,
+  /// until the store's full answer confirms it.
+  case chainChanged(ChainReference, reason: String, signed: VerifiedChain?)
 }

@@ -52,9 +52,16 @@ struct ItemProcessor: Sendable {
     switch try await gateway.verifyNotification(item.payload, route: item.store) {
     case .informational(let outcome):
       try await storage.finishInbox(id: item.id, state: .verified, outcome: outcome, nowMs: nowMs())
-    case .chainChanged(let reference, let reason):
+    case .chainChanged(let reference, let reason, let signed):
       // The notification says something changed; what changed is read from the store itself.
-      try await refresher.refresh(reference, claimant: nil, completes: item.id, reason: reason)
+      do {
+        try await refresher.refresh(reference, claimant: nil, completes: item.id, reason: reason)
+      } catch let failure as StoreFailure where failure.kind == .transient || failure.kind == .needsOperator {
+        // The store cannot be read: what the notification's signed payloads prove is applied now,
+        // and the item is retried so that the store's full answer confirms it.
+        if let signed { try await refresher.applyNotificationEvidence(signed, reason: reason) }
+        throw failure
+      }
     }
   }
 

@@ -11,10 +11,11 @@ struct VerificationParts: Sendable {
 
   init(
     storage: any WorkerStorage, gateways: StoreGateways, catalog: ProductCatalog, settings: WorkerSettings,
-    backoff: Backoff, stats: WorkerStats, nowMs: @escaping @Sendable () -> Int64, logger: Logger
+    backoff: Backoff, stats: WorkerStats, health: StoreHealth = StoreHealth(), nowMs: @escaping @Sendable () -> Int64, logger: Logger
   ) {
-    reconciler = Reconciler(storage: storage, catalog: catalog, settings: settings, nowMs: nowMs, logger: logger)
-    refresher = ChainRefresher(gateways: gateways, reconciler: reconciler)
+    reconciler = Reconciler(
+      storage: storage, catalog: catalog, settings: settings, health: health, nowMs: nowMs, logger: logger)
+    refresher = ChainRefresher(gateways: gateways, reconciler: reconciler, storage: storage, health: health)
     processor = ItemProcessor(
       gateways: gateways, refresher: refresher, storage: storage, backoff: backoff,
       notFoundRetryWindowMs: settings.notFoundRetryWindowMs, stats: stats, nowMs: nowMs, logger: logger)

@@ -2,10 +2,15 @@ import TollgateCore
 
 /// Reads a purchase chain from its store and applies it, one verification of a chain at a time:
 /// the lock spans the read and the write, so a later read is always written last. Every path
-/// that changes a chain (submissions, notifications, scheduled checks) goes through here.
+/// that changes a chain (submissions, notifications, scheduled checks) goes through here, and so
+/// does every read's outcome for the store's health: a failure (not the buyer's) starts or
+/// continues an outage, and the first success after one ends it, which makes the store's postponed
+/// work due at once (half-open) instead of after each item's full backoff.
 struct ChainRefresher: Sendable {
   let gateways: StoreGateways
   let reconciler: Reconciler
+  let storage: any WorkerStorage
+  let health: StoreHealth
   let chains = KeyedLock()
 
   @discardableResult
@@ -20,9 +25,35 @@ struct ChainRefresher: Sendable {
       // arrived: evaluating it at a later `now` could expire a subscription whose renewal the
       // store recorded in between (the clock can jump, or the call can be slow).
       let askedAtMs = reconciler.nowMs()
-      let chain = try await gateway.fetchChain(reference)
+      let chain: VerifiedChain
+      do throws(StoreFailure) {
+        chain = try await gateway.fetchChain(reference)
+      } catch {
+        if error.kind == .transient || error.kind == .needsOperator { health.failed(reference.store, atMs: askedAtMs) }
+        throw error
+      }
+      if health.succeeded(reference.store) {
+        _ = try await storage.expediteRetries(
+          store: reference.store, routes: gateway.notificationRoutes.map(\.name), nowMs: reconciler.nowMs())
+      }
       return try await reconciler.apply(
-        chain, observedAtMs: askedAtMs, claimant: claimant, completes: inboxId, reason: reason)
+        chain, observedAtMs: askedAtMs, claimant: claimant, completes: inboxId, reason: reason,
+        notSignedBeforeMs: reference.notSignedBeforeMs)
+    }
+  }
+
+  /// Applies what a verified notification's own signed payloads prove, when the store cannot be
+  /// read: as far as they go (merged into the stored chain), until the store's full answer
+  /// confirms it. Nothing is written when the stored state is newer than the notification.
+  func applyNotificationEvidence(_ signed: VerifiedChain, reason: String) async throws {
+    try await chains.withLock("\(signed.store.rawValue):\(signed.purchaseId)") {
+      do {
+        try await reconciler.apply(
+          signed, observedAtMs: reconciler.nowMs(), claimant: nil, completes: nil,
+          reason: "\(reason) (signed notification; the store could not be read)")
+      } catch let failure as StoreFailure where failure.kind == .transient {
+        // Stale: the stored state is newer than this notification. Nothing to advance.
+      }
     }
   }
 }

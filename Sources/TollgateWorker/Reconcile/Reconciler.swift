@@ -3,10 +3,19 @@ import TollgateCore
 
 /// Applies a verified chain: binds it to a user under the transfer policy, evaluates it, derives
 /// events, schedules the next check and writes everything in one transaction.
+///
+/// Two rules keep a bad answer from undoing good state:
+/// - **Evidence ordering**: an answer signed before the state it would replace (or before the
+///   notification that asked for it) is stale — a caching proxy, replication lag at the store, a
+///   slower read by another worker — and is not applied (`StoreFailure.transient`: retried until
+///   the store catches up).
+/// - **Merge, never shrink**: an answer is merged into what was verified before
+///   (`SubscriptionHistory.merging(newer:)`): what it leaves out stays.
 struct Reconciler: Sendable {
   let storage: any WorkerStorage
   let catalog: ProductCatalog
   let settings: WorkerSettings
+  let health: StoreHealth
   let nowMs: @Sendable () -> Int64
   let logger: Logger
 
@@ -17,16 +26,34 @@ struct Reconciler: Sendable {
     var refusal: String?
   }
 
+  /// The rules chains are evaluated by now (which stores are failing changes over time).
+  var evaluator: ChainEvaluator {
+    ChainEvaluator(catalog: catalog, settings: settings, failingStores: health.failingStores)
+  }
+
   /// - Parameters:
   ///   - observedAtMs: when the store was asked; the chain is evaluated at that moment.
   ///   - claimant: the user who submitted the purchase; nil for notifications and scheduled checks.
   ///   - completes: the inbox item this verification finishes.
+  ///   - notSignedBeforeMs: what asked for this answer was signed then (a notification).
   @discardableResult
   func apply(
-    _ chain: VerifiedChain, observedAtMs now: Int64, claimant: String?, completes inboxId: Int64?, reason: String
+    _ chain: VerifiedChain, observedAtMs now: Int64, claimant: String?, completes inboxId: Int64?, reason: String,
+    notSignedBeforeMs: Int64? = nil
   ) async throws -> Outcome {
     let existing = try await storage.subscription(store: chain.store, purchaseId: chain.purchaseId)
-    let evaluation = catalog.evaluate(chain.history, at: now)
+    if let signedAt = chain.evidence.newestSignedAtMs {
+      let required = max(existing?.evidence.newestSignedAtMs ?? .min, notSignedBeforeMs ?? .min)
+      if signedAt < required {
+        throw StoreFailure(
+          .transient,
+          "the store's answer was signed at \(signedAt), before the state it would replace (\(required)): "
+            + "not applied until the store catches up")
+      }
+    }
+    let history = existing.map { $0.history.merging(newer: chain.history) } ?? chain.history
+    let evaluator = evaluator
+    let evaluation = evaluator.evaluate(history, at: now)
     var owner = existing?.userId
     var events: [WorkerEvent] = []
     var alsoRecompute: String?
@@ -66,10 +93,12 @@ struct Reconciler: Sendable {
     events += EventDeriver.events(previous: firstBinding ? nil : existing, now: evaluation, userId: owner, atMs: now)
     let subscription = StoredSubscription(
       store: chain.store, purchaseId: chain.purchaseId, appId: chain.appId, userId: owner,
-      history: chain.history, evidence: chain.evidence, state: evaluation.state, reason: evaluation.reason.rawValue,
+      history: history, evidence: chain.evidence, state: evaluation.state, reason: evaluation.reason.rawValue,
       productId: evaluation.productId, willRenew: evaluation.willRenew, expiresAtMs: evaluation.expiresAtMs,
       accessEndsAtMs: evaluation.accessEndsAtMs, appAccountToken: chain.appAccountToken ?? existing?.appAccountToken,
-      verifiedAtMs: now, nextCheckAtMs: CheckSchedule.next(after: evaluation, nowMs: now, settings: settings),
+      verifiedAtMs: now,
+      nextCheckAtMs: CheckSchedule.next(
+        after: evaluation, nowMs: now, startsAtMs: evaluator.moment(of: history, nowMs: now), settings: settings),
       failures: 0)
     let completion = inboxId.map { id in
       refusal.map { (id: id, state: SubmissionState.rejected, outcome: $0) }
@@ -82,7 +111,7 @@ struct Reconciler: Sendable {
       SubscriptionChange(
         subscription: subscription, transactions: chain.transactions, events: events, completes: completion,
         alsoRecompute: alsoRecompute, reason: reason, nowMs: now),
-      recompute: Self.recompute(catalog: catalog, nowMs: now))
+      recompute: evaluator.recompute(nowMs: now))
     logger.info(
       "subscription verified",
       metadata: [
@@ -92,17 +121,36 @@ struct Reconciler: Sendable {
     return Outcome(ownerUserId: owner, state: evaluation.state, refusal: refusal)
   }
 
-  /// A user's records from all their subscriptions (each with its own verification time) and grants.
-  static func recompute(catalog: ProductCatalog, nowMs: Int64) -> EntitlementRecompute {
-    { userId, subscriptions, grants in
-      let verifiedAt = Dictionary(subscriptions.map { ($0.history.source, $0.verifiedAtMs) }) { a, _ in a }
-      let resolved = SubscriptionReplacements.resolve(subscriptions.map(\.history))
-      let fromStores = resolved.flatMap { history in
-        EntitlementMapping.records(
-          userId: userId, subscription: catalog.evaluate(history, at: nowMs), config: catalog,
-          verifiedAtMs: verifiedAt[history.source] ?? nowMs)
-      }
-      return fromStores + grants.map { $0.entitlementRecord(verifiedAtMs: $0.grantedAtMs) }
-    }
+  /// While its store cannot be read, evaluates a stored chain again under the outage policy and
+  /// writes the result if it changed (a renewing subscriber keeps access past the leeway); the
+  /// verified history, its evidence and its verification time stay as they are.
+  func reevaluateDuringOutage(_ stored: StoredSubscription, nextCheckAtMs: Int64, failures: Int) async throws {
+    let now = nowMs()
+    let evaluator = evaluator
+    let evaluation = evaluator.evaluate(stored.history, at: now)
+    guard
+      evaluation.accessEndsAtMs != stored.accessEndsAtMs || evaluation.state != stored.state
+        || evaluation.reason.rawValue != stored.reason
+    else { return }
+    var subscription = stored
+    subscription.state = evaluation.state
+    subscription.reason = evaluation.reason.rawValue
+    subscription.expiresAtMs = evaluation.expiresAtMs
+    subscription.accessEndsAtMs = evaluation.accessEndsAtMs
+    subscription.willRenew = evaluation.willRenew
+    subscription.nextCheckAtMs = nextCheckAtMs
+    subscription.failures = failures
+    try await storage.apply(
+      SubscriptionChange(
+        subscription: subscription, transactions: [], events: [], completes: nil, alsoRecompute: nil,
+        reason: "store unreachable", nowMs: now),
+      recompute: evaluator.recompute(nowMs: now))
+    logger.warning(
+      "the store cannot be read; access follows the outage policy",
+      metadata: [
+        "store.name": "\(stored.store.rawValue)", "subscription.purchase_id": "\(stored.purchaseId)",
+        "subscription.state": "\(evaluation.state.rawValue)", "subscription.reason": "\(evaluation.reason.rawValue)",
+        "access.ends_at_ms": "\(evaluation.accessEndsAtMs)",
+      ])
   }
 }

@@ -82,4 +82,8 @@ public struct VerificationEvidence: Sendable, Hashable, Codable {
     self.payloads = payloads
     self.verifiedAtMs = verifiedAtMs
   }
+
+  /// When the store signed the newest payload behind this state (nil: nothing signed, as with an
+  /// unsigned store answer). An answer signed earlier than the state it would replace is stale.
+  public var newestSignedAtMs: Int64? { payloads.compactMap(\.signedAtMs).max() }
 }

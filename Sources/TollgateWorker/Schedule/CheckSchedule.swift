@@ -4,8 +4,13 @@ import TollgateCore
 /// itself (an expiry, the end of a grace period or of the renewal leeway), and at the latest at
 /// the slow sweep.
 enum CheckSchedule {
-  static func next(after evaluation: SubscriptionEvaluation, nowMs: Int64, settings: WorkerSettings) -> Int64 {
+  /// - Parameter startsAtMs: when the chain's newest period starts by the store's clock, if after
+  ///   `nowMs` (clock skew): it is checked again then, to confirm it.
+  static func next(
+    after evaluation: SubscriptionEvaluation, nowMs: Int64, startsAtMs: Int64? = nil, settings: WorkerSettings
+  ) -> Int64 {
     var candidates = [nowMs + settings.sweepIntervalMs]
+    if let startsAtMs, startsAtMs > nowMs { candidates.append(startsAtMs + settings.recheckDelayMs) }
     for boundary in [evaluation.expiresAtMs, evaluation.accessEndsAtMs, evaluation.gracePeriodExpiresAtMs ?? Int64.max]
     where boundary > nowMs && boundary < Int64.max - settings.recheckDelayMs {
       candidates.append(boundary + settings.recheckDelayMs)

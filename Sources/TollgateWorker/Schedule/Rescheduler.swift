@@ -7,6 +7,7 @@ import TollgateCore
 struct Rescheduler: Sendable {
   let gateways: StoreGateways
   let refresher: ChainRefresher
+  var reconciler: Reconciler { refresher.reconciler }
   let storage: any WorkerStorage
   let backoff: Backoff
   let stats: WorkerStats
@@ -35,8 +36,16 @@ struct Rescheduler: Sendable {
           "store.name": "\(subscription.store.rawValue)", "subscription.purchase_id": "\(subscription.purchaseId)",
           "error": "\(failure)", "error.kind": "\(failure.kind)", "retry.in_ms": "\(delay)",
         ])
-      try? await storage.postponeCheck(
-        store: subscription.store, purchaseId: subscription.purchaseId, untilMs: nowMs() + delay, failures: failures)
+      do {
+        try await storage.postponeCheck(
+          store: subscription.store, purchaseId: subscription.purchaseId, untilMs: nowMs() + delay, failures: failures)
+        if failure.kind == .transient || failure.kind == .needsOperator {
+          // Not the buyer's doing: a renewing subscriber keeps access while the store is out.
+          try await reconciler.reevaluateDuringOutage(subscription, nextCheckAtMs: nowMs() + delay, failures: failures)
+        }
+      } catch {
+        logger.error("writing a postponed re-verification failed", metadata: ["error": "\(error)"])
+      }
     } catch {
       logger.error("writing a re-verification failed", metadata: ["error": "\(error)"])
     }

@@ -51,6 +51,11 @@ public protocol WorkerStorage: Sendable {
   /// After a failed store call: try again at `untilMs`; the verified state stays as it is.
   func postponeCheck(store: Store, purchaseId: String, untilMs: Int64, failures: Int) async throws
 
+  /// After an outage of `store` ends: its pending inbox items that failed before (purchases of
+  /// the store, notifications of its `routes`) and its postponed checks become due at `nowMs`;
+  /// returns how many.
+  func expediteRetries(store: Store, routes: [String], nowMs: Int64) async throws -> Int
+
   /// Makes every subscription of `userId` due now; returns how many.
   func requestReverify(userId: String, nowMs: Int64) async throws -> Int
 
@@ -82,11 +87,6 @@ public protocol WorkerStorage: Sendable {
 
   func advanceWebhookCursor(endpoint: String, to eventId: Int64, nowMs: Int64) async throws
 
-  // MARK: Catalog
-
-  /// Keeps the active product catalog, so every process (the admin commands) uses the worker's.
-  func saveCatalog(_ catalog: ProductCatalog, nowMs: Int64) async throws
-
   /// Why writes cannot be trusted now (the database file was deleted or replaced after it was
   /// opened: what is written there is lost), in a sentence for Health; nil when all is well.
   func storageProblem() async -> String?
@@ -105,6 +105,11 @@ public protocol WorkerStorage: Sendable {
 
   /// Gives the lease up, if `ownerId` still holds it.
   func releaseWorkerLease(ownerId: String) async throws
+
+  // MARK: Catalog
+
+  /// Keeps the active product catalog, so every process (the admin commands) uses the worker's.
+  func saveCatalog(_ catalog: ProductCatalog, nowMs: Int64) async throws
 
   /// The catalog the worker last saved; nil if no worker has run on this database yet.
   func savedCatalog() async throws -> ProductCatalog?

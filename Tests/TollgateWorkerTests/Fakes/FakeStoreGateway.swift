@@ -19,6 +19,8 @@ final class FakeStoreGateway: StoreGateway {
     /// Apps this store no longer knows (a scheduled check finds none).
     var removedApps: Set<String> = []
     var fetched: [ChainReference] = []
+    /// What a chain's notification proves by its own signed payloads, by chain id.
+    var notificationEvidence: [String: VerifiedChain] = [:]
   }
 
   let store: Store
@@ -56,9 +58,12 @@ final class FakeStoreGateway: StoreGateway {
     if let failure = state.withLock({ $0.notificationFailure }) { throw failure }
     let body = String(decoding: payload, as: UTF8.self)
     if body == "test" { return .informational(outcome: "informational: TEST") }
+    let signed = state.withLock { $0.notificationEvidence[body] }
     return .chainChanged(
-      ChainReference(store: store, appId: Self.appId, lookupId: body, purchaseId: body, environment: .sandbox),
-      reason: "notification")
+      ChainReference(
+        store: store, appId: Self.appId, lookupId: body, purchaseId: body, environment: .sandbox,
+        notSignedBeforeMs: signed?.evidence.newestSignedAtMs),
+      reason: "notification", signed: signed)
   }
 
   func fetchChain(_ reference: ChainReference) async throws(StoreFailure) -> VerifiedChain {
@@ -107,7 +112,10 @@ extension VerifiedChain {
           expiresAtMs: expiresAtMs, revokedAtMs: nil, revocationReason: nil, offerType: nil, environment: .sandbox,
           payloadSHA256: nil, signedAtMs: asOfMs)
       ],
-      evidence: VerificationEvidence(source: "fake_store", environment: .sandbox, payloads: [], verifiedAtMs: asOfMs),
+      evidence: VerificationEvidence(
+        source: "fake_store", environment: .sandbox,
+        payloads: [.init(kind: "transaction", id: "\(purchaseId)-\(expiresAtMs)", sha256: "", signedAtMs: asOfMs)],
+        verifiedAtMs: asOfMs),
       appAccountToken: appAccountToken)
   }
 }

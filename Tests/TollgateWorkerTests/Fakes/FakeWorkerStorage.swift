@@ -149,6 +149,20 @@ actor FakeWorkerStorage: WorkerStorage {
     subscriptionsByChain[Self.key(store, purchaseId)]?.failures = failures
   }
 
+  func expediteRetries(store: Store, routes: [String], nowMs: Int64) -> Int {
+    let names = Set([store.rawValue] + routes)
+    let itemIds = items.filter {
+      $0.value.status == .pending && $0.value.item.attempts > 0 && $0.value.nextAttemptAtMs > nowMs
+        && names.contains($0.value.item.store)
+    }.map(\.key)
+    for id in itemIds { items[id]?.nextAttemptAtMs = nowMs }
+    let keys = subscriptionsByChain.filter {
+      $0.value.store == store && $0.value.failures > 0 && ($0.value.nextCheckAtMs ?? 0) > nowMs
+    }.map(\.key)
+    for key in keys { subscriptionsByChain[key]?.nextCheckAtMs = nowMs }
+    return itemIds.count + keys.count
+  }
+
   func requestReverify(userId: String, nowMs: Int64) -> Int {
     let keys = subscriptionsByChain.filter { $0.value.userId == userId }.map(\.key)
     for key in keys { subscriptionsByChain[key]?.nextCheckAtMs = nowMs }
