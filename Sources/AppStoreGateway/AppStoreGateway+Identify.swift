@@ -70,7 +70,8 @@ extension AppStoreGateway {
       throw .store(AppStoreAPIError(code: .serverError, message: "verifyReceipt status \(response.status)"))
     }
     if response.typedStatus == .sharedSecretMismatch {
-      throw .misconfigured("verifyReceipt status 21004: the shared secret configured for \(app.bundleId) is not the app's")
+      throw .misconfigured(
+        "verifyReceipt status 21004: the shared secret configured for \(app.bundleId) is not the app's")
     }
     guard response.status == 0 else {
       throw .rejected("verifyReceipt status \(response.status): \(response.typedStatus)")

@@ -11,7 +11,8 @@ struct VerificationParts: Sendable {
 
   init(
     storage: any WorkerStorage, gateways: StoreGateways, catalog: ProductCatalog, settings: WorkerSettings,
-    backoff: Backoff, stats: WorkerStats, health: StoreHealth = StoreHealth(), nowMs: @escaping @Sendable () -> Int64, logger: Logger
+    backoff: Backoff, stats: WorkerStats, health: StoreHealth = StoreHealth(), nowMs: @escaping @Sendable () -> Int64,
+    logger: Logger
   ) {
     reconciler = Reconciler(
       storage: storage, catalog: catalog, settings: settings, health: health, nowMs: nowMs, logger: logger)
