@@ -343,6 +343,7 @@ let package = Package(
         "TollgateWorker", "TollgateWorkerSQLite", "StoreSimulator", "TollgateCrypto", "AppStore", "TollgateDemo",
         .product(name: "NIOCore", package: "swift-nio"),
         .product(name: "NIOPosix", package: "swift-nio"),
+        .product(name: "PropertyBased", package: "swift-property-based"),
         .product(name: "Logging", package: "swift-log"),
       ],
       swiftSettings: strict

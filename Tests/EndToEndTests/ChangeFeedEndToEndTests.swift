@@ -22,7 +22,9 @@ struct ChangeFeedEndToEndTests {
         try await service.client.isSubscriber(userId: "late", entitlement: "premium").active
       }
       let elapsed = try #require(took, "the write never became visible")
-      #expect(elapsed < .seconds(1))
+      // Milliseconds when the machine is idle; the bound is loose because other suites (the soak
+      // test's worker processes) share the two cores. Speed itself is measured by benchmarks.
+      #expect(elapsed < .seconds(2))
     }
   }
 

@@ -21,7 +21,7 @@ struct CommandLineEndToEndTests {
 
     let serve = try ChildProcess(["serve", "--listen", "127.0.0.1:0", "--database", database, "--log-level", "warning"])
     defer { serve.terminate() }
-    let line = try #require(serve.waitForLine(containing: "listening on"), "serve did not start")
+    let line = try #require(await serve.waitForLine(containing: "listening on"), "serve did not start")
     let address = try #require(
       line.split(separator: " ").first { $0.hasPrefix("127.0.0.1:") }.map { $0.trimmingCharacters(in: [","]) })
 

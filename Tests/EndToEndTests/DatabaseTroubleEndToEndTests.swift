@@ -10,7 +10,7 @@ import TollgateTesting
 @Suite("Database trouble", .serialized)
 struct DatabaseTroubleEndToEndTests {
   @Test("serve refuses a missing database, naming the path, and creates none; --create makes one")
-  func serveMistypedPath() throws {
+  func serveMistypedPath() async throws {
     let dir = try TemporaryDirectory()
     defer { dir.remove() }
     let missing = dir.file("tollgate.sqlte")
@@ -22,7 +22,8 @@ struct DatabaseTroubleEndToEndTests {
 
     let created = try ChildProcess(["serve", "--listen", "127.0.0.1:0", "--database", missing, "--create"])
     defer { created.terminate() }
-    #expect(created.waitForLine(containing: "listening on") != nil)
+    let listening = await created.waitForLine(containing: "listening on")
+    #expect(listening != nil)
     #expect(FileManager.default.fileExists(atPath: missing))
   }
 
@@ -102,7 +103,7 @@ struct DatabaseTroubleEndToEndTests {
   @Test("the worker's database file deleted, then replaced: notifications get 503 and /health says why")
   func workerFileDeletedThenReplaced() async throws {
     let workers = try await WorkerProcesses.make()
-    let (worker, port) = try workers.start()
+    let (worker, port) = try await workers.start()
     defer { worker.terminate() }
     let body = Data(#"{"signedPayload":"x.y.z"}"#.utf8)
     #expect(try await httpRequest("GET", port: port, path: "/health").status == 200)

@@ -15,7 +15,7 @@ struct WorkerLeaseEndToEndTests {
   @Test("a second worker refuses to start, naming the holder; after a graceful stop, or a kill -9, a new one starts")
   func secondWorkerRefused() async throws {
     let workers = try await WorkerProcesses.make()
-    let first = try workers.start().process
+    let first = try await workers.start().process
     let storage = try SQLiteWorkerStorage(path: workers.database, nowMs: 1, create: false)
     let holder = try #require(try await storage.workerLease())
     #expect(holder.pid == first.process.processIdentifier)
@@ -30,13 +30,13 @@ struct WorkerLeaseEndToEndTests {
     first.process.terminate()
     #expect(first.finish().status == 0)
     #expect(try await storage.workerLease() == nil)
-    let third = try workers.start().process
+    let third = try await workers.start().process
 
     // kill -9 leaves the lease behind; a worker on this machine sees that its process is gone.
     kill(third.process.processIdentifier, SIGKILL)
     third.process.waitUntilExit()
     #expect(try await storage.workerLease()?.pid == third.process.processIdentifier)
-    let fourth = try workers.start().process
+    let fourth = try await workers.start().process
     #expect(try await storage.workerLease()?.pid == fourth.process.processIdentifier)
     fourth.terminate()
     _ = fourth.finish()
@@ -59,7 +59,7 @@ struct WorkerLeaseEndToEndTests {
 
     // Its heartbeat stops (the machine was lost): a minute later it is stale.
     #expect(try await storage.renewWorkerLease(ownerId: "remote", heartbeatAtMs: now - 60_000))
-    let worker = try workers.start().process
+    let worker = try await workers.start().process
     let taken = try #require(try await storage.workerLease())
     #expect(taken.pid == worker.process.processIdentifier)
     // It renews its heartbeat while it runs.

@@ -45,7 +45,18 @@ public final class ChildProcess: @unchecked Sendable {
   }
 
   /// Reads stdout until a line containing `marker` appears (or the process ends), returning it.
-  public func waitForLine(containing marker: String, timeoutSeconds: Double = 20) -> String? {
+  /// The wait blocks a thread, so it runs on a Dispatch queue, off the cooperative pool: with two
+  /// cores, two tests waiting there would starve the in-process simulators and services that the
+  /// child process talks to.
+  public func waitForLine(containing marker: String, timeoutSeconds: Double = 20) async -> String? {
+    await withCheckedContinuation { continuation in
+      DispatchQueue.global().async {
+        continuation.resume(returning: self.blockingWaitForLine(containing: marker, timeoutSeconds: timeoutSeconds))
+      }
+    }
+  }
+
+  private func blockingWaitForLine(containing marker: String, timeoutSeconds: Double) -> String? {
     let handle = stdout.fileHandleForReading
     var buffer = Data()
     let deadline = Date().addingTimeInterval(timeoutSeconds)

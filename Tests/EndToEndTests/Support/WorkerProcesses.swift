@@ -48,9 +48,9 @@ struct WorkerProcesses {
   }
 
   /// Starts a worker and waits until it listens; returns it with its HTTP port.
-  func start() throws -> (process: ChildProcess, port: Int) {
+  func start() async throws -> (process: ChildProcess, port: Int) {
     let worker = try launch()
-    let line = try #require(worker.waitForLine(containing: "notifications on"), "the worker did not start")
+    let line = try #require(await worker.waitForLine(containing: "notifications on"), "the worker did not start")
     let address = try #require(line.split(separator: " ").first { $0.hasPrefix("127.0.0.1:") })
     let port = try #require(Int(address.split(separator: ":")[1].trimmingCharacters(in: [","])))
     return (worker, port)
