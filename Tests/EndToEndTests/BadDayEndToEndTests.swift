@@ -103,6 +103,11 @@ struct BadDayEndToEndTests {
     let subscription = try await stack.worker.storage.subscription(
       store: .appStore, purchaseId: dana.originalTransactionId)
     #expect(subscription?.reason == "store_unreachable")
+    // The worker says so on /health.
+    let port = await stack.worker.listeningPort()
+    let health = try await httpRequest("GET", port: port, path: "/health")
+    #expect(health.body.contains(#""status":"degraded""#), "\(health.body)")
+    #expect(health.body.contains("store_unreachable: app_store since"), "\(health.body)")
 
     // The store answers again.
     stack.sim.clearFaults()
@@ -112,5 +117,7 @@ struct BadDayEndToEndTests {
     #expect(danaAfter.active)
     let erinAfter = try await stack.until("erin") { !$0.active }
     #expect(!erinAfter.active)
+    let recovered = try await httpRequest("GET", port: port, path: "/health")
+    #expect(recovered.body.contains(#""status":"serving""#), "\(recovered.body)")
   }
 }

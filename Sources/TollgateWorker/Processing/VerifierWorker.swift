@@ -18,6 +18,8 @@ public final class VerifierWorker: Service, Sendable {
   let rescheduler: Rescheduler
   let webhooks: WebhookDispatcher
   let stats: WorkerStats
+  /// Which stores are failing now (the outage policy), shared by every read from a store.
+  let storeHealth = StoreHealth()
   let metricsText: (@Sendable () -> String)?
   let onListening: (@Sendable (_ port: Int) -> Void)?
   let settings: WorkerSettings
@@ -65,7 +67,7 @@ public final class VerifierWorker: Service, Sendable {
     let backoff = Backoff(baseMs: settings.backoffBaseMs, maxMs: settings.backoffMaxMs)
     let verification = VerificationParts(
       storage: storage, gateways: gateways, catalog: configuration.catalog, settings: settings, backoff: backoff,
-      stats: stats, nowMs: nowMs, logger: logger)
+      stats: stats, health: storeHealth, nowMs: nowMs, logger: logger)
     processor = verification.processor
     rescheduler = verification.rescheduler
     webhooks = WebhookDispatcher(
@@ -93,6 +95,17 @@ public final class VerifierWorker: Service, Sendable {
       let counts = (try? await self.storage.inboxCounts()) ?? [:]
       let problem = await self.storage.storageProblem()
       var health: [String: Any] = ["status": "serving", "inbox": counts, "processed": self.stats.json]
+      let outages = self.storeHealth.outages
+      if !outages.isEmpty {
+        // Reading from a store is failing: renewing subscribers are kept in by the outage policy.
+        let since = outages.map { "\($0.key.rawValue) since \($0.value)" }.sorted().joined(separator: ", ")
+        health.merge(
+          [
+            "status": "degraded", "reason": "store_unreachable: \(since)",
+            "storeOutages": Dictionary(uniqueKeysWithValues: outages.map { ($0.key.rawValue, $0.value) }),
+          ]
+        ) { $1 }
+      }
       if let problem { health.merge(["status": "not_serving", "reason": problem]) { $1 } }
       let body = (try? JSONSerialization.data(withJSONObject: health, options: [.sortedKeys])) ?? Data()
       return Response(
