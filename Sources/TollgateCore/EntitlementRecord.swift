@@ -22,6 +22,9 @@ public struct EntitlementRecord: Sendable, Hashable, Codable {
   public var accessEndsAtMs: Int64
   /// When the worker last verified this against the store.
   public var verifiedAtMs: Int64
+  /// The lifecycle rule that decided `state` (`current_period`, `store_unreachable`, ...); nil for
+  /// a grant, or a record written before reasons were kept.
+  public var reason: StateReason?
 
   public init(
     userId: String,
@@ -34,7 +37,8 @@ public struct EntitlementRecord: Sendable, Hashable, Codable {
     willRenew: Bool,
     expiresAtMs: Int64,
     accessEndsAtMs: Int64,
-    verifiedAtMs: Int64
+    verifiedAtMs: Int64,
+    reason: StateReason? = nil
   ) {
     self.userId = userId
     self.entitlement = entitlement
@@ -47,6 +51,7 @@ public struct EntitlementRecord: Sendable, Hashable, Codable {
     self.expiresAtMs = expiresAtMs
     self.accessEndsAtMs = accessEndsAtMs
     self.verifiedAtMs = verifiedAtMs
+    self.reason = reason
   }
 }
 

@@ -103,6 +103,9 @@ struct BadDayEndToEndTests {
     let subscription = try await stack.worker.storage.subscription(
       store: .appStore, purchaseId: dana.originalTransactionId)
     #expect(subscription?.reason == "store_unreachable")
+    // GetSubscription says why.
+    let summary = try await stack.client.getSubscription(userId: "dana")
+    #expect(summary.subscriptions.first?.reason == "store_unreachable", "\(summary)")
     // The worker says so on /health.
     let port = await stack.worker.listeningPort()
     let health = try await httpRequest("GET", port: port, path: "/health")

@@ -43,7 +43,7 @@ struct ChangeFeedEndToEndTests {
         import sqlite3, sys
         db = sqlite3.connect(sys.argv[1], timeout=5)
         db.execute("INSERT INTO users (user_id, created_at_ms) VALUES ('py', 1)")
-        db.execute("INSERT INTO entitlements VALUES ('py','premium','google_play:tok-1','google_play','yearly','sandbox','trial',1,?,?,5)", (int(sys.argv[2]), int(sys.argv[2])))
+        db.execute("INSERT INTO entitlements (user_id, entitlement, source, store, product_id, environment, state, will_renew, expires_at_ms, access_ends_at_ms, verified_at_ms) VALUES ('py','premium','google_play:tok-1','google_play','yearly','sandbox','trial',1,?,?,5)", (int(sys.argv[2]), int(sys.argv[2])))
         db.execute("INSERT INTO change_feed (user_id, reason, at_ms) VALUES ('py', 'external', 5)")
         db.commit()
         """

@@ -486,6 +486,12 @@ public nonisolated struct Tollgate_V1_Subscription: Sendable {
   /// The entitlements this subscription unlocks.
   public var entitlements: [String] = []
 
+  /// The lifecycle rule behind `state` as the worker last wrote it (`current_period`,
+  /// `billing_grace_period`, `renewal_pending`, `store_unreachable`: the store cannot be read and
+  /// access continues under the outage policy, ...); empty for a grant, or when the state has
+  /// changed by itself since (access ended at `expires_at_ms`).
+  public var reason: String = String()
+
   public var unknownFields = SwiftProtobuf.UnknownStorage()
 
   public init() {}
@@ -932,7 +938,7 @@ nonisolated extension Tollgate_V1_GetSubscriptionRequest: SwiftProtobuf.Message,
 
 nonisolated extension Tollgate_V1_Subscription: SwiftProtobuf.Message, SwiftProtobuf._MessageImplementationBase, SwiftProtobuf._ProtoNameProviding {
   public static let protoMessageName: String = _protobuf_package + ".Subscription"
-  public static let _protobuf_nameMap = SwiftProtobuf._NameMap(bytecode: "\0\u{1}store\0\u{3}store_subscription_id\0\u{3}product_id\0\u{1}state\0\u{1}active\0\u{3}expires_at_ms\0\u{3}will_renew\0\u{1}environment\0\u{3}verified_at_ms\0\u{1}entitlements\0")
+  public static let _protobuf_nameMap = SwiftProtobuf._NameMap(bytecode: "\0\u{1}store\0\u{3}store_subscription_id\0\u{3}product_id\0\u{1}state\0\u{1}active\0\u{3}expires_at_ms\0\u{3}will_renew\0\u{1}environment\0\u{3}verified_at_ms\0\u{1}entitlements\0\u{1}reason\0")
 
   public mutating func decodeMessage<D: SwiftProtobuf.Decoder>(decoder: inout D) throws {
     while let fieldNumber = try decoder.nextFieldNumber() {
@@ -950,6 +956,7 @@ nonisolated extension Tollgate_V1_Subscription: SwiftProtobuf.Message, SwiftProt
       case 8: try { try decoder.decodeSingularEnumField(value: &self.environment) }()
       case 9: try { try decoder.decodeSingularInt64Field(value: &self.verifiedAtMs) }()
       case 10: try { try decoder.decodeRepeatedStringField(value: &self.entitlements) }()
+      case 11: try { try decoder.decodeSingularStringField(value: &self.reason) }()
       default: break
       }
     }
@@ -986,6 +993,9 @@ nonisolated extension Tollgate_V1_Subscription: SwiftProtobuf.Message, SwiftProt
     if !self.entitlements.isEmpty {
       try visitor.visitRepeatedStringField(value: self.entitlements, fieldNumber: 10)
     }
+    if !self.reason.isEmpty {
+      try visitor.visitSingularStringField(value: self.reason, fieldNumber: 11)
+    }
     try unknownFields.traverse(visitor: &visitor)
   }
 
@@ -1000,6 +1010,7 @@ nonisolated extension Tollgate_V1_Subscription: SwiftProtobuf.Message, SwiftProt
     if lhs.environment != rhs.environment {return false}
     if lhs.verifiedAtMs != rhs.verifiedAtMs {return false}
     if lhs.entitlements != rhs.entitlements {return false}
+    if lhs.reason != rhs.reason {return false}
     if lhs.unknownFields != rhs.unknownFields {return false}
     return true
   }

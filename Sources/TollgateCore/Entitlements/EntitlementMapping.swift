@@ -21,7 +21,8 @@ public enum EntitlementMapping {
         willRenew: subscription.willRenew,
         expiresAtMs: subscription.expiresAtMs,
         accessEndsAtMs: subscription.accessEndsAtMs,
-        verifiedAtMs: verifiedAtMs)
+        verifiedAtMs: verifiedAtMs,
+        reason: subscription.reason)
     }
   }
 

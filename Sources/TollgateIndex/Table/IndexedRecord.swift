@@ -8,6 +8,9 @@ struct IndexedRecord {
   var entitlement: UInt32
   var productId: UInt32
   var source: IndexedSource
+  /// The record's `StateReason` as its position in `allCases` + 1 (0: none). Declared here, it
+  /// sits in the padding after `source`, so the record stays 64 bytes.
+  var reason: UInt8
   var expiresAtMs: Int64
   var accessEndsAtMs: Int64
   var verifiedAtMs: Int64
@@ -53,6 +56,7 @@ extension IndexedRecord {
     entitlement = strings.intern(record.entitlement)
     productId = strings.intern(record.productId)
     source = IndexedSource(record.source, strings: &strings)
+    reason = record.reason.flatMap { StateReason.allCases.firstIndex(of: $0) }.map { UInt8($0 + 1) } ?? 0
     expiresAtMs = record.expiresAtMs
     accessEndsAtMs = record.accessEndsAtMs
     verifiedAtMs = record.verifiedAtMs
@@ -66,7 +70,8 @@ extension IndexedRecord {
     EntitlementRecord(
       userId: userId, entitlement: strings[entitlement], source: source.text(strings), store: store,
       productId: strings[productId], environment: environment, state: state, willRenew: willRenew,
-      expiresAtMs: expiresAtMs, accessEndsAtMs: accessEndsAtMs, verifiedAtMs: verifiedAtMs)
+      expiresAtMs: expiresAtMs, accessEndsAtMs: accessEndsAtMs, verifiedAtMs: verifiedAtMs,
+      reason: reason == 0 ? nil : StateReason.allCases[Int(reason) - 1])
   }
 
   /// How it reads at `nowMs`, by Core's rule.

@@ -2,14 +2,14 @@ import TollgateCore
 
 extension SQLiteEntitlementStorage {
   static let recordColumns =
-    "user_id, entitlement, source, store, product_id, environment, state, will_renew, expires_at_ms, access_ends_at_ms, verified_at_ms"
+    "user_id, entitlement, source, store, product_id, environment, state, will_renew, expires_at_ms, access_ends_at_ms, verified_at_ms, reason"
 
   static func arguments(_ record: EntitlementRecord) -> [DatabaseValue] {
     [
       .text(record.userId), .text(record.entitlement), .text(record.source), .text(record.store.rawValue),
       .text(record.productId), .text(record.environment.rawValue), .text(record.state.rawValue),
       DatabaseValue(record.willRenew), .integer(record.expiresAtMs), .integer(record.accessEndsAtMs),
-      .integer(record.verifiedAtMs),
+      .integer(record.verifiedAtMs), .text(record.reason?.rawValue ?? ""),
     ]
   }
 
@@ -27,7 +27,8 @@ extension SQLiteEntitlementStorage {
       willRenew: row.bool(at: 7),
       expiresAtMs: row.int64(at: 8),
       accessEndsAtMs: row.int64(at: 9),
-      verifiedAtMs: row.int64(at: 10)
+      verifiedAtMs: row.int64(at: 10),
+      reason: StateReason(rawValue: row.string(at: 11))
     )
   }
 }

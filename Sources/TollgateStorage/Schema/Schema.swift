@@ -9,6 +9,7 @@ public enum Schema {
     migrator.register("v4-catalog", v4)
     migrator.register("v5-database-id", v5)
     migrator.register("v6-worker-lease", v6)
+    migrator.register("v7-entitlement-reason", v7)
     return migrator
   }
 
@@ -210,5 +211,11 @@ public enum Schema {
         heartbeat_at_ms INTEGER NOT NULL
       );
       """)
+  }
+
+  static let v7: Migrator.Body = { db in
+    // The lifecycle rule behind each record's state (`current_period`, `store_unreachable`, ...),
+    // so GetSubscription can say why; '' for grants and for records written before.
+    try db.execute("ALTER TABLE entitlements ADD COLUMN reason TEXT NOT NULL DEFAULT ''")
   }
 }

@@ -20,6 +20,8 @@ enum QueryJSON {
     var verifiedAtMs: Int64
     var evaluatedAtMs: Int64?
     var storeSubscriptionId: String
+    /// A subscription's lifecycle rule (`current_period`, `store_unreachable`, ...), when known.
+    var reason: String?
 
     init(
       active: Bool, expiresAtMs: Int64, state: Tollgate_V1_SubscriptionState, willRenew: Bool,
@@ -61,6 +63,7 @@ enum QueryJSON {
         environment: subscription.environment, verifiedAtMs: subscription.verifiedAtMs,
         storeSubscriptionId: subscription.storeSubscriptionID)
       entitlements = subscription.entitlements
+      reason = subscription.reason.isEmpty ? nil : subscription.reason
     }
   }
 

@@ -965,7 +965,7 @@ const ProtobufCMessageDescriptor tollgate__v1__get_subscription_request__descrip
   (ProtobufCMessageInit) tollgate__v1__get_subscription_request__init,
   NULL,NULL,NULL    /* reserved[123] */
 };
-static const ProtobufCFieldDescriptor tollgate__v1__subscription__field_descriptors[10] =
+static const ProtobufCFieldDescriptor tollgate__v1__subscription__field_descriptors[11] =
 {
   {
     "store",
@@ -1087,6 +1087,18 @@ static const ProtobufCFieldDescriptor tollgate__v1__subscription__field_descript
     0,             /* flags */
     0,NULL,NULL    /* reserved1,reserved2, etc */
   },
+  {
+    "reason",
+    11,
+    PROTOBUF_C_LABEL_NONE,
+    PROTOBUF_C_TYPE_STRING,
+    0,   /* quantifier_offset */
+    offsetof(Tollgate__V1__Subscription, reason),
+    NULL,
+    &protobuf_c_empty_string,
+    0,             /* flags */
+    0,NULL,NULL    /* reserved1,reserved2, etc */
+  },
 };
 static const unsigned tollgate__v1__subscription__field_indices_by_name[] = {
   4,   /* field[4] = active */
@@ -1094,6 +1106,7 @@ static const unsigned tollgate__v1__subscription__field_indices_by_name[] = {
   7,   /* field[7] = environment */
   5,   /* field[5] = expires_at_ms */
   2,   /* field[2] = product_id */
+  10,   /* field[10] = reason */
   3,   /* field[3] = state */
   0,   /* field[0] = store */
   1,   /* field[1] = store_subscription_id */
@@ -1103,7 +1116,7 @@ static const unsigned tollgate__v1__subscription__field_indices_by_name[] = {
 static const ProtobufCIntRange tollgate__v1__subscription__number_ranges[1 + 1] =
 {
   { 1, 0 },
-  { 0, 10 }
+  { 0, 11 }
 };
 const ProtobufCMessageDescriptor tollgate__v1__subscription__descriptor =
 {
@@ -1113,7 +1126,7 @@ const ProtobufCMessageDescriptor tollgate__v1__subscription__descriptor =
   "Tollgate__V1__Subscription",
   "tollgate.v1",
   sizeof(Tollgate__V1__Subscription),
-  10,
+  11,
   tollgate__v1__subscription__field_descriptors,
   tollgate__v1__subscription__field_indices_by_name,
   1,  tollgate__v1__subscription__number_ranges,

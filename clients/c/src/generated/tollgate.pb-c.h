@@ -225,10 +225,17 @@ struct  Tollgate__V1__Subscription
    */
   size_t n_entitlements;
   char **entitlements;
+  /*
+   * The lifecycle rule behind `state` as the worker last wrote it (`current_period`,
+   * `billing_grace_period`, `renewal_pending`, `store_unreachable`: the store cannot be read and
+   * access continues under the outage policy, ...); empty for a grant, or when the state has
+   * changed by itself since (access ended at `expires_at_ms`).
+   */
+  char *reason;
 };
 #define TOLLGATE__V1__SUBSCRIPTION__INIT \
  { PROTOBUF_C_MESSAGE_INIT (&tollgate__v1__subscription__descriptor) \
-    , TOLLGATE__V1__STORE__STORE_UNSPECIFIED, (char *)protobuf_c_empty_string, (char *)protobuf_c_empty_string, TOLLGATE__V1__SUBSCRIPTION_STATE__SUBSCRIPTION_STATE_UNSPECIFIED, 0, 0, 0, TOLLGATE__V1__ENVIRONMENT__ENVIRONMENT_UNSPECIFIED, 0, 0,NULL }
+    , TOLLGATE__V1__STORE__STORE_UNSPECIFIED, (char *)protobuf_c_empty_string, (char *)protobuf_c_empty_string, TOLLGATE__V1__SUBSCRIPTION_STATE__SUBSCRIPTION_STATE_UNSPECIFIED, 0, 0, 0, TOLLGATE__V1__ENVIRONMENT__ENVIRONMENT_UNSPECIFIED, 0, 0,NULL, (char *)protobuf_c_empty_string }
 
 
 /*
