@@ -15,6 +15,8 @@ public final class EntitlementIndex: Sendable {
     var freeSlots: [Int32] = []
     var strings = InternTable()
     var recordCount = 0
+    /// Records whose state the worker's outage policy decided (`store_unreachable`).
+    var storeUnreachableCount = 0
     /// Written by `warm` so that its loads are kept.
     var warmed: UInt64 = 0
 
@@ -34,6 +36,7 @@ public final class EntitlementIndex: Sendable {
       }
       if head >= 0 { heads.set(userId, to: head) }
       recordCount += records.count
+      storeUnreachableCount += records.count { $0.reason == .storeUnreachable }
     }
 
     mutating func remove(userId: String) {
@@ -41,6 +44,7 @@ public final class EntitlementIndex: Sendable {
       while slot >= 0 {
         let next = slots[Int(slot)].next
         if case .text = slots[Int(slot)].source { slots[Int(slot)].source = .numbered(prefix: 0, number: 0) }
+        if slots[Int(slot)].reason == IndexedRecord.storeUnreachable { storeUnreachableCount -= 1 }
         freeSlots.append(slot)
         recordCount -= 1
         slot = next
@@ -96,4 +100,6 @@ public final class EntitlementIndex: Sendable {
 
   public var userCount: Int { state.withLock { $0.heads.count } }
   public var recordCount: Int { state.withLock { $0.recordCount } }
+  /// Records kept in by the worker's store-outage policy (reason `store_unreachable`).
+  public var storeUnreachableCount: Int { state.withLock { $0.storeUnreachableCount } }
 }

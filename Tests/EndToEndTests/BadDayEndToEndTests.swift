@@ -106,6 +106,10 @@ struct BadDayEndToEndTests {
     // GetSubscription says why.
     let summary = try await stack.client.getSubscription(userId: "dana")
     #expect(summary.subscriptions.first?.reason == "store_unreachable", "\(summary)")
+    // The service's Health says how many records the policy keeps in.
+    let serviceHealth = try await stack.client.health()
+    #expect(serviceHealth.status == .serving)
+    #expect(serviceHealth.reason.contains("store-outage policy"), "\(serviceHealth.reason)")
     // The worker says so on /health.
     let port = await stack.worker.listeningPort()
     let health = try await httpRequest("GET", port: port, path: "/health")

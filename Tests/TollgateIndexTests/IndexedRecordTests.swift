@@ -21,4 +21,22 @@ struct IndexedRecordTests {
       #expect(index.records(for: "user-\(number)").first?.reason == reason)
     }
   }
+
+  @Test("the index counts the records the store-outage policy keeps in, through inserts, replacements and removals")
+  func storeUnreachableCount() {
+    let index = EntitlementIndex()
+    var kept = EntitlementRecord.sample(userId: "kept", expiresAtMs: 2_000_000_000_000)
+    kept.reason = .storeUnreachable
+    index.insert(kept)
+    index.insert(.sample(userId: "other", expiresAtMs: 2_000_000_000_000))
+    #expect(index.storeUnreachableCount == 1)
+    var confirmed = kept
+    confirmed.reason = .currentPeriod
+    index.replace(userId: "kept", with: [confirmed])
+    #expect(index.storeUnreachableCount == 0)
+    index.replace(userId: "other", with: [kept, kept])
+    #expect(index.storeUnreachableCount == 2)
+    index.replace(userId: "other", with: [])
+    #expect(index.storeUnreachableCount == 0)
+  }
 }

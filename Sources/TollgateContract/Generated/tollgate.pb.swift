@@ -638,8 +638,9 @@ public nonisolated struct Tollgate_V1_HealthResponse: Sendable {
   /// Clears the value of `error`. Subsequent reads from it will return its default value.
   public mutating func clearError() {self._error = nil}
 
-  /// Why the status is not SERVING, in a sentence an operator can act on (empty when SERVING): the
-  /// feed is stale, the index is being reloaded after a restore, the database file was replaced.
+  /// Why the status is not SERVING, in a sentence an operator can act on: the feed is stale, the
+  /// index is being reloaded after a restore, the database file was replaced. While SERVING it is
+  /// empty, or says how many records the worker's store-outage policy keeps in (store_unreachable).
   public var reason: String = String()
 
   public var unknownFields = SwiftProtobuf.UnknownStorage()

@@ -52,6 +52,9 @@ struct InternTable {
 }
 
 extension IndexedRecord {
+  /// `reason` for `StateReason.storeUnreachable`.
+  static let storeUnreachable = UInt8(StateReason.allCases.firstIndex(of: .storeUnreachable)! + 1)
+
   init(_ record: EntitlementRecord, strings: inout InternTable) {
     entitlement = strings.intern(record.entitlement)
     productId = strings.intern(record.productId)

@@ -150,6 +150,12 @@ public struct EntitlementsResponder: EntitlementsHandler {
       response.reason = "the change feed was last read \(response.changeFeedLagMs) ms ago: answers may be stale"
     case nil:
       response.status = .serving
+      let outage = index.storeUnreachableCount
+      if outage > 0 {
+        // Serving right, but the worker cannot read a store: say who is kept in by its policy.
+        response.reason =
+          "\(outage) entitlement records are kept by the worker's store-outage policy (store_unreachable)"
+      }
     }
     return response
   }

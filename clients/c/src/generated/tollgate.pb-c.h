@@ -352,8 +352,9 @@ struct  Tollgate__V1__HealthResponse
   int64_t uptime_ms;
   Tollgate__V1__Error *error;
   /*
-   * Why the status is not SERVING, in a sentence an operator can act on (empty when SERVING): the
-   * feed is stale, the index is being reloaded after a restore, the database file was replaced.
+   * Why the status is not SERVING, in a sentence an operator can act on: the feed is stale, the
+   * index is being reloaded after a restore, the database file was replaced. While SERVING it is
+   * empty, or says how many records the worker's store-outage policy keeps in (store_unreachable).
    */
   char *reason;
 };
