@@ -77,7 +77,7 @@ public struct LocalStack: Sendable {
     directory: String, ports: Ports = Ports(), transferPolicy: TransferPolicy = .keepWithOriginalOwner,
     appEnvironment: String = "sandbox", allowSandbox: Bool = false, webhooks: [WebhookSettings] = [],
     environment extraEnvironment: [String: String] = [:], configure: (inout WorkerSettings) -> Void = { _ in },
-    logger: Logger, _ body: (LocalStack) async throws -> Result
+    clockBehindStoreMs: Int64 = 0, logger: Logger, _ body: (LocalStack) async throws -> Result
   ) async throws -> Result {
     let key = try P256PrivateKey.generate()
     let workerPort = ports.worker == 0 ? try await freePort() : ports.worker
@@ -116,8 +116,10 @@ public struct LocalStack: Sendable {
         catalog: catalog(transferPolicy: transferPolicy), worker: settings, webhooks: webhooks)
       let appStoreSettings = AppStoreSettings(apps: [app])
 
-      // Follow the simulator's clock: its jumps, plus real time in between (backoff and leases).
-      let now = FollowedClock.following { sim.clockNowMs }
+      // Follow the simulator's clock: its jumps, plus real time in between (backoff and leases);
+      // `clockBehindStoreMs` behind it, to show what clock skew does.
+      let following = FollowedClock.following { sim.clockNowMs }
+      let now: @Sendable () -> Int64 = { following() - clockBehindStoreMs }
       let databasePath = directory + "/tollgate.sqlite"
       let registry = PrometheusCollectorRegistry()
       let workerEnvironment = extraEnvironment.merging(["TOLLGATE_DEMO_APPLE_KEY": try key.pkcs8PEM()]) { $1 }

@@ -29,6 +29,19 @@ struct BadDayEndToEndTests {
     #expect(entitled.active)
   }
 
+  @Test("a purchase 2 s in the worker's future (the store's clock is ahead) is entitled at once, not 'not started'")
+  func clockSkew() async throws {
+    try await withStack(clockBehindStoreMs: 2_000) { stack in try await Self.clockSkew(stack) }
+  }
+
+  static func clockSkew(_ stack: Stack) async throws {
+    let (_, response) = try await stack.buyAndSubmit(userId: "frank")
+    #expect(response.status == .verified, "\(response.rejectionReason)")
+    let answer = try await stack.answer("frank")
+    #expect(answer.active, "a fresh buyer was locked out by a 2 s clock skew")
+    #expect(answer.state == .active)
+  }
+
   @Test("the store refusing our API token (401) keeps the buyer pending, never rejected; verified once fixed")
   func unauthorizedKeepsPending() async throws {
     try await withStack { stack in try await Self.unauthorizedKeepsPending(stack) }

@@ -74,15 +74,16 @@ struct Stack {
 }
 
 /// Runs `body` against a fresh stack and always stops it.
+/// `clockBehindStoreMs`: the worker's and service's clock runs this far behind the store's.
 func withStack(
   transferPolicy: TransferPolicy = .keepWithOriginalOwner, environment: String = "sandbox", allowSandbox: Bool = false,
-  _ body: (Stack) async throws -> Void
+  clockBehindStoreMs: Int64 = 0, _ body: (Stack) async throws -> Void
 ) async throws {
   let dir = try TemporaryDirectory(prefix: "tollgate-stack")
   defer { dir.remove() }
   try await LocalStack.run(
     directory: dir.path, transferPolicy: transferPolicy, appEnvironment: environment, allowSandbox: allowSandbox,
-    logger: Logger(label: "e2e.stack")
+    clockBehindStoreMs: clockBehindStoreMs, logger: Logger(label: "e2e.stack")
   ) { local in
     try await body(Stack(dir: dir, local: local))
   }
