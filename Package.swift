@@ -49,6 +49,18 @@ let package = Package(
     // The Swift face of the shim: X.509 chains, ES256/RS256, PKCS#7, SHA-256/HMAC, test CAs.
     .target(name: "TollgateCrypto", dependencies: ["CTollgateCrypto"], swiftSettings: strict),
 
+    // Google Play: Android Publisher models, RTDN and Pub/Sub push, OAuth and OIDC, the API client.
+    .target(
+      name: "GooglePlay",
+      dependencies: [
+        "TollgateCore", "TollgateCrypto",
+        .product(name: "AsyncHTTPClient", package: "async-http-client"),
+        .product(name: "Logging", package: "swift-log"),
+        .product(name: "NIOCore", package: "swift-nio"),
+        .product(name: "NIOHTTP1", package: "swift-nio"),
+      ],
+      swiftSettings: strict
+    ),
     // Apple App Store: JWS and receipt verification, wire models, notifications, API client.
     .target(
       name: "AppStore",
@@ -249,6 +261,15 @@ let package = Package(
     ),
     .testTarget(
       name: "TollgateCryptoTests", dependencies: ["TollgateCrypto", "TollgateTesting"], swiftSettings: strict),
+    .testTarget(
+      name: "GooglePlayTests",
+      dependencies: [
+        "GooglePlay", "TollgateCrypto", "TollgateCore", "TollgateTesting",
+        .product(name: "AsyncHTTPClient", package: "async-http-client"),
+        .product(name: "Logging", package: "swift-log"),
+      ],
+      swiftSettings: strict
+    ),
     .testTarget(
       name: "AppStoreTests",
       dependencies: [
