@@ -1,5 +1,7 @@
 #include "internal.h"
 
+#include <openssl/core_names.h>
+#include <openssl/param_build.h>
 #include <openssl/pem.h>
 #include <openssl/rsa.h>
 #include <string.h>
@@ -67,6 +69,55 @@ tg_status tg_pkey_generate_rsa(int bits, tg_pkey **out_key) {
   }
   *out_key = (tg_pkey *)key;
   return TG_OK;
+}
+
+/// An RSA public key with modulus `n` and exponent `e`, or NULL.
+static EVP_PKEY *rsa_public_from_bignums(const BIGNUM *n, const BIGNUM *e) {
+  OSSL_PARAM_BLD *bld = OSSL_PARAM_BLD_new();
+  if (bld == NULL) return NULL;
+  OSSL_PARAM *params = NULL;
+  EVP_PKEY_CTX *ctx = NULL;
+  EVP_PKEY *key = NULL;
+  int ok = OSSL_PARAM_BLD_push_BN(bld, OSSL_PKEY_PARAM_RSA_N, n) == 1 &&
+           OSSL_PARAM_BLD_push_BN(bld, OSSL_PKEY_PARAM_RSA_E, e) == 1 &&
+           (params = OSSL_PARAM_BLD_to_param(bld)) != NULL &&
+           (ctx = EVP_PKEY_CTX_new_from_name(NULL, "RSA", NULL)) != NULL && EVP_PKEY_fromdata_init(ctx) == 1 &&
+           EVP_PKEY_fromdata(ctx, &key, EVP_PKEY_PUBLIC_KEY, params) == 1;
+  if (!ok) {
+    EVP_PKEY_free(key);
+    key = NULL;
+  }
+  EVP_PKEY_CTX_free(ctx);
+  OSSL_PARAM_free(params);
+  OSSL_PARAM_BLD_free(bld);
+  return key;
+}
+
+tg_status tg_pkey_rsa_public_from_components(const uint8_t *modulus, size_t modulus_len, const uint8_t *exponent,
+                                             size_t exponent_len, tg_pkey **out_key) {
+  if (modulus == NULL || exponent == NULL || out_key == NULL || modulus_len == 0 || exponent_len == 0 ||
+      modulus_len > 4096 || exponent_len > 8) {
+    return TG_ERR_ARGUMENT;
+  }
+  BIGNUM *n = BN_bin2bn(modulus, (int)modulus_len, NULL);
+  BIGNUM *e = BN_bin2bn(exponent, (int)exponent_len, NULL);
+  tg_status status = TG_ERR_INTERNAL;
+  if (n != NULL && e != NULL) {
+    int bits = BN_num_bits(n);
+    if (bits < 1024 || bits > 8192 || !BN_is_odd(e) || BN_is_one(e)) {
+      status = TG_ERR_PARSE;
+    } else {
+      EVP_PKEY *key = rsa_public_from_bignums(n, e);
+      if (key != NULL) {
+        *out_key = (tg_pkey *)key;
+        status = TG_OK;
+      }
+    }
+  }
+  BN_free(n);
+  BN_free(e);
+  ERR_clear_error();
+  return status;
 }
 
 void tg_pkey_free(tg_pkey *key) { EVP_PKEY_free(TG_PKEY(key)); }

@@ -28,13 +28,14 @@ static tg_status digest_sign(EVP_PKEY *key, const uint8_t *msg, size_t msg_len, 
   return status;
 }
 
-static tg_status digest_verify(EVP_PKEY *key, const uint8_t *msg, size_t msg_len, const uint8_t *sig,
-                               size_t sig_len) {
+/// One-shot verify with `md` (SHA-256 unless a caller needs another); PKCS#1 v1.5 for RSA keys.
+static tg_status digest_verify(EVP_PKEY *key, const EVP_MD *md, const uint8_t *msg, size_t msg_len,
+                               const uint8_t *sig, size_t sig_len) {
   EVP_MD_CTX *ctx = EVP_MD_CTX_new();
   if (ctx == NULL) return TG_ERR_INTERNAL;
   tg_status status = TG_ERR_INTERNAL;
   EVP_PKEY_CTX *pctx = NULL;
-  if (EVP_DigestVerifyInit(ctx, &pctx, EVP_sha256(), NULL, key) == 1 &&
+  if (EVP_DigestVerifyInit(ctx, &pctx, md, NULL, key) == 1 &&
       (!EVP_PKEY_is_a(key, "RSA") || EVP_PKEY_CTX_set_rsa_padding(pctx, RSA_PKCS1_PADDING) == 1)) {
     status = EVP_DigestVerify(ctx, sig, sig_len, msg, msg_len) == 1 ? TG_OK : TG_ERR_SIGNATURE;
   }
@@ -88,7 +89,7 @@ tg_status tg_es256_verify(const tg_pkey *key, const uint8_t *msg, size_t msg_len
     ERR_clear_error();
     return TG_ERR_INTERNAL;
   }
-  tg_status status = digest_verify(TG_PKEY(key), msg, msg_len, der, (size_t)der_len);
+  tg_status status = digest_verify(TG_PKEY(key), EVP_sha256(), msg, msg_len, der, (size_t)der_len);
   OPENSSL_free(der);
   return status;
 }
@@ -109,5 +110,12 @@ tg_status tg_rs256_verify(const tg_pkey *key, const uint8_t *msg, size_t msg_len
                           size_t sig_len) {
   if (key == NULL || (msg == NULL && msg_len > 0) || (sig == NULL && sig_len > 0)) return TG_ERR_ARGUMENT;
   if (tg_pkey_type(key) != TG_KEY_RSA) return TG_ERR_KEY_TYPE;
-  return digest_verify(TG_PKEY(key), msg, msg_len, sig, sig_len);
+  return digest_verify(TG_PKEY(key), EVP_sha256(), msg, msg_len, sig, sig_len);
+}
+
+tg_status tg_rsa_sha1_verify(const tg_pkey *key, const uint8_t *msg, size_t msg_len, const uint8_t *sig,
+                             size_t sig_len) {
+  if (key == NULL || (msg == NULL && msg_len > 0) || (sig == NULL && sig_len > 0)) return TG_ERR_ARGUMENT;
+  if (tg_pkey_type(key) != TG_KEY_RSA) return TG_ERR_KEY_TYPE;
+  return digest_verify(TG_PKEY(key), EVP_sha1(), msg, msg_len, sig, sig_len);
 }

@@ -50,6 +50,10 @@ tg_status tg_pkey_parse_private(const uint8_t *data, size_t len, tg_pkey **out_k
 tg_status tg_pkey_parse_public(const uint8_t *data, size_t len, tg_pkey **out_key);
 tg_status tg_pkey_generate_p256(tg_pkey **out_key);
 tg_status tg_pkey_generate_rsa(int bits, tg_pkey **out_key);
+/// Builds an RSA public key from its big-endian modulus and public exponent (a JWK's `n` and `e`,
+/// decoded). Leading zero bytes are allowed; the modulus must be 1024 to 8192 bits.
+tg_status tg_pkey_rsa_public_from_components(const uint8_t *modulus, size_t modulus_len, const uint8_t *exponent,
+                                             size_t exponent_len, tg_pkey **out_key);
 void tg_pkey_free(tg_pkey *key);
 tg_key_type tg_pkey_type(const tg_pkey *key);
 /// SubjectPublicKeyInfo DER of the key (works for private and public keys).
@@ -68,6 +72,9 @@ tg_status tg_es256_verify(const tg_pkey *key, const uint8_t *msg, size_t msg_len
 /// RSASSA-PKCS1-v1_5 with SHA-256.
 tg_status tg_rs256_sign(const tg_pkey *key, const uint8_t *msg, size_t msg_len, tg_buffer *out_signature);
 tg_status tg_rs256_verify(const tg_pkey *key, const uint8_t *msg, size_t msg_len, const uint8_t *sig, size_t sig_len);
+/// RSASSA-PKCS1-v1_5 with SHA-1, verification only (Play Billing purchase signatures).
+tg_status tg_rsa_sha1_verify(const tg_pkey *key, const uint8_t *msg, size_t msg_len, const uint8_t *sig,
+                             size_t sig_len);
 
 // MARK: Digests
 
