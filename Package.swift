@@ -96,6 +96,15 @@ let package = Package(
         "TollgateWorker", "TollgateStorage", "TollgateCore", .product(name: "Logging", package: "swift-log"),
       ],
       swiftSettings: strict),
+    // The worker's gateway to Google Play: the googlePlay config section, Google's errors classified.
+    .target(
+      name: "GooglePlayGateway",
+      dependencies: [
+        "TollgateWorker", "GooglePlay", "TollgateCore",
+        .product(name: "Logging", package: "swift-log"),
+      ],
+      swiftSettings: strict
+    ),
     // The worker's gateway to Apple: receipts, signed transactions, notifications, the Server API.
     .target(
       name: "AppStoreGateway",
@@ -294,6 +303,11 @@ let package = Package(
         "TollgateWorker", "TollgateCore", "TollgateTesting",
         .product(name: "Logging", package: "swift-log"),
       ],
+      swiftSettings: strict
+    ),
+    .testTarget(
+      name: "GooglePlayGatewayTests",
+      dependencies: ["GooglePlayGateway", "GooglePlay", "TollgateWorker", "TollgateCore"],
       swiftSettings: strict
     ),
     .testTarget(

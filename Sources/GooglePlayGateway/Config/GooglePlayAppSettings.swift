@@ -1,0 +1,76 @@
+import Foundation
+
+/// One Google Play app the worker verifies purchases for: its package name, the service account
+/// that calls the Android Publisher API (a JSON key from a file or the environment, never logged),
+/// who may push its Real-time developer notifications, and where Google (or the simulator) answers.
+public struct GooglePlayAppSettings: Sendable, Decodable, Hashable {
+  public var packageName: String
+  /// The service account's JSON key: a file, or an environment variable holding its content.
+  public var serviceAccountKeyFile: String?
+  public var serviceAccountKeyEnv: String?
+  /// Pub/Sub push authentication: the audience set on the push subscription, and the service
+  /// account it pushes as (its OIDC token's `email`).
+  public var pushAudience: String?
+  public var pushServiceAccount: String?
+  /// Overrides of Google's URLs (the simulator, a proxy).
+  public var apiBaseURL: String?
+  public var tokenURI: String?
+  public var jwksURL: String?
+  /// Acknowledge verified purchases (Google refunds one left unacknowledged for 3 days). Off for
+  /// apps that acknowledge from their own backend.
+  public var acknowledge: Bool = true
+  /// Accept test purchases (license testers) as sandbox purchases.
+  public var allowTestPurchases: Bool = false
+
+  enum CodingKeys: String, CodingKey {
+    case packageName, serviceAccountKeyFile, serviceAccountKeyEnv, pushAudience, pushServiceAccount, apiBaseURL,
+      tokenURI, jwksURL, acknowledge, allowTestPurchases
+  }
+
+  public init(packageName: String) {
+    self.packageName = packageName
+  }
+
+  public init(from decoder: any Decoder) throws {
+    let c = try decoder.container(keyedBy: CodingKeys.self)
+    packageName = try c.decode(String.self, forKey: .packageName)
+    serviceAccountKeyFile = try c.decodeIfPresent(String.self, forKey: .serviceAccountKeyFile)
+    serviceAccountKeyEnv = try c.decodeIfPresent(String.self, forKey: .serviceAccountKeyEnv)
+    pushAudience = try c.decodeIfPresent(String.self, forKey: .pushAudience)
+    pushServiceAccount = try c.decodeIfPresent(String.self, forKey: .pushServiceAccount)
+    apiBaseURL = try c.decodeIfPresent(String.self, forKey: .apiBaseURL)
+    tokenURI = try c.decodeIfPresent(String.self, forKey: .tokenURI)
+    jwksURL = try c.decodeIfPresent(String.self, forKey: .jwksURL)
+    acknowledge = try c.decodeIfPresent(Bool.self, forKey: .acknowledge) ?? true
+    allowTestPurchases = try c.decodeIfPresent(Bool.self, forKey: .allowTestPurchases) ?? false
+  }
+
+  /// The service account's JSON key, from the environment or the file.
+  public func serviceAccountKey(environment variables: [String: String]) -> String? {
+    if let name = serviceAccountKeyEnv, let key = variables[name], !key.isEmpty { return key }
+    if let path = serviceAccountKeyFile, let data = FileManager.default.contents(atPath: path) {
+      return String(decoding: data, as: UTF8.self)
+    }
+    return nil
+  }
+
+  func problems(environment variables: [String: String]) -> [String] {
+    var problems: [String] = []
+    if packageName.isEmpty { problems.append("packageName is empty") }
+    if serviceAccountKeyFile == nil && serviceAccountKeyEnv == nil {
+      problems.append("serviceAccountKeyFile or serviceAccountKeyEnv is required")
+    } else if serviceAccountKey(environment: variables) == nil {
+      let source = serviceAccountKeyEnv.map { "$\($0)" } ?? serviceAccountKeyFile ?? ""
+      problems.append("the service account key cannot be read from \(source)")
+    }
+    if pushAudience == nil {
+      problems.append("pushAudience is required: notifications are authenticated before they are stored")
+    }
+    for (name, url) in [("apiBaseURL", apiBaseURL), ("tokenURI", tokenURI), ("jwksURL", jwksURL)] {
+      if let url, !(url.hasPrefix("https://") || url.hasPrefix("http://")) {
+        problems.append("\(name) must be http(s)")
+      }
+    }
+    return problems
+  }
+}

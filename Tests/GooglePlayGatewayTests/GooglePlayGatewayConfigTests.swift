@@ -1,0 +1,81 @@
+import Foundation
+import GooglePlay
+import GooglePlayGateway
+import Testing
+import TollgateWorker
+
+@Suite("The googlePlay section of the worker's config")
+struct GooglePlaySettingsTests {
+  static let catalog = """
+    "apps": [{"id": "android", "store": "google_play", "packageName": "com.example.app"}],
+    "entitlements": [{"id": "premium"}],
+    "products": [{"productId": "monthly", "store": "google_play", "entitlements": ["premium"]}]
+    """
+
+  @Test("a complete app has no problems, and a worker with only Google configured is valid")
+  func valid() throws {
+    let json = """
+      {\(Self.catalog),
+       "googlePlay": [{"packageName": "com.example.app", "serviceAccountKeyEnv": "KEY",
+                       "pushAudience": "https://tollgate.example.com/notifications/google"}]}
+      """
+    let data = Data(json.utf8)
+    let settings = try #require(try GooglePlaySettings.section(in: data))
+    #expect(settings.apps.first?.acknowledge == true)
+    #expect(settings.apps.first?.allowTestPurchases == false)
+    let problems = try WorkerConfiguration.decode(data).problems(environment: ["KEY": "{}"], stores: [settings])
+    #expect(problems == [])
+  }
+
+  @Test("every problem at once, with where it is")
+  func problems() throws {
+    let json = """
+      {\(Self.catalog),
+       "googlePlay": [{"packageName": "com.example.app", "serviceAccountKeyEnv": "MISSING", "jwksURL": "ftp://x"},
+                      {"packageName": "com.other"}, {"packageName": "com.example.app", "serviceAccountKeyEnv": "KEY",
+                       "pushAudience": "a"}]}
+      """
+    let data = Data(json.utf8)
+    let settings = try #require(try GooglePlaySettings.section(in: data))
+    let text = try WorkerConfiguration.decode(data).problems(environment: ["KEY": "{}"], stores: [settings])
+      .joined(separator: "\n")
+    #expect(text.contains("googlePlay[0] (com.example.app): the service account key cannot be read from $MISSING"))
+    #expect(text.contains("googlePlay[0] (com.example.app): pushAudience is required"))
+    #expect(text.contains("googlePlay[0] (com.example.app): jwksURL must be http(s)"))
+    #expect(text.contains("googlePlay[1] (com.other): serviceAccountKeyFile or serviceAccountKeyEnv is required"))
+    #expect(text.contains("googlePlay[1]: package name com.other is not among"))
+    #expect(text.contains("googlePlay[2]: package name com.example.app is configured twice"))
+  }
+}
+
+@Suite("Google Play failures, classified")
+struct GooglePlayFailureTests {
+  func kind(_ code: AndroidPublisherError.Code, reason: String? = nil) -> StoreFailure.Kind {
+    AndroidPublisherError(code: code, message: "m", reason: reason).classified.kind
+  }
+
+  @Test("Google's trouble is retried, the service account is the operator's, 404 not yet a no, 400 and 410 final")
+  func classification() {
+    #expect(kind(.rateLimited) == .transient)
+    #expect(kind(.serverError) == .transient)
+    #expect(kind(.transport) == .transient)
+    #expect(kind(.invalidResponse) == .transient)
+    #expect(kind(.unauthorized) == .needsOperator)
+    #expect(kind(.forbidden) == .needsOperator)
+    #expect(kind(.credentials) == .needsOperator)
+    #expect(kind(.notFound) == .notFound)
+    #expect(kind(.badRequest) == .final)
+    #expect(kind(.gone) == .final)
+  }
+
+  @Test("a token of another app is final and says it may be a replay; Retry-After travels")
+  func details() {
+    let replay = AndroidPublisherError(
+      code: .badRequest, message: "m", httpStatus: 400, reason: "purchaseTokenDoesNotMatchPackageName"
+    ).classified
+    #expect(replay.kind == .final)
+    #expect(replay.message.contains("possibly a replayed purchase token"))
+    let slow = AndroidPublisherError(code: .rateLimited, message: "m", httpStatus: 429, retryAfterMs: 3_000).classified
+    #expect(slow.retryAfterMs == 3_000)
+  }
+}
