@@ -126,7 +126,7 @@ public struct AndroidPublisherClient: Sendable {
       throw AndroidPublisherError(code: .transport, message: "no answer from the Android Publisher API", cause: error)
     }
     if (200..<300).contains(status) { return body }
-    let problem = try? JSONDecoder().decode(ErrorBody.self, from: body)
+    let problem = try? JSONDecoder().decode(GoogleAPIErrorResponse.self, from: body)
     let code: AndroidPublisherError.Code =
       switch status {
       case 400: .badRequest
@@ -138,12 +138,12 @@ public struct AndroidPublisherClient: Sendable {
       case 500...599: .serverError
       default: .badRequest
       }
-    let reason = problem?.error.errors?.first?.reason
+    let reason = problem?.reason
     logger.debug(
       "Android Publisher API refused",
       metadata: ["http.status": "\(status)", "google.reason": "\(reason ?? "")", "google.endpoint": "\(endpoint)"])
     throw AndroidPublisherError(
-      code: code, message: problem?.error.message ?? "HTTP \(status)", httpStatus: status, reason: reason,
+      code: code, message: problem?.error?.message ?? "HTTP \(status)", httpStatus: status, reason: reason,
       retryAfterMs: headers.first(name: "Retry-After").flatMap(Self.retryAfterMs))
   }
 
@@ -151,18 +151,6 @@ public struct AndroidPublisherClient: Sendable {
   static func retryAfterMs(_ value: String) -> Int64? {
     guard let seconds = Int64(value.trimmingCharacters(in: .whitespaces)), seconds >= 0 else { return nil }
     return seconds * 1_000
-  }
-
-  /// Google's error envelope, as far as classifying it needs.
-  private struct ErrorBody: Decodable {
-    struct Detail: Decodable {
-      var code: Int?
-      var message: String?
-      var status: String?
-      var errors: [Item]?
-    }
-    struct Item: Decodable { var reason: String? }
-    var error: Detail
   }
 }
 
