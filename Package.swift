@@ -100,7 +100,8 @@ let package = Package(
     .target(
       name: "GooglePlayGateway",
       dependencies: [
-        "TollgateWorker", "GooglePlay", "TollgateCore",
+        "TollgateWorker", "GooglePlay", "TollgateCore", "TollgateCrypto",
+        .product(name: "AsyncHTTPClient", package: "async-http-client"),
         .product(name: "Logging", package: "swift-log"),
       ],
       swiftSettings: strict
@@ -307,7 +308,11 @@ let package = Package(
     ),
     .testTarget(
       name: "GooglePlayGatewayTests",
-      dependencies: ["GooglePlayGateway", "GooglePlay", "TollgateWorker", "TollgateCore"],
+      dependencies: [
+        "GooglePlayGateway", "GooglePlay", "TollgateWorker", "TollgateCore", "TollgateTesting",
+        .product(name: "AsyncHTTPClient", package: "async-http-client"),
+        .product(name: "Logging", package: "swift-log"),
+      ],
       swiftSettings: strict
     ),
     .testTarget(

@@ -99,6 +99,9 @@ public struct AndroidPublisherClient: Sendable {
     let token: String
     do {
       token = try await accessToken()
+    } catch let error as GoogleAuthError where error.isTransient {
+      // The token endpoint is down or answered nonsense: Google's trouble, retried.
+      throw AndroidPublisherError(code: .transport, message: "no access token yet: \(error.message)", cause: error)
     } catch {
       throw AndroidPublisherError(
         code: .credentials, message: "no access token for the Android Publisher API", cause: error)

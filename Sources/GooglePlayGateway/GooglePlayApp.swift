@@ -1,0 +1,35 @@
+import AsyncHTTPClient
+import GooglePlay
+import Logging
+import TollgateWorker
+
+/// One configured Google Play app, ready to talk to Google: its service account's token provider
+/// and its Android Publisher client, built once.
+struct GooglePlayApp: Sendable {
+  let settings: GooglePlayAppSettings
+  let api: AndroidPublisherClient
+
+  var packageName: String { settings.packageName }
+
+  init(
+    settings: GooglePlayAppSettings, environment: [String: String], httpClient: HTTPClient,
+    nowMs: @escaping @Sendable () -> Int64, logger: Logger
+  ) throws {
+    self.settings = settings
+    let source: ServiceAccountKey.Source =
+      if let name = settings.serviceAccountKeyEnv { .environment(name) } else {
+        .file(settings.serviceAccountKeyFile ?? "")
+      }
+    var key: ServiceAccountKey
+    do {
+      key = try ServiceAccountKey.load(from: source, environment: environment)
+    } catch {
+      throw WorkerConfigurationError(problems: ["googlePlay (\(settings.packageName)): \(error.message)"])
+    }
+    if let tokenURI = settings.tokenURI { key.tokenURI = tokenURI }
+    let tokens = GoogleAccessTokenProvider(key: key, httpClient: httpClient, now: nowMs, logger: logger)
+    api = AndroidPublisherClient(
+      config: .init(baseURL: settings.apiBaseURL ?? AndroidPublisherConfig.productionBaseURL),
+      httpClient: httpClient, accessToken: { try await tokens.accessToken() }, logger: logger)
+  }
+}

@@ -1,0 +1,144 @@
+import AsyncHTTPClient
+import Foundation
+import GooglePlay
+import Logging
+import TollgateCore
+import TollgateCrypto
+import TollgateWorker
+
+/// The worker's door to Google Play: turns a submitted purchase token into a chain to read, and
+/// reads the authoritative state of a purchase from the Android Publisher API (subscriptionsv2,
+/// else the one-time product), mapped to Core. Google's errors are classified in one place
+/// (`AndroidPublisherError.classified`).
+///
+/// Issue 15 is in progress: Real-time developer notifications (Pub/Sub push, authenticated
+/// before they are stored) are not taken yet, and the gateway is not wired into `tollgate worker`.
+public final class GooglePlayGateway: StoreGateway {
+  public let store: Store = .googlePlay
+  let apps: [GooglePlayApp]
+  let limiter: StoreCallLimiter
+  let nowMs: @Sendable () -> Int64
+  let logger: Logger
+
+  /// Builds the API client of every configured app.
+  /// - Parameters:
+  ///   - environment: where service-account keys named by the settings are read from.
+  ///   - concurrency: Google Play calls in flight at once.
+  public init(
+    settings: GooglePlaySettings, environment: [String: String], httpClient: HTTPClient, concurrency: Int,
+    nowMs: @escaping @Sendable () -> Int64, logger: Logger
+  ) throws {
+    apps = try settings.apps.map {
+      try GooglePlayApp(settings: $0, environment: environment, httpClient: httpClient, nowMs: nowMs, logger: logger)
+    }
+    limiter = StoreCallLimiter(permits: concurrency)
+    self.nowMs = nowMs
+    self.logger = logger
+  }
+
+  public var notificationRoutes: [NotificationRoute] { [] }
+
+  /// The app for `packageName`; with none, the only app if there is exactly one.
+  func app(packageName: String?) -> GooglePlayApp? {
+    guard let packageName else { return apps.count == 1 ? apps[0] : nil }
+    return apps.first { $0.packageName == packageName }
+  }
+
+  public func identify(_ submission: PurchaseSubmission) async throws(StoreFailure) -> ChainReference {
+    guard let token = submission.purchaseToken?.trimmingCharacters(in: .whitespacesAndNewlines), !token.isEmpty else {
+      throw .final("a Google Play purchase needs its purchase_token")
+    }
+    guard let app = app(packageName: submission.appId) else {
+      throw .final(
+        submission.appId.map { "package \($0) is not configured" }
+          ?? "app_id (the package name) is required: several Google Play apps are configured")
+    }
+    return ChainReference(
+      store: .googlePlay, appId: app.packageName, lookupId: token, purchaseId: token, environment: nil)
+  }
+
+  public func verifyNotification(_ payload: [UInt8], route: String) async throws(StoreFailure) -> NotificationVerdict {
+    throw .final("Google Play notifications are not taken by this version yet")
+  }
+
+  public func fetchChain(_ reference: ChainReference) async throws(StoreFailure) -> VerifiedChain {
+    guard let app = app(packageName: reference.appId) else {
+      throw .final("package \(reference.appId) is not configured")
+    }
+    let token = reference.lookupId
+    do throws(AndroidPublisherError) {
+      let askedAt = nowMs()
+      do {
+        let body = try await limiter.withPermit { () async throws(AndroidPublisherError) in
+          try await app.api.subscriptionV2(packageName: app.packageName, purchaseToken: token)
+        }
+        let resource = try decode(SubscriptionPurchaseV2.self, body)
+        let mapping = GooglePlayMapping(
+          subscription: resource, purchaseToken: token, packageName: app.packageName, asOfMs: askedAt)
+        return chain(mapping, app: app, body: body, kind: "subscription_v2", askedAt: askedAt)
+      } catch let error where error.code == .notFound {
+        // Not a subscription: a one-time product, or a purchase Google does not know yet.
+        let body = try await limiter.withPermit { () async throws(AndroidPublisherError) in
+          try await app.api.productV2(packageName: app.packageName, purchaseToken: token)
+        }
+        let resource = try decode(ProductPurchaseV2.self, body)
+        let mapping = GooglePlayMapping(
+          productV2: resource, purchaseToken: token, packageName: app.packageName, asOfMs: askedAt)
+        return chain(mapping, app: app, body: body, kind: "product_v2", askedAt: askedAt)
+      }
+    } catch {
+      throw error.classified
+    }
+  }
+
+  public func reference(for subscription: StoredSubscription) -> ChainReference? {
+    guard let app = app(packageName: subscription.appId) else { return nil }
+    return ChainReference(
+      store: .googlePlay, appId: app.packageName, lookupId: subscription.purchaseId,
+      purchaseId: subscription.purchaseId, environment: subscription.history.environment)
+  }
+
+  private func decode<Resource: Decodable>(_ type: Resource.Type, _ body: Data) throws(AndroidPublisherError)
+    -> Resource
+  {
+    do {
+      return try JSONDecoder().decode(type, from: body)
+    } catch {
+      throw AndroidPublisherError(code: .invalidResponse, message: "undecodable \(type)", cause: error)
+    }
+  }
+
+  /// The verified chain a mapped resource describes, with the answer kept as evidence by its
+  /// SHA-256 (Google's answers are not signed: the evidence carries no signing time).
+  private func chain(_ mapping: GooglePlayMapping, app: GooglePlayApp, body: Data, kind: String, askedAt: Int64)
+    -> VerifiedChain
+  {
+    if mapping.failsClosed {
+      logger.warning(
+        "a Google Play purchase grants nothing by its own answer",
+        metadata: [
+          "app.id": "\(app.packageName)", "google.notes": "\(mapping.notes)",
+          "subscription.purchase_token": "\(mapping.history.purchaseId.prefix(12))…",
+        ])
+    }
+    let history = mapping.history
+    let sha = SHA256.hash(Array(body)).hexString
+    let rows = history.transactions.map { transaction in
+      TransactionRow(
+        storeTransactionId: transaction.transactionId, productId: transaction.productId,
+        purchasedAtMs: transaction.purchaseDateMs,
+        expiresAtMs: transaction.expiresDateMs == Int64.max ? nil : transaction.expiresDateMs,
+        revokedAtMs: transaction.revocationDateMs, revocationReason: transaction.revocationReason?.rawValue,
+        offerType: transaction.offerType?.rawValue, environment: history.environment, payloadSHA256: sha,
+        signedAtMs: nil)
+    }
+    return VerifiedChain(
+      store: .googlePlay, appId: app.packageName, purchaseId: history.purchaseId, history: history,
+      transactions: rows,
+      evidence: VerificationEvidence(
+        source: "android_publisher_api", environment: history.environment,
+        payloads: [.init(kind: kind, id: "\(history.purchaseId.prefix(16))", sha256: sha, signedAtMs: nil)],
+        verifiedAtMs: askedAt),
+      appAccountToken: mapping.obfuscatedExternalAccountId)
+  }
+}
