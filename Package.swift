@@ -237,7 +237,8 @@ let package = Package(
       dependencies: [
         "TollgateCore", "TollgateStorage", "TollgateClient", "TollgateServer",
         "TollgateIndex", "TollgateService", "AppStore", "TollgateCrypto",
-        "TollgateWorker", "TollgateWorkerSQLite", "AppStoreGateway", "StoreSimulator", "TollgateDemo", "TollgateBench",
+        "TollgateWorker", "TollgateWorkerSQLite", "AppStoreGateway", "GooglePlayGateway", "StoreSimulator",
+        "TollgateDemo", "TollgateBench",
         .product(name: "ArgumentParser", package: "swift-argument-parser"),
         .product(name: "AsyncHTTPClient", package: "async-http-client"),
         .product(name: "Prometheus", package: "swift-prometheus"),

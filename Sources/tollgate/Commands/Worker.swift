@@ -2,6 +2,7 @@ import AppStoreGateway
 import ArgumentParser
 import AsyncHTTPClient
 import Foundation
+import GooglePlayGateway
 import Logging
 import Prometheus
 import ServiceLifecycle
@@ -13,7 +14,7 @@ struct Worker: AsyncParsableCommand {
   static let configuration = CommandConfiguration(
     abstract: "Run the verifier: submitted purchases, store notifications and scheduled re-verification.")
 
-  @Option(help: "JSON config file (apps, products, entitlements, policies, appStore credentials, worker).")
+  @Option(help: "JSON config file (apps, products, entitlements, policies, appStore/googlePlay credentials, worker).")
   var config: String
 
   @Option(help: "SQLite database file (default: worker.database from the config).")
@@ -31,6 +32,8 @@ struct Worker: AsyncParsableCommand {
   func run() async throws {
     var configuration = try ConfigFile.worker(config)
     let appStoreSettings = try ConfigFile.section(AppStoreSettings.self, of: config) ?? AppStoreSettings(apps: [])
+    let googlePlaySettings =
+      try ConfigFile.section(GooglePlaySettings.self, of: config) ?? GooglePlaySettings(apps: [])
     if let listen { configuration.worker.listen = listen.description }
     if let followClock { configuration.worker.followClockURL = followClock }
     let databasePath = try ConfigFile.database(flag: database, config: config)
@@ -40,15 +43,26 @@ struct Worker: AsyncParsableCommand {
     let worker: VerifierWorker
     do {
       let environment = ProcessInfo.processInfo.environment
-      try configuration.validate(environment: environment, stores: [appStoreSettings])
+      try configuration.validate(environment: environment, stores: [appStoreSettings, googlePlaySettings])
       let registry = PrometheusCollectorRegistry()
-      let appStore = try AppStoreGateway(
-        settings: appStoreSettings, environment: environment, httpClient: .shared,
-        concurrency: configuration.worker.storeConcurrency, nowMs: clock.nowMs, logger: logger)
+      // A gateway for each store the file configures.
+      var gateways: [any StoreGateway] = []
+      if !appStoreSettings.isEmpty {
+        gateways.append(
+          try AppStoreGateway(
+            settings: appStoreSettings, environment: environment, httpClient: .shared,
+            concurrency: configuration.worker.storeConcurrency, nowMs: clock.nowMs, logger: logger))
+      }
+      if !googlePlaySettings.isEmpty {
+        gateways.append(
+          try GooglePlayGateway(
+            settings: googlePlaySettings, environment: environment, httpClient: .shared,
+            concurrency: configuration.worker.storeConcurrency, nowMs: clock.nowMs, logger: logger))
+      }
       worker = try VerifierWorker(
         configuration: configuration,
         storage: try SQLiteWorkerStorage(path: databasePath, nowMs: clock.nowMs(), logger: logger),
-        gateways: [appStore], environment: environment,
+        gateways: gateways, environment: environment,
         metrics: (PrometheusMetricsFactory(registry: registry), { registry.emitToString() }),
         onListening: { port in
           FileHandle.standardOutput.write(
