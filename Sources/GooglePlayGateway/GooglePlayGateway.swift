@@ -75,7 +75,7 @@ public final class GooglePlayGateway: StoreGateway {
         let resource = try decode(SubscriptionPurchaseV2.self, body)
         let mapping = GooglePlayMapping(
           subscription: resource, purchaseToken: token, packageName: app.packageName, asOfMs: askedAt)
-        return chain(mapping, app: app, body: body, kind: "subscription_v2", askedAt: askedAt)
+        return try chain(mapping, app: app, body: body, kind: "subscription_v2", askedAt: askedAt)
       } catch let error where error.code == .notFound {
         // Not a subscription: a one-time product, or a purchase Google does not know yet.
         let body = try await limiter.withPermit { () async throws(AndroidPublisherError) in
@@ -84,7 +84,7 @@ public final class GooglePlayGateway: StoreGateway {
         let resource = try decode(ProductPurchaseV2.self, body)
         let mapping = GooglePlayMapping(
           productV2: resource, purchaseToken: token, packageName: app.packageName, asOfMs: askedAt)
-        return chain(mapping, app: app, body: body, kind: "product_v2", askedAt: askedAt)
+        return try chain(mapping, app: app, body: body, kind: "product_v2", askedAt: askedAt)
       }
     } catch {
       throw error.classified
@@ -111,8 +111,14 @@ public final class GooglePlayGateway: StoreGateway {
   /// The verified chain a mapped resource describes, with the answer kept as evidence by its
   /// SHA-256 (Google's answers are not signed: the evidence carries no signing time).
   private func chain(_ mapping: GooglePlayMapping, app: GooglePlayApp, body: Data, kind: String, askedAt: Int64)
-    -> VerifiedChain
+    throws(AndroidPublisherError) -> VerifiedChain
   {
+    if mapping.history.environment == .sandbox && !app.settings.allowTestPurchases {
+      // A license tester's purchase costs nothing: it entitles only where the operator allows it.
+      throw AndroidPublisherError(
+        code: .badRequest,
+        message: "a test purchase (testPurchase is set) is refused: allowTestPurchases is off for \(app.packageName)")
+    }
     if mapping.failsClosed {
       logger.warning(
         "a Google Play purchase grants nothing by its own answer",

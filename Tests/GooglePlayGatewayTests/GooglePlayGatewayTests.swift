@@ -87,6 +87,28 @@ struct GooglePlayGatewayTests {
     }
   }
 
+  @Test("a test purchase is refused unless the app allows test purchases")
+  func testPurchaseRefused() async throws {
+    try await withGateway { gateway, server in
+      server.enqueue("POST", "/token", try tokenReply())
+      server.enqueue(
+        "GET", "\(Self.api)/subscriptionsv2/tokens/tok-test",
+        .init(
+          status: 200,
+          body: try Vectors.bytes(
+            "google/aporat-subscriptionsv2/subscriptionsv2-canceled-test-linked-prepaid-addon.json")))
+      let reference = ChainReference(
+        store: .googlePlay, appId: Self.package, lookupId: "tok-test", purchaseId: "tok-test", environment: nil)
+      do throws(StoreFailure) {
+        _ = try await gateway.fetchChain(reference)
+        Issue.record("a test purchase was accepted")
+      } catch {
+        #expect(error.kind == .final)
+        #expect(error.message.contains("allowTestPurchases is off"))
+      }
+    }
+  }
+
   @Test("a submission without a token, or for an unknown package, is refused by name")
   func badSubmissions() async throws {
     try await withGateway { gateway, _ in
