@@ -212,7 +212,20 @@ public struct LocalStack: Sendable {
     return last
   }
 
+  /// A loopback TCP port that is free now, for a process to bind later.
   public static func freePort() async throws -> Int {
+    // Below the kernel's ephemeral range (32768-60999 on Linux): a port from that range may be
+    // taken by any outgoing connection before its user binds it, which a port handed out to be
+    // bound later (a worker's, that the simulator posts to) cannot afford.
+    for _ in 0..<50 {
+      let candidate = Int.random(in: 20_000..<32_000)
+      if let channel = try? await ServerBootstrap(group: MultiThreadedEventLoopGroup.singleton).bind(
+        host: "127.0.0.1", port: candidate
+      ).get() {
+        try await channel.close()
+        return candidate
+      }
+    }
     let channel = try await ServerBootstrap(group: MultiThreadedEventLoopGroup.singleton).bind(
       host: "127.0.0.1", port: 0
     ).get()

@@ -21,10 +21,10 @@ import TollgateWorkerSQLite
 struct WorkerCrashTests {
   @Test("kill -9 after a notification is stored but before it is applied: after restart it lands, exactly once")
   func killNine() async throws {
-    let crashable = try await CrashableWorker.make(prefix: "tollgate-crash")
-    let sim = crashable.sim
-    let database = crashable.database
-    func startWorker() async throws -> ChildProcess { try await crashable.start() }
+    let workers = try await WorkerProcesses.make(prefix: "tollgate-crash", receivingNotifications: true)
+    let sim = workers.sim
+    let database = workers.database
+    func startWorker() async throws -> ChildProcess { try await workers.start().process }
 
     let now = FollowedClock.following { sim.clockNowMs }
     let storage = try SQLiteEntitlementStorage(path: database, nowMs: now())
@@ -87,6 +87,6 @@ struct WorkerCrashTests {
     await client.close()
     await server.shutdown()
     try await serving
-    await crashable.remove()
+    await workers.remove()
   }
 }

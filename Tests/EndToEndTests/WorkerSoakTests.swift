@@ -48,11 +48,11 @@ struct WorkerSoakTests {
     // A deterministic generator (swift-property-based's), so a failing run can be replayed.
     var random = Xoshiro(seed: (seed, seed ^ 0x5555, ~seed, seed &* 31))
     func chance(_ probability: Double) -> Bool { Double.random(in: 0..<1, using: &random) < probability }
-    let crashable = try await CrashableWorker.make(prefix: "tollgate-soak")
-    let sim = crashable.sim
+    let workers = try await WorkerProcesses.make(prefix: "tollgate-soak", receivingNotifications: true)
+    let sim = workers.sim
     let now = FollowedClock.following { sim.clockNowMs }
-    let storage = try SQLiteEntitlementStorage(path: crashable.database, nowMs: now())
-    var worker = try await crashable.start()
+    let storage = try SQLiteEntitlementStorage(path: workers.database, nowMs: now())
+    var worker = try await workers.start().process
     let server = try await EntitlementServer.start(
       config: .init(host: "127.0.0.1", port: 0), storage: storage, nowMs: now, logger: Logger(label: "soak.serve"))
     async let serving: Void = server.run()
@@ -80,7 +80,7 @@ struct WorkerSoakTests {
       expiries[user] = snapshot.expiresDate
     }
 
-    let diagnostics = try SQLiteWorkerStorage(path: crashable.database, nowMs: now())
+    let diagnostics = try SQLiteWorkerStorage(path: workers.database, nowMs: now())
     var tally = Tally()
     let steps = Int(days * Self.day / (12 * Self.hour))
     for _ in 0..<steps {
@@ -101,7 +101,7 @@ struct WorkerSoakTests {
         kill(worker.process.processIdentifier, SIGKILL)
         worker.process.waitUntilExit()
         tally.kills += 1
-        worker = try await crashable.start()
+        worker = try await workers.start().process
       }
       // The worker follows the simulator's clock by polling it every 100 ms: let it see the jump
       // (in production its clock is the real one), and act on it.
@@ -144,7 +144,7 @@ struct WorkerSoakTests {
     let acknowledged = Set(
       sim.notifications.filter { $0.attempts.contains { (200..<300).contains($0.httpStatus ?? 0) } }.map(
         \.notificationUUID))
-    let connection = try Connection(path: crashable.database, options: .init(readOnly: true, create: false))
+    let connection = try Connection(path: workers.database, options: .init(readOnly: true, create: false))
     let stored = try connection.prepare("SELECT dedupe_key, status FROM inbox WHERE kind = 'notification'").rows {
       ($0.string(at: 0), $0.string(at: 1))
     }
@@ -168,6 +168,6 @@ struct WorkerSoakTests {
     await client.close()
     await server.shutdown()
     try await serving
-    await crashable.remove()
+    await workers.remove()
   }
 }

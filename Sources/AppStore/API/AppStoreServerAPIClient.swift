@@ -3,6 +3,7 @@ import Foundation
 import Logging
 import NIOCore
 import NIOHTTP1
+import TollgateCore
 
 /// The App Store Server API endpoints Tollgate uses, over AsyncHTTPClient. Every call signs a
 /// fresh bearer token, decodes Apple's JSON, and turns every failure into an `AppStoreAPIError`

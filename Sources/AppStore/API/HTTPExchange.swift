@@ -2,6 +2,7 @@ import AsyncHTTPClient
 import Foundation
 import NIOCore
 import NIOHTTP1
+import TollgateCore
 
 /// One HTTP request with a deadline and a bounded body, every failure as an `AppStoreAPIError`.
 struct HTTPExchange {
@@ -19,19 +20,5 @@ struct HTTPExchange {
     } catch {
       throw AppStoreAPIError(code: .transport, message: "no answer from \(endpoint)", cause: error)
     }
-  }
-}
-
-extension Duration {
-  var nanoseconds: Int64 {
-    components.seconds * 1_000_000_000 + components.attoseconds / 1_000_000_000
-  }
-}
-
-/// `Retry-After` as milliseconds: delta-seconds only (Apple does not send HTTP dates).
-enum RetryAfter {
-  static func milliseconds(_ value: String) -> Int64? {
-    guard let seconds = Int64(value.trimmingCharacters(in: .whitespaces)), seconds >= 0 else { return nil }
-    return seconds * 1_000
   }
 }

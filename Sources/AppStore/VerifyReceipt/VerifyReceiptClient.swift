@@ -2,6 +2,7 @@ import AsyncHTTPClient
 import Foundation
 import Logging
 import NIOCore
+import TollgateCore
 
 /// Apple's legacy `verifyReceipt` endpoint, routed the way Apple documents: production first; a
 /// 21007 answer ("this receipt is from the test environment") is sent again to sandbox, and a 21008

@@ -3,6 +3,7 @@ import Foundation
 import Logging
 import NIOCore
 import NIOHTTP1
+import TollgateCore
 
 /// The Android Publisher API v3 endpoints Tollgate uses, over AsyncHTTPClient: the purchase
 /// resources (answered as their JSON bytes, for the models to decode), acknowledgement, voided
@@ -147,16 +148,6 @@ public struct AndroidPublisherClient: Sendable {
       metadata: ["http.status": "\(status)", "google.reason": "\(reason ?? "")", "google.endpoint": "\(endpoint)"])
     throw AndroidPublisherError(
       code: code, message: problem?.error?.message ?? "HTTP \(status)", httpStatus: status, reason: reason,
-      retryAfterMs: headers.first(name: "Retry-After").flatMap(Self.retryAfterMs))
+      retryAfterMs: headers.first(name: "Retry-After").flatMap(RetryAfter.milliseconds))
   }
-
-  /// `Retry-After` in delta-seconds, as milliseconds.
-  static func retryAfterMs(_ value: String) -> Int64? {
-    guard let seconds = Int64(value.trimmingCharacters(in: .whitespaces)), seconds >= 0 else { return nil }
-    return seconds * 1_000
-  }
-}
-
-extension Duration {
-  var nanoseconds: Int64 { components.seconds * 1_000_000_000 + components.attoseconds / 1_000_000_000 }
 }

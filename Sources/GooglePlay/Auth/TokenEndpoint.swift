@@ -2,6 +2,7 @@ import AsyncHTTPClient
 import Foundation
 import NIOCore
 import NIOHTTP1
+import TollgateCore
 
 /// One exchange with the OAuth 2.0 token endpoint: the JWT-bearer grant (RFC 7523) posted
 /// form-encoded, its answer decoded and its errors classified.
@@ -40,7 +41,7 @@ struct TokenEndpoint: Sendable {
     let status: Int
     let body: Data
     do {
-      let response = try await httpClient.execute(request, timeout: .nanoseconds(Self.nanoseconds(timeout)))
+      let response = try await httpClient.execute(request, timeout: .nanoseconds(timeout.nanoseconds))
       status = Int(response.status.code)
       body = Data(try await response.body.collect(upTo: 1 << 20).readableBytesView)
     } catch {
@@ -99,9 +100,5 @@ struct TokenEndpoint: Sendable {
       }
     }
     return out
-  }
-
-  private static func nanoseconds(_ duration: Duration) -> Int64 {
-    duration.components.seconds * 1_000_000_000 + duration.components.attoseconds / 1_000_000_000
   }
 }

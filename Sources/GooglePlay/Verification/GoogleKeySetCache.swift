@@ -3,6 +3,7 @@ import Foundation
 import Logging
 import NIOCore
 import NIOHTTP1
+import TollgateCore
 
 /// Google's OIDC keys for the worker: fetched from a configured URL (Google's
 /// `https://www.googleapis.com/oauth2/v3/certs`, or the simulator's), kept as long as the answer's
@@ -114,7 +115,7 @@ public actor GoogleKeySetCache {
     let body: ByteBuffer
     do {
       response = try await httpClient.execute(
-        HTTPClientRequest(url: config.url), timeout: .nanoseconds(Self.nanoseconds(config.timeout)))
+        HTTPClientRequest(url: config.url), timeout: .nanoseconds(config.timeout.nanoseconds))
       body = try await response.body.collect(upTo: 1 << 20)
     } catch {
       return .failure(unavailable("no answer from \(config.url): \(error)"))
@@ -146,9 +147,5 @@ public actor GoogleKeySetCache {
       }
     }
     return nil
-  }
-
-  private static func nanoseconds(_ duration: Duration) -> Int64 {
-    duration.components.seconds * 1_000_000_000 + duration.components.attoseconds / 1_000_000_000
   }
 }

@@ -52,14 +52,18 @@ struct InternTable {
 }
 
 extension IndexedRecord {
+  /// Every reason by its code - 1, and every code by its reason, built once: `allCases` makes a
+  /// new array at each use, and this runs for every record loaded at start-up.
+  static let reasons = StateReason.allCases
+  static let reasonCodes = Dictionary(uniqueKeysWithValues: reasons.enumerated().map { ($1, UInt8($0 + 1)) })
   /// `reason` for `StateReason.storeUnreachable`.
-  static let storeUnreachable = UInt8(StateReason.allCases.firstIndex(of: .storeUnreachable)! + 1)
+  static let storeUnreachable = reasonCodes[.storeUnreachable]!
 
   init(_ record: EntitlementRecord, strings: inout InternTable) {
     entitlement = strings.intern(record.entitlement)
     productId = strings.intern(record.productId)
     source = IndexedSource(record.source, strings: &strings)
-    reason = record.reason.flatMap { StateReason.allCases.firstIndex(of: $0) }.map { UInt8($0 + 1) } ?? 0
+    reason = record.reason.flatMap { Self.reasonCodes[$0] } ?? 0
     expiresAtMs = record.expiresAtMs
     accessEndsAtMs = record.accessEndsAtMs
     verifiedAtMs = record.verifiedAtMs
@@ -74,7 +78,7 @@ extension IndexedRecord {
       userId: userId, entitlement: strings[entitlement], source: source.text(strings), store: store,
       productId: strings[productId], environment: environment, state: state, willRenew: willRenew,
       expiresAtMs: expiresAtMs, accessEndsAtMs: accessEndsAtMs, verifiedAtMs: verifiedAtMs,
-      reason: reason == 0 ? nil : StateReason.allCases[Int(reason) - 1])
+      reason: reason == 0 ? nil : Self.reasons[Int(reason) - 1])
   }
 
   /// How it reads at `nowMs`, by Core's rule.

@@ -53,7 +53,7 @@ public struct ChainReference: Sendable, Hashable {
   }
 
   /// Two reads of one chain never interleave: the key names the chain as well as it is known.
-  var lockKey: String { "\(store.rawValue):\(purchaseId ?? lookupId)" }
+  var lockKey: String { ChainLockKey.of(store: store, purchaseId: purchaseId ?? lookupId) }
 }
 
 /// The verified state of one purchase chain, as the store answered.
@@ -91,4 +91,14 @@ public enum NotificationVerdict: Sendable, Hashable {
   /// carries none or is not signed: applied only when the store cannot be read, as far as it goes,
   /// until the store's full answer confirms it.
   case chainChanged(ChainReference, reason: String, signed: VerifiedChain?)
+}
+
+/// The key under which reads and writes of one chain never interleave (`ChainRefresher`).
+enum ChainLockKey {
+  static func of(store: Store, purchaseId: String) -> String { "\(store.rawValue):\(purchaseId)" }
+}
+
+extension VerifiedChain {
+  /// The same key as the reference it was read by, when that named the chain's own id.
+  var lockKey: String { ChainLockKey.of(store: store, purchaseId: purchaseId) }
 }

@@ -46,7 +46,7 @@ struct ChainRefresher: Sendable {
   /// read: as far as they go (merged into the stored chain), until the store's full answer
   /// confirms it. Nothing is written when the stored state is newer than the notification.
   func applyNotificationEvidence(_ signed: VerifiedChain, reason: String) async throws {
-    try await chains.withLock("\(signed.store.rawValue):\(signed.purchaseId)") {
+    try await chains.withLock(signed.lockKey) {
       do {
         try await reconciler.apply(
           signed, observedAtMs: reconciler.nowMs(), claimant: nil, completes: nil,

@@ -10,7 +10,9 @@ import TollgateTesting
 #endif
 
 /// `tollgate worker` processes on one SQLite database in a temporary directory, configured against
-/// an in-process store simulator, each listening on a port of its own.
+/// an in-process store simulator. Each listens on a port of its own; with `receivingNotifications`,
+/// on one fixed port the simulator posts its notifications to, following the simulator's clock
+/// (for tests that kill and restart the worker while the store goes on).
 struct WorkerProcesses {
   let dir: TemporaryDirectory
   let sim: StoreSimulator
@@ -18,18 +20,30 @@ struct WorkerProcesses {
   var database: String { dir.file("tollgate.sqlite") }
   var config: String { dir.file("config.json") }
 
-  static func make() async throws -> WorkerProcesses {
-    let dir = try TemporaryDirectory(prefix: "tollgate-workers")
+  static func make(prefix: String = "tollgate-workers", receivingNotifications: Bool = false) async throws
+    -> WorkerProcesses
+  {
+    let dir = try TemporaryDirectory(prefix: prefix)
     let key = try P256PrivateKey.generate()
     var simConfig = StoreSimulator.Config.defaults
     simConfig.apple.apps[0].apiKey = .init(keyId: "KEY1", issuerId: "ISSUER", publicKeyPEM: try Stack.publicPEM(key))
+    var worker: [String: Any] = ["listen": "127.0.0.1:0", "database": dir.file("tollgate.sqlite"), "pollMs": 20]
+    if receivingNotifications {
+      let port = try await Stack.freePort()
+      simConfig.notificationRetryDelaysMs = [200, 500]
+      simConfig.apple.apps[0].notificationURL = "http://127.0.0.1:\(port)/notifications/apple/v2"
+      worker.merge(
+        ["listen": "127.0.0.1:\(port)", "pollMs": 5, "backoffBaseMs": 50, "backoffMaxMs": 200, "leaseMs": 1_000]
+      ) { $1 }
+    }
     let sim = try await StoreSimulator.start(config: simConfig, logger: Logger(label: "workers.sim"))
+    if receivingNotifications { worker["followClockURL"] = sim.baseURL }
     try Data(sim.rootCertificate.der).write(to: URL(fileURLWithPath: dir.file("root.cer")))
     let config: [String: Any] = [
       "apps": [["id": "ios", "store": "app_store", "bundleId": Stack.bundleId]],
       "entitlements": [["id": "premium"]],
       "products": [["productId": Stack.premium, "store": "app_store", "entitlements": ["premium"]]],
-      "worker": ["listen": "127.0.0.1:0", "database": dir.file("tollgate.sqlite"), "pollMs": 20],
+      "worker": worker,
       "appStore": [
         [
           "bundleId": Stack.bundleId, "appAppleId": simConfig.apple.apps[0].appAppleId, "environment": "sandbox",
@@ -50,7 +64,10 @@ struct WorkerProcesses {
   /// Starts a worker and waits until it listens; returns it with its HTTP port.
   func start() async throws -> (process: ChildProcess, port: Int) {
     let worker = try launch()
-    let line = try #require(await worker.waitForLine(containing: "notifications on"), "the worker did not start")
+    guard let line = await worker.waitForLine(containing: "notifications on") else {
+      worker.terminate()
+      throw WorkerDidNotStart(stderr: worker.finish().stderr)
+    }
     let address = try #require(line.split(separator: " ").first { $0.hasPrefix("127.0.0.1:") })
     let port = try #require(Int(address.split(separator: ":")[1].trimmingCharacters(in: [","])))
     return (worker, port)
@@ -60,6 +77,11 @@ struct WorkerProcesses {
     await sim.stop()
     dir.remove()
   }
+}
+
+struct WorkerDidNotStart: Error, CustomStringConvertible {
+  var stderr: String
+  var description: String { "the worker did not start: \(stderr)" }
 }
 
 /// One HTTP request to a worker: its status and body.
