@@ -6,19 +6,18 @@ import TollgateCore
 import TollgateCrypto
 import TollgateWorker
 
-/// The worker's door to Google Play: turns a submitted purchase token into a chain to read, and
-/// reads the authoritative state of a purchase from the Android Publisher API (subscriptionsv2,
-/// else the one-time product), mapped to Core. Google's errors are classified in one place
-/// (`AndroidPublisherError.classified`).
-///
-/// Issue 15 is in progress: Real-time developer notifications (Pub/Sub push, authenticated
-/// before they are stored) are not taken yet, and the gateway is not wired into `tollgate worker`.
+/// The worker's door to Google Play: Real-time developer notifications over Pub/Sub push
+/// (authenticated before they are stored), a submitted purchase token turned into a chain to
+/// read, the authoritative state of a purchase from the Android Publisher API (subscriptionsv2,
+/// else the one-time product) mapped to Core, acknowledgements, and the voided purchases sweep.
+/// Google's errors are classified in one place (`AndroidPublisherError.classified`).
 public final class GooglePlayGateway: StoreGateway {
   public let store: Store = .googlePlay
   let apps: [GooglePlayApp]
   let limiter: StoreCallLimiter
   let nowMs: @Sendable () -> Int64
   let logger: Logger
+  let admission: GooglePushAdmission
 
   /// Builds the API client of every configured app.
   /// - Parameters:
@@ -34,9 +33,36 @@ public final class GooglePlayGateway: StoreGateway {
     limiter = StoreCallLimiter(permits: concurrency)
     self.nowMs = nowMs
     self.logger = logger
+    admission = Self.admission(apps: settings.apps, httpClient: httpClient, nowMs: nowMs, logger: logger)
   }
 
-  public var notificationRoutes: [NotificationRoute] { [] }
+  /// One door per distinct push audience and service account; one key cache per JWKS URL.
+  private static func admission(
+    apps: [GooglePlayAppSettings], httpClient: HTTPClient, nowMs: @escaping @Sendable () -> Int64, logger: Logger
+  ) -> GooglePushAdmission {
+    var caches: [String: GoogleKeySetCache] = [:]
+    var doors: [String: GooglePushAdmission.Door] = [:]
+    var order: [String] = []
+    for app in apps {
+      guard let audience = app.pushAudience else { continue }
+      let url = app.jwksURL ?? GoogleKeySetCache.Config.googleURL
+      let cache =
+        caches[url]
+        ?? GoogleKeySetCache(config: .init(url: url), httpClient: httpClient, now: nowMs, logger: logger)
+      caches[url] = cache
+      let key = "\(audience)\u{0}\(app.pushServiceAccount ?? "")\u{0}\(url)"
+      if doors[key] == nil {
+        order.append(key)
+        let verifier = OIDCTokenVerifier(
+          config: .init(audience: audience, serviceAccountEmail: app.pushServiceAccount))
+        doors[key] = GooglePushAdmission.Door(
+          packageNames: [],
+          authenticator: PubSubPushAuthenticator(verifier: verifier, keys: cache, now: nowMs, logger: logger))
+      }
+      doors[key]?.packageNames.insert(app.packageName)
+    }
+    return GooglePushAdmission(doors: order.compactMap { doors[$0] })
+  }
 
   /// The app for `packageName`; with none, the only app if there is exactly one.
   func app(packageName: String?) -> GooglePlayApp? {
@@ -57,10 +83,6 @@ public final class GooglePlayGateway: StoreGateway {
       store: .googlePlay, appId: app.packageName, lookupId: token, purchaseId: token, environment: nil)
   }
 
-  public func verifyNotification(_ payload: [UInt8], route: String) async throws(StoreFailure) -> NotificationVerdict {
-    throw .final("Google Play notifications are not taken by this version yet")
-  }
-
   public func fetchChain(_ reference: ChainReference) async throws(StoreFailure) -> VerifiedChain {
     guard let app = app(packageName: reference.appId) else {
       throw .final("package \(reference.appId) is not configured")
@@ -75,7 +97,9 @@ public final class GooglePlayGateway: StoreGateway {
         let resource = try decode(SubscriptionPurchaseV2.self, body)
         let mapping = GooglePlayMapping(
           subscription: resource, purchaseToken: token, packageName: app.packageName, asOfMs: askedAt)
-        return try chain(mapping, app: app, body: body, kind: "subscription_v2", askedAt: askedAt)
+        return try chain(
+          mapping, app: app, body: body, kind: "subscription_v2", askedAt: askedAt, revocations: reference.revocations,
+          acknowledgement: acknowledgement(resource, app: app))
       } catch let error where error.code == .notFound {
         // Not a subscription: a one-time product, or a purchase Google does not know yet.
         let body = try await limiter.withPermit { () async throws(AndroidPublisherError) in
@@ -84,7 +108,9 @@ public final class GooglePlayGateway: StoreGateway {
         let resource = try decode(ProductPurchaseV2.self, body)
         let mapping = GooglePlayMapping(
           productV2: resource, purchaseToken: token, packageName: app.packageName, asOfMs: askedAt)
-        return try chain(mapping, app: app, body: body, kind: "product_v2", askedAt: askedAt)
+        return try chain(
+          mapping, app: app, body: body, kind: "product_v2", askedAt: askedAt, revocations: reference.revocations,
+          acknowledgement: acknowledgement(resource, app: app))
       }
     } catch {
       throw error.classified
@@ -110,9 +136,10 @@ public final class GooglePlayGateway: StoreGateway {
 
   /// The verified chain a mapped resource describes, with the answer kept as evidence by its
   /// SHA-256 (Google's answers are not signed: the evidence carries no signing time).
-  private func chain(_ mapping: GooglePlayMapping, app: GooglePlayApp, body: Data, kind: String, askedAt: Int64)
-    throws(AndroidPublisherError) -> VerifiedChain
-  {
+  private func chain(
+    _ mapping: GooglePlayMapping, app: GooglePlayApp, body: Data, kind: String, askedAt: Int64,
+    revocations: [ReportedRevocation], acknowledgement: PendingAcknowledgement?
+  ) throws(AndroidPublisherError) -> VerifiedChain {
     if mapping.history.environment == .sandbox && !app.settings.allowTestPurchases {
       // A license tester's purchase costs nothing: it entitles only where the operator allows it.
       throw AndroidPublisherError(
@@ -127,7 +154,7 @@ public final class GooglePlayGateway: StoreGateway {
           "subscription.purchase_token": "\(mapping.history.purchaseId.prefix(12))…",
         ])
     }
-    let history = mapping.history
+    let history = mapping.history.applyingGooglePlay(voided: revocations.map { $0.voidedPurchase(token: mapping.history.purchaseId) })
     let sha = SHA256.hash(Array(body)).hexString
     let rows = history.transactions.map { transaction in
       TransactionRow(
@@ -145,6 +172,6 @@ public final class GooglePlayGateway: StoreGateway {
         source: "android_publisher_api", environment: history.environment,
         payloads: [.init(kind: kind, id: "\(history.purchaseId.prefix(16))", sha256: sha, signedAtMs: nil)],
         verifiedAtMs: askedAt),
-      appAccountToken: mapping.obfuscatedExternalAccountId)
+      appAccountToken: mapping.obfuscatedExternalAccountId, acknowledgement: acknowledgement)
   }
 }

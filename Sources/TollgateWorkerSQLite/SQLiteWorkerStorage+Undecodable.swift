@@ -1,4 +1,5 @@
 import TollgateStorage
+import TollgateCore
 
 extension SQLiteWorkerStorage {
   /// How long the check of a subscription row that does not decode is put off.
@@ -10,7 +11,7 @@ extension SQLiteWorkerStorage {
     logger.error(
       "a stored subscription does not decode; its check is put off and the user's entitlements stay as they are",
       metadata: [
-        "store.name": "\(store)", "subscription.purchase_id": "\(purchaseId)", "error": "\(error)",
+        "store.name": "\(store)", "subscription.purchase_id": "\(Store(rawValue: store)?.loggable(purchaseId) ?? purchaseId)", "error": "\(error)",
         "retry.in_ms": "\(Self.undecodableRetryMs)",
       ])
     try await writer.write { db in

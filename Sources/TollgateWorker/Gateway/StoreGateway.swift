@@ -23,6 +23,22 @@ public protocol StoreGateway: Sendable {
 
   /// How to read a stored chain again (scheduled checks); nil when its app is no longer configured.
   func reference(for subscription: StoredSubscription) -> ChainReference?
+
+  /// Chains the store lists as changed since `sinceMs` outside its notifications (Google's voided
+  /// purchases: refunds whose notification was lost), to read again. Asked on the daily sweep.
+  func sweep(sinceMs: Int64) async throws(StoreFailure) -> [ChainReference]
+
+  /// Tells the store a verified purchase was delivered to its buyer (Google's acknowledgement,
+  /// without which Google refunds it after 3 days), for a chain whose `acknowledgement` is set.
+  func acknowledge(_ chain: VerifiedChain) async throws(StoreFailure)
+}
+
+extension StoreGateway {
+  /// A store with nothing to list outside its notifications.
+  public func sweep(sinceMs: Int64) async throws(StoreFailure) -> [ChainReference] { [] }
+
+  /// A store that needs no acknowledgement.
+  public func acknowledge(_ chain: VerifiedChain) async throws(StoreFailure) {}
 }
 
 /// A purchase chain to read from its store.
@@ -39,10 +55,14 @@ public struct ChainReference: Sendable, Hashable {
   /// When the store signed what asked for this read (a notification): an answer signed earlier
   /// predates it (a caching proxy, replication lag at the store) and is not applied.
   public var notSignedBeforeMs: Int64?
+  /// Refunds and chargebacks the store reported outside the purchase's own answer (Google's
+  /// voided purchases, from a notification or the sweep): the gateway applies them to the chain
+  /// it reads.
+  public var revocations: [ReportedRevocation]
 
   public init(
     store: Store, appId: String, lookupId: String, purchaseId: String? = nil, environment: StoreEnvironment?,
-    notSignedBeforeMs: Int64? = nil
+    notSignedBeforeMs: Int64? = nil, revocations: [ReportedRevocation] = []
   ) {
     self.store = store
     self.appId = appId
@@ -50,10 +70,43 @@ public struct ChainReference: Sendable, Hashable {
     self.purchaseId = purchaseId
     self.environment = environment
     self.notSignedBeforeMs = notSignedBeforeMs
+    self.revocations = revocations
   }
 
   /// Two reads of one chain never interleave: the key names the chain as well as it is known.
   var lockKey: String { ChainLockKey.of(store: store, purchaseId: purchaseId ?? lookupId) }
+}
+
+/// A refund or chargeback the store reported for a purchase (or one order of it) outside the
+/// purchase's own answer.
+public struct ReportedRevocation: Sendable, Hashable {
+  /// The order voided (one renewal of a subscription); nil: the whole purchase.
+  public var orderId: String?
+  /// When access ends.
+  public var revokedAtMs: Int64
+  public var reason: RevocationReason
+
+  public init(orderId: String?, revokedAtMs: Int64, reason: RevocationReason) {
+    self.orderId = orderId
+    self.revokedAtMs = revokedAtMs
+    self.reason = reason
+  }
+
+  /// Whether the transaction `transactionId` is (part of) the voided order: ids are the order id,
+  /// or the order id and a product id joined by `|` (an order of several line items).
+  public func covers(transactionId: String) -> Bool {
+    guard let orderId else { return true }
+    return transactionId.split(separator: "|", maxSplits: 1).first.map(String.init) == orderId
+  }
+}
+
+/// A verified purchase the store still waits to hear was delivered (Google refunds one that is
+/// not acknowledged within 3 days of its purchase).
+public struct PendingAcknowledgement: Sendable, Hashable {
+  /// When the store refunds it if it is still not acknowledged.
+  public var deadlineMs: Int64
+
+  public init(deadlineMs: Int64) { self.deadlineMs = deadlineMs }
 }
 
 /// The verified state of one purchase chain, as the store answered.
@@ -67,10 +120,12 @@ public struct VerifiedChain: Sendable, Hashable {
   public var evidence: VerificationEvidence
   /// The buyer's id as the app told the store (App Store appAccountToken, Play's obfuscated account id).
   public var appAccountToken: String?
+  /// Set when the store waits for an acknowledgement of this purchase (`StoreGateway.acknowledge`).
+  public var acknowledgement: PendingAcknowledgement?
 
   public init(
     store: Store, appId: String, purchaseId: String, history: SubscriptionHistory, transactions: [TransactionRow],
-    evidence: VerificationEvidence, appAccountToken: String?
+    evidence: VerificationEvidence, appAccountToken: String?, acknowledgement: PendingAcknowledgement? = nil
   ) {
     self.store = store
     self.appId = appId
@@ -79,6 +134,7 @@ public struct VerifiedChain: Sendable, Hashable {
     self.transactions = transactions
     self.evidence = evidence
     self.appAccountToken = appAccountToken
+    self.acknowledgement = acknowledgement
   }
 }
 

@@ -20,6 +20,9 @@ public struct StoreGateways: Sendable {
   /// The gateway whose notifications are stored under `route`.
   public func gateway(route: String) -> (any StoreGateway)? { byRoute[route] }
 
+  /// Every gateway, in `stores` order.
+  public var all: [any StoreGateway] { stores.compactMap { byStore[$0] } }
+
   public var stores: [Store] { byStore.keys.sorted { $0.rawValue < $1.rawValue } }
 
   public var notificationRoutes: [NotificationRoute] {

@@ -3,16 +3,17 @@ import Hummingbird
 import Logging
 import NIOCore
 
-/// The HTTP endpoints the stores post notifications to, one per route their gateways declare. A
-/// notification is stored durably, and answered 200 only then; a duplicate (same key) is
-/// acknowledged but stored once. Verification happens when the worker processes it: nothing
-/// here trusts the body.
+/// The HTTP endpoints the stores post notifications to, one per route their gateways declare.
+/// Each request is first put to its route (`NotificationRoute.admit`: a route that can
+/// authenticate the sender does so here, before anything is stored); an admitted notification is
+/// stored durably and answered 200 only then; a duplicate (same key) is acknowledged but stored
+/// once. What the body says is verified when the worker processes it.
 enum NotificationIntake {
   static let maximumBodyBytes = 1 << 20
 
   static func add(
     to router: Router<BasicRequestContext>, routes: [NotificationRoute], storage: any WorkerStorage,
-    nowMs: @escaping @Sendable () -> Int64, logger: Logger
+    stats: WorkerStats, nowMs: @escaping @Sendable () -> Int64, logger: Logger
   ) {
     for route in routes {
       router.post(RouterPath(route.path)) { request, _ -> Response in
@@ -21,9 +22,29 @@ enum NotificationIntake {
           return Response(status: .contentTooLarge)
         }
         let bytes = Array(body.readableBytesView)
-        guard let key = route.dedupeKey(bytes) else { return Response(status: .badRequest) }
-        return await store(
-          route: route.name, key: "\(route.name):\(key)", bytes: bytes, storage: storage, nowMs: nowMs, logger: logger)
+        let admission = await route.admit(
+          NotificationRequest(body: bytes, authorization: request.headers[.authorization]))
+        switch admission {
+        case .store(let key):
+          return await store(
+            route: route.name, key: "\(route.name):\(key)", bytes: bytes, storage: storage, nowMs: nowMs,
+            logger: logger)
+        case .acknowledge(let reason):
+          stats.notificationNotStored(route: route.name, outcome: "acknowledged")
+          logger.warning(
+            "notification acknowledged, not stored",
+            metadata: ["notification.route": "\(route.name)", "reason": "\(reason)", "body.bytes": "\(bytes.count)"])
+          return Response(status: .ok)
+        case .refuse(let status, let reason):
+          stats.notificationNotStored(route: route.name, outcome: "refused")
+          logger.warning(
+            "notification refused",
+            metadata: [
+              "notification.route": "\(route.name)", "http.status": "\(status)", "reason": "\(reason)",
+              "body.bytes": "\(bytes.count)",
+            ])
+          return Response(status: HTTPResponse.Status(code: status))
+        }
       }
     }
   }

@@ -11,12 +11,16 @@ struct VerificationParts: Sendable {
 
   init(
     storage: any WorkerStorage, gateways: StoreGateways, catalog: ProductCatalog, settings: WorkerSettings,
-    backoff: Backoff, stats: WorkerStats, health: StoreHealth = StoreHealth(), nowMs: @escaping @Sendable () -> Int64,
+    backoff: Backoff, stats: WorkerStats, health: StoreHealth = StoreHealth(),
+    acknowledgements: PendingAcknowledgements = PendingAcknowledgements(), nowMs: @escaping @Sendable () -> Int64,
     logger: Logger
   ) {
     reconciler = Reconciler(
       storage: storage, catalog: catalog, settings: settings, health: health, nowMs: nowMs, logger: logger)
-    refresher = ChainRefresher(gateways: gateways, reconciler: reconciler, storage: storage, health: health)
+    refresher = ChainRefresher(
+      gateways: gateways, reconciler: reconciler, storage: storage, health: health,
+      acknowledger: PurchaseAcknowledger(
+        storage: storage, pending: acknowledgements, backoff: backoff, nowMs: nowMs, logger: logger))
     processor = ItemProcessor(
       gateways: gateways, refresher: refresher, storage: storage, backoff: backoff,
       notFoundRetryWindowMs: settings.notFoundRetryWindowMs, stats: stats, nowMs: nowMs, logger: logger)

@@ -16,10 +16,14 @@ public final class VerifierWorker: Service, Sendable {
   let catalog: ProductCatalog
   let processor: ItemProcessor
   let rescheduler: Rescheduler
+  let sweeper: StoreSweeper
   let webhooks: WebhookDispatcher
   let stats: WorkerStats
   /// Which stores are failing now (the outage policy), shared by every read from a store.
   let storeHealth = StoreHealth()
+  /// Verified purchases a store waits to hear were delivered (Google's acknowledgement).
+  let acknowledgements = PendingAcknowledgements()
+  let unacknowledgedUrgent: Gauge
   let metricsText: (@Sendable () -> String)?
   let onListening: (@Sendable (_ port: Int) -> Void)?
   let settings: WorkerSettings
@@ -67,9 +71,15 @@ public final class VerifierWorker: Service, Sendable {
     let backoff = Backoff(baseMs: settings.backoffBaseMs, maxMs: settings.backoffMaxMs)
     let verification = VerificationParts(
       storage: storage, gateways: gateways, catalog: configuration.catalog, settings: settings, backoff: backoff,
-      stats: stats, health: storeHealth, nowMs: nowMs, logger: logger)
+      stats: stats, health: storeHealth, acknowledgements: acknowledgements, nowMs: nowMs, logger: logger)
     processor = verification.processor
     rescheduler = verification.rescheduler
+    sweeper = StoreSweeper(
+      gateways: gateways, refresher: verification.refresher, storage: storage, stats: stats,
+      intervalMs: settings.sweepIntervalMs, nowMs: nowMs, logger: logger)
+    unacknowledgedUrgent = Gauge(
+      label: "tollgate_unacknowledged_purchases_near_deadline",
+      factory: metrics?.factory ?? NOOPMetricsHandler.instance)
     webhooks = WebhookDispatcher(
       endpoints: configuration.webhooks,
       stats: stats,
@@ -90,7 +100,7 @@ public final class VerifierWorker: Service, Sendable {
     let router = Router()
     router.add(middleware: StorageGuardMiddleware(storage: storage, logger: logger))
     NotificationIntake.add(
-      to: router, routes: gateways.notificationRoutes, storage: storage, nowMs: nowMs, logger: logger)
+      to: router, routes: gateways.notificationRoutes, storage: storage, stats: stats, nowMs: nowMs, logger: logger)
     router.get("/health") { _, _ -> Response in
       let counts = (try? await self.storage.inboxCounts()) ?? [:]
       let problem = await self.storage.storageProblem()
@@ -103,6 +113,19 @@ public final class VerifierWorker: Service, Sendable {
           [
             "status": "degraded", "reason": "store_unreachable: \(since)",
             "storeOutages": Dictionary(uniqueKeysWithValues: outages.map { ($0.key.rawValue, $0.value) }),
+          ]
+        ) { $1 }
+      }
+      let acknowledgements = self.acknowledgements.counts(nowMs: self.nowMs())
+      if acknowledgements.pending > 0 {
+        health["unacknowledged"] = ["pending": acknowledgements.pending, "nearDeadline": acknowledgements.urgent]
+      }
+      if acknowledgements.urgent > 0 && health["reason"] == nil {
+        // Google refunds a purchase left unacknowledged for 3 days: money about to be lost.
+        health.merge(
+          [
+            "status": "degraded",
+            "reason": "unacknowledged_purchases: \(acknowledgements.urgent) within a day of the store's deadline",
           ]
         ) { $1 }
       }
@@ -132,6 +155,7 @@ public final class VerifierWorker: Service, Sendable {
       group.addTask { try await app.run() }
       group.addTask { await cancelWhenGracefulShutdown { await self.loop() } }
       group.addTask { await cancelWhenGracefulShutdown { await self.webhooks.run() } }
+      group.addTask { await cancelWhenGracefulShutdown { await self.sweeper.run() } }
       // Renewed until graceful shutdown, then released; losing it to another worker stops this one.
       group.addTask { try await cancelWhenGracefulShutdown { try await self.lease.keepRenewed() } }
     }
@@ -147,6 +171,7 @@ public final class VerifierWorker: Service, Sendable {
         if clock.now - gaugeUpdatedAt > .seconds(5) {
           gaugeUpdatedAt = clock.now
           stats.inboxPending.record((try? await storage.inboxCounts()["pending"]) ?? 0)
+          unacknowledgedUrgent.record(acknowledgements.counts(nowMs: nowMs()).urgent)
         }
         let items = try await storage.claimInbox(
           nowMs: nowMs(), limit: settings.storeConcurrency * 4, leaseMs: settings.leaseMs)

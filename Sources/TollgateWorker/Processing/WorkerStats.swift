@@ -11,6 +11,8 @@ final class WorkerStats: Sendable {
     var rejected = 0
     var storeFailures = 0
     var webhookFailures = 0
+    /// Notification requests answered without being stored, by outcome (refused, acknowledged).
+    var notificationsNotStored: [String: Int] = [:]
     var lastStoreFailureAtMs: Int64?
     var lastStoreError: String?
   }
@@ -22,6 +24,7 @@ final class WorkerStats: Sendable {
   private let storeFailureCounters: [Store: Counter]
   private let webhookFailureCounter: Counter
   let inboxPending: Gauge
+  private let factory: any MetricsFactory
 
   /// Dimensions are bounded: outcome and store, never a user or a purchase.
   init(factory: any MetricsFactory = NOOPMetricsHandler.instance, stores: [Store]) {
@@ -38,6 +41,7 @@ final class WorkerStats: Sendable {
       })
     webhookFailureCounter = Counter(label: "tollgate_webhook_failures_total", factory: factory)
     inboxPending = Gauge(label: "tollgate_worker_inbox_pending", factory: factory)
+    self.factory = factory
   }
 
   var snapshot: Snapshot { state.withLock { $0 } }
@@ -62,6 +66,16 @@ final class WorkerStats: Sendable {
     if let store { storeFailureCounters[store]?.increment() }
   }
 
+  /// A notification request refused (unauthenticated, malformed) or acknowledged without being
+  /// stored (authentic but not a notification). Dimensions: the route and the outcome, both bounded.
+  func notificationNotStored(route: String, outcome: String) {
+    state.withLock { $0.notificationsNotStored["\(route) \(outcome)", default: 0] += 1 }
+    Counter(
+      label: "tollgate_notifications_not_stored_total", dimensions: [("route", route), ("outcome", outcome)],
+      factory: factory
+    ).increment()
+  }
+
   func webhookFailure() {
     state.withLock { $0.webhookFailures += 1 }
     webhookFailureCounter.increment()
@@ -73,6 +87,7 @@ final class WorkerStats: Sendable {
       "verified": s.verified, "rejected": s.rejected, "storeFailures": s.storeFailures,
       "webhookFailures": s.webhookFailures,
     ]
+    if !s.notificationsNotStored.isEmpty { object["notificationsNotStored"] = s.notificationsNotStored }
     if let at = s.lastStoreFailureAtMs { object["lastStoreFailureAtMs"] = at }
     if let error = s.lastStoreError { object["lastStoreError"] = error }
     return object

@@ -11,6 +11,7 @@ struct ChainRefresher: Sendable {
   let reconciler: Reconciler
   let storage: any WorkerStorage
   let health: StoreHealth
+  let acknowledger: PurchaseAcknowledger
   let chains = KeyedLock()
 
   @discardableResult
@@ -36,9 +37,11 @@ struct ChainRefresher: Sendable {
         _ = try await storage.expediteRetries(
           store: reference.store, routes: gateway.notificationRoutes.map(\.name), nowMs: reconciler.nowMs())
       }
-      return try await reconciler.apply(
+      let outcome = try await reconciler.apply(
         chain, observedAtMs: askedAtMs, claimant: claimant, completes: inboxId, reason: reason,
         notSignedBeforeMs: reference.notSignedBeforeMs)
+      await acknowledger.afterVerification(chain, outcome: outcome, gateway: gateway)
+      return outcome
     }
   }
 

@@ -55,6 +55,15 @@ struct Reconciler: Sendable {
     let evaluator = evaluator
     let evaluation = evaluator.evaluate(history, at: now)
     var owner = existing?.userId
+    var inheritedFrom: StoredSubscription?
+    if owner == nil, let linked = history.linkedPurchaseToken, linked != chain.purchaseId,
+      let previous = try await storage.subscription(store: chain.store, purchaseId: linked), previous.userId != nil
+    {
+      // An upgrade, downgrade or re-signup: the new purchase belongs to whoever owned the one it
+      // replaces (Google's linkedPurchaseToken), before any claim is weighed.
+      owner = previous.userId
+      inheritedFrom = previous
+    }
     var events: [WorkerEvent] = []
     var alsoRecompute: String?
     var refusal: String?
@@ -112,10 +121,15 @@ struct Reconciler: Sendable {
         subscription: subscription, transactions: chain.transactions, events: events, completes: completion,
         alsoRecompute: alsoRecompute, reason: reason, nowMs: now),
       recompute: evaluator.recompute(nowMs: now))
+    if let previous = inheritedFrom, previous.nextCheckAtMs.map({ $0 > now }) ?? true {
+      // The replaced purchase is read again soon, so its own state shows the replacement.
+      try await storage.postponeCheck(
+        store: previous.store, purchaseId: previous.purchaseId, untilMs: now, failures: previous.failures)
+    }
     logger.info(
       "subscription verified",
       metadata: [
-        "store.name": "\(chain.store.rawValue)", "subscription.purchase_id": "\(chain.purchaseId)",
+        "store.name": "\(chain.store.rawValue)", "subscription.purchase_id": "\(chain.store.loggable(chain.purchaseId))",
         "subscription.state": "\(evaluation.state.rawValue)", "events": "\(events.map(\.kind))",
       ])
     return Outcome(ownerUserId: owner, state: evaluation.state, refusal: refusal)
@@ -148,7 +162,7 @@ struct Reconciler: Sendable {
     logger.warning(
       "the store cannot be read; access follows the outage policy",
       metadata: [
-        "store.name": "\(stored.store.rawValue)", "subscription.purchase_id": "\(stored.purchaseId)",
+        "store.name": "\(stored.store.rawValue)", "subscription.purchase_id": "\(stored.store.loggable(stored.purchaseId))",
         "subscription.state": "\(evaluation.state.rawValue)", "subscription.reason": "\(evaluation.reason.rawValue)",
         "access.ends_at_ms": "\(evaluation.accessEndsAtMs)",
       ])
