@@ -8,6 +8,8 @@ import TollgateWorker
 struct GooglePlayApp: Sendable {
   let settings: GooglePlayAppSettings
   let api: AndroidPublisherClient
+  /// Checks Play Billing signatures, when the app's licensing key is configured.
+  let billingSignature: PlayBillingSignatureVerifier?
 
   var packageName: String { settings.packageName }
 
@@ -27,6 +29,7 @@ struct GooglePlayApp: Sendable {
       throw WorkerConfigurationError(problems: ["googlePlay (\(settings.packageName)): \(error.message)"])
     }
     if let tokenURI = settings.tokenURI { key.tokenURI = tokenURI }
+    billingSignature = settings.licensingKey.flatMap { try? PlayBillingSignatureVerifier(licensingKeyBase64: $0) }
     let tokens = GoogleAccessTokenProvider(key: key, httpClient: httpClient, now: nowMs, logger: logger)
     api = AndroidPublisherClient(
       config: .init(baseURL: settings.apiBaseURL ?? AndroidPublisherConfig.productionBaseURL),

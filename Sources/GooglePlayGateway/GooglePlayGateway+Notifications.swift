@@ -61,7 +61,8 @@ extension GooglePlayGateway {
     }
     if let product = notification.oneTimeProductNotification {
       let type = product.notificationType ?? 0
-      let name = product.typedNotificationType.map { "ONE_TIME_PRODUCT_\(Self.screaming("\($0)"))" } ?? "ONE_TIME_PRODUCT"
+      let name =
+        product.typedNotificationType.map { "ONE_TIME_PRODUCT_\(Self.screaming("\($0)"))" } ?? "ONE_TIME_PRODUCT"
       return "RTDN \(name) (\(type))"
     }
     return "RTDN VOIDED_PURCHASE"

@@ -70,19 +70,6 @@ public final class GooglePlayGateway: StoreGateway {
     return apps.first { $0.packageName == packageName }
   }
 
-  public func identify(_ submission: PurchaseSubmission) async throws(StoreFailure) -> ChainReference {
-    guard let token = submission.purchaseToken?.trimmingCharacters(in: .whitespacesAndNewlines), !token.isEmpty else {
-      throw .final("a Google Play purchase needs its purchase_token")
-    }
-    guard let app = app(packageName: submission.appId) else {
-      throw .final(
-        submission.appId.map { "package \($0) is not configured" }
-          ?? "app_id (the package name) is required: several Google Play apps are configured")
-    }
-    return ChainReference(
-      store: .googlePlay, appId: app.packageName, lookupId: token, purchaseId: token, environment: nil)
-  }
-
   public func fetchChain(_ reference: ChainReference) async throws(StoreFailure) -> VerifiedChain {
     guard let app = app(packageName: reference.appId) else {
       throw .final("package \(reference.appId) is not configured")
@@ -154,7 +141,8 @@ public final class GooglePlayGateway: StoreGateway {
           "subscription.purchase_token": "\(mapping.history.purchaseId.prefix(12))…",
         ])
     }
-    let history = mapping.history.applyingGooglePlay(voided: revocations.map { $0.voidedPurchase(token: mapping.history.purchaseId) })
+    let history = mapping.history.applyingGooglePlay(
+      voided: revocations.map { $0.voidedPurchase(token: mapping.history.purchaseId) })
     let sha = SHA256.hash(Array(body)).hexString
     let rows = history.transactions.map { transaction in
       TransactionRow(

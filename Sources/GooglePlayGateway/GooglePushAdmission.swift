@@ -30,7 +30,8 @@ struct GooglePushAdmission: Sendable {
       case .success:
         admittedFor = door.packageNames
       case .failure(let error):
-        let status = error.isTransient ? 503 : (error.code == .missingToken || error.code == .malformedToken ? 401 : 403)
+        let status =
+          error.isTransient ? 503 : (error.code == .missingToken || error.code == .malformedToken ? 401 : 403)
         // The most actionable refusal wins: a retry (503) over a wrong token over a missing one.
         if refusal == nil || status == 503 || (status == 403 && refusal?.status == 401) {
           refusal = (status, "Pub/Sub push token refused: \(error.code): \(error.message)")
@@ -55,7 +56,9 @@ struct GooglePushAdmission: Sendable {
     }
     guard let packageName = notification.packageName, packageNames.contains(packageName) else {
       return .acknowledge(
-        reason: "a notification for package \(notification.packageName ?? "(none)"), which this push subscription does not serve")
+        reason:
+          "a notification for package \(notification.packageName ?? "(none)"), which this push subscription does not serve"
+      )
     }
     // Pub/Sub redelivers a message under the same id; without one, the body itself is the key.
     let key = envelope.message?.messageId ?? "sha256:\(SHA256.hash(request.body).hexString)"

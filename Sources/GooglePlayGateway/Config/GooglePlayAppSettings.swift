@@ -1,4 +1,5 @@
 import Foundation
+import GooglePlay
 
 /// One Google Play app the worker verifies purchases for: its package name, the service account
 /// that calls the Android Publisher API (a JSON key from a file or the environment, never logged),
@@ -21,10 +22,14 @@ public struct GooglePlayAppSettings: Sendable, Decodable, Hashable {
   public var acknowledge: Bool = true
   /// Accept test purchases (license testers) as sandbox purchases.
   public var allowTestPurchases: Bool = false
+  /// The app's licensing key (Play Console → Monetization setup → Licensing: base64 of an RSA
+  /// public key). With it, a submission carrying Play Billing purchase data has its signature
+  /// checked first. A public key: it may sit in the file.
+  public var licensingKey: String?
 
   enum CodingKeys: String, CodingKey {
     case packageName, serviceAccountKeyFile, serviceAccountKeyEnv, pushAudience, pushServiceAccount, apiBaseURL,
-      tokenURI, jwksURL, acknowledge, allowTestPurchases
+      tokenURI, jwksURL, acknowledge, allowTestPurchases, licensingKey
   }
 
   public init(packageName: String) {
@@ -43,6 +48,7 @@ public struct GooglePlayAppSettings: Sendable, Decodable, Hashable {
     jwksURL = try c.decodeIfPresent(String.self, forKey: .jwksURL)
     acknowledge = try c.decodeIfPresent(Bool.self, forKey: .acknowledge) ?? true
     allowTestPurchases = try c.decodeIfPresent(Bool.self, forKey: .allowTestPurchases) ?? false
+    licensingKey = try c.decodeIfPresent(String.self, forKey: .licensingKey)
   }
 
   /// The service account's JSON key, from the environment or the file.
@@ -65,6 +71,9 @@ public struct GooglePlayAppSettings: Sendable, Decodable, Hashable {
     }
     if pushAudience == nil {
       problems.append("pushAudience is required: notifications are authenticated before they are stored")
+    }
+    if let licensingKey, (try? PlayBillingSignatureVerifier(licensingKeyBase64: licensingKey)) == nil {
+      problems.append("licensingKey is not a base64 RSA public key (copy it from Play Console → Licensing)")
     }
     for (name, url) in [("apiBaseURL", apiBaseURL), ("tokenURI", tokenURI), ("jwksURL", jwksURL)] {
       if let url, !(url.hasPrefix("https://") || url.hasPrefix("http://")) {

@@ -558,6 +558,14 @@ public nonisolated struct Tollgate_V1_SubmitPurchaseRequest: Sendable {
   /// server's configuration.
   public var waitMs: UInt32 = 0
 
+  /// Google Play, optional: the Play Billing library's INAPP_PURCHASE_DATA exactly as the app got it
+  /// (Purchase.getOriginalJson()) and its signature (Purchase.getSignature(), base64). With the app's
+  /// licensing key configured, the worker checks the signature over these exact bytes first and
+  /// rejects a mismatch; the purchase's state still comes from Google's API.
+  public var googlePurchaseData: String = String()
+
+  public var googleSignature: String = String()
+
   public var unknownFields = SwiftProtobuf.UnknownStorage()
 
   public init() {}
@@ -1073,7 +1081,7 @@ nonisolated extension Tollgate_V1_GetSubscriptionResponse: SwiftProtobuf.Message
 
 nonisolated extension Tollgate_V1_SubmitPurchaseRequest: SwiftProtobuf.Message, SwiftProtobuf._MessageImplementationBase, SwiftProtobuf._ProtoNameProviding {
   public static let protoMessageName: String = _protobuf_package + ".SubmitPurchaseRequest"
-  public static let _protobuf_nameMap = SwiftProtobuf._NameMap(bytecode: "\0\u{3}user_id\0\u{1}store\0\u{1}receipt\0\u{3}purchase_token\0\u{3}receipt_id\0\u{3}amazon_user_id\0\u{3}product_id\0\u{3}app_id\0\u{3}wait_ms\0")
+  public static let _protobuf_nameMap = SwiftProtobuf._NameMap(bytecode: "\0\u{3}user_id\0\u{1}store\0\u{1}receipt\0\u{3}purchase_token\0\u{3}receipt_id\0\u{3}amazon_user_id\0\u{3}product_id\0\u{3}app_id\0\u{3}wait_ms\0\u{3}google_purchase_data\0\u{3}google_signature\0")
 
   public mutating func decodeMessage<D: SwiftProtobuf.Decoder>(decoder: inout D) throws {
     while let fieldNumber = try decoder.nextFieldNumber() {
@@ -1090,6 +1098,8 @@ nonisolated extension Tollgate_V1_SubmitPurchaseRequest: SwiftProtobuf.Message, 
       case 7: try { try decoder.decodeSingularStringField(value: &self.productID) }()
       case 8: try { try decoder.decodeSingularStringField(value: &self.appID) }()
       case 9: try { try decoder.decodeSingularUInt32Field(value: &self.waitMs) }()
+      case 10: try { try decoder.decodeSingularStringField(value: &self.googlePurchaseData) }()
+      case 11: try { try decoder.decodeSingularStringField(value: &self.googleSignature) }()
       default: break
       }
     }
@@ -1123,6 +1133,12 @@ nonisolated extension Tollgate_V1_SubmitPurchaseRequest: SwiftProtobuf.Message, 
     if self.waitMs != 0 {
       try visitor.visitSingularUInt32Field(value: self.waitMs, fieldNumber: 9)
     }
+    if !self.googlePurchaseData.isEmpty {
+      try visitor.visitSingularStringField(value: self.googlePurchaseData, fieldNumber: 10)
+    }
+    if !self.googleSignature.isEmpty {
+      try visitor.visitSingularStringField(value: self.googleSignature, fieldNumber: 11)
+    }
     try unknownFields.traverse(visitor: &visitor)
   }
 
@@ -1136,6 +1152,8 @@ nonisolated extension Tollgate_V1_SubmitPurchaseRequest: SwiftProtobuf.Message, 
     if lhs.productID != rhs.productID {return false}
     if lhs.appID != rhs.appID {return false}
     if lhs.waitMs != rhs.waitMs {return false}
+    if lhs.googlePurchaseData != rhs.googlePurchaseData {return false}
+    if lhs.googleSignature != rhs.googleSignature {return false}
     if lhs.unknownFields != rhs.unknownFields {return false}
     return true
   }

@@ -11,6 +11,10 @@ public struct PurchaseSubmission: Sendable, Hashable, Codable {
   public var amazonUserId: String?
   public var productId: String?
   public var appId: String?
+  /// Google Play: the Play Billing library's `INAPP_PURCHASE_DATA`, byte for byte as the app got
+  /// it, and its base64 RSA-SHA1 signature (a first check; state comes from Google's API).
+  public var googlePurchaseData: String?
+  public var googleSignature: String?
 
   public init(
     userId: String, store: Store, receipt: String? = nil, purchaseToken: String? = nil,

@@ -33,7 +33,10 @@ enum RequestValidation {
   static func submission(_ request: Tollgate_V1_SubmitPurchaseRequest) -> Result<PurchaseSubmission, Problem> {
     if let problem = userId(request.userID) { return .failure(Problem(message: problem)) }
     func nonEmpty(_ value: String) -> String? { value.isEmpty ? nil : value }
-    let evidence = [request.receipt, request.purchaseToken, request.receiptID, request.amazonUserID]
+    let evidence = [
+      request.receipt, request.purchaseToken, request.receiptID, request.amazonUserID, request.googlePurchaseData,
+      request.googleSignature,
+    ]
     if evidence.contains(where: { $0.utf8.count > maximumEvidenceLength }) {
       return .failure(Problem(message: "purchase evidence is longer than \(maximumEvidenceLength) bytes"))
     }
@@ -52,6 +55,14 @@ enum RequestValidation {
       }
       submission.store = .googlePlay
       submission.purchaseToken = token
+      switch (nonEmpty(request.googlePurchaseData), nonEmpty(request.googleSignature)) {
+      case (let data?, let signature?):
+        submission.googlePurchaseData = data
+        submission.googleSignature = signature
+      case (nil, nil): break
+      default:
+        return .failure(Problem(message: "google_purchase_data and google_signature go together: send both or neither"))
+      }
     case .amazon:
       guard let receiptId = nonEmpty(request.receiptID), let amazonUserId = nonEmpty(request.amazonUserID) else {
         return .failure(Problem(message: "store AMAZON needs receipt_id and amazon_user_id"))

@@ -11,7 +11,8 @@ public struct NotificationRoute: Sendable {
   public var admit: @Sendable (_ request: NotificationRequest) async -> NotificationAdmission
 
   public init(
-    name: String, path: String, admit: @escaping @Sendable (_ request: NotificationRequest) async -> NotificationAdmission
+    name: String, path: String,
+    admit: @escaping @Sendable (_ request: NotificationRequest) async -> NotificationAdmission
   ) {
     self.name = name
     self.path = path

@@ -129,7 +129,8 @@ struct Reconciler: Sendable {
     logger.info(
       "subscription verified",
       metadata: [
-        "store.name": "\(chain.store.rawValue)", "subscription.purchase_id": "\(chain.store.loggable(chain.purchaseId))",
+        "store.name": "\(chain.store.rawValue)",
+        "subscription.purchase_id": "\(chain.store.loggable(chain.purchaseId))",
         "subscription.state": "\(evaluation.state.rawValue)", "events": "\(events.map(\.kind))",
       ])
     return Outcome(ownerUserId: owner, state: evaluation.state, refusal: refusal)
@@ -162,7 +163,8 @@ struct Reconciler: Sendable {
     logger.warning(
       "the store cannot be read; access follows the outage policy",
       metadata: [
-        "store.name": "\(stored.store.rawValue)", "subscription.purchase_id": "\(stored.store.loggable(stored.purchaseId))",
+        "store.name": "\(stored.store.rawValue)",
+        "subscription.purchase_id": "\(stored.store.loggable(stored.purchaseId))",
         "subscription.state": "\(evaluation.state.rawValue)", "subscription.reason": "\(evaluation.reason.rawValue)",
         "access.ends_at_ms": "\(evaluation.accessEndsAtMs)",
       ])

@@ -33,7 +33,8 @@ struct Rescheduler: Sendable {
       logger.warning(
         "re-verification failed; the verified state stays",
         metadata: [
-          "store.name": "\(subscription.store.rawValue)", "subscription.purchase_id": "\(subscription.store.loggable(subscription.purchaseId))",
+          "store.name": "\(subscription.store.rawValue)",
+          "subscription.purchase_id": "\(subscription.store.loggable(subscription.purchaseId))",
           "error": "\(failure)", "error.kind": "\(failure.kind)", "retry.in_ms": "\(delay)",
         ])
       do {

@@ -1223,7 +1223,7 @@ const ProtobufCMessageDescriptor tollgate__v1__get_subscription_response__descri
   (ProtobufCMessageInit) tollgate__v1__get_subscription_response__init,
   NULL,NULL,NULL    /* reserved[123] */
 };
-static const ProtobufCFieldDescriptor tollgate__v1__submit_purchase_request__field_descriptors[9] =
+static const ProtobufCFieldDescriptor tollgate__v1__submit_purchase_request__field_descriptors[11] =
 {
   {
     "user_id",
@@ -1333,10 +1333,36 @@ static const ProtobufCFieldDescriptor tollgate__v1__submit_purchase_request__fie
     0,             /* flags */
     0,NULL,NULL    /* reserved1,reserved2, etc */
   },
+  {
+    "google_purchase_data",
+    10,
+    PROTOBUF_C_LABEL_NONE,
+    PROTOBUF_C_TYPE_STRING,
+    0,   /* quantifier_offset */
+    offsetof(Tollgate__V1__SubmitPurchaseRequest, google_purchase_data),
+    NULL,
+    &protobuf_c_empty_string,
+    0,             /* flags */
+    0,NULL,NULL    /* reserved1,reserved2, etc */
+  },
+  {
+    "google_signature",
+    11,
+    PROTOBUF_C_LABEL_NONE,
+    PROTOBUF_C_TYPE_STRING,
+    0,   /* quantifier_offset */
+    offsetof(Tollgate__V1__SubmitPurchaseRequest, google_signature),
+    NULL,
+    &protobuf_c_empty_string,
+    0,             /* flags */
+    0,NULL,NULL    /* reserved1,reserved2, etc */
+  },
 };
 static const unsigned tollgate__v1__submit_purchase_request__field_indices_by_name[] = {
   5,   /* field[5] = amazon_user_id */
   7,   /* field[7] = app_id */
+  9,   /* field[9] = google_purchase_data */
+  10,   /* field[10] = google_signature */
   6,   /* field[6] = product_id */
   3,   /* field[3] = purchase_token */
   2,   /* field[2] = receipt */
@@ -1348,7 +1374,7 @@ static const unsigned tollgate__v1__submit_purchase_request__field_indices_by_na
 static const ProtobufCIntRange tollgate__v1__submit_purchase_request__number_ranges[1 + 1] =
 {
   { 1, 0 },
-  { 0, 9 }
+  { 0, 11 }
 };
 const ProtobufCMessageDescriptor tollgate__v1__submit_purchase_request__descriptor =
 {
@@ -1358,7 +1384,7 @@ const ProtobufCMessageDescriptor tollgate__v1__submit_purchase_request__descript
   "Tollgate__V1__SubmitPurchaseRequest",
   "tollgate.v1",
   sizeof(Tollgate__V1__SubmitPurchaseRequest),
-  9,
+  11,
   tollgate__v1__submit_purchase_request__field_descriptors,
   tollgate__v1__submit_purchase_request__field_indices_by_name,
   1,  tollgate__v1__submit_purchase_request__number_ranges,

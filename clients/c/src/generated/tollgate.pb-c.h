@@ -291,10 +291,18 @@ struct  Tollgate__V1__SubmitPurchaseRequest
    * server's configuration.
    */
   uint32_t wait_ms;
+  /*
+   * Google Play, optional: the Play Billing library's INAPP_PURCHASE_DATA exactly as the app got it
+   * (Purchase.getOriginalJson()) and its signature (Purchase.getSignature(), base64). With the app's
+   * licensing key configured, the worker checks the signature over these exact bytes first and
+   * rejects a mismatch; the purchase's state still comes from Google's API.
+   */
+  char *google_purchase_data;
+  char *google_signature;
 };
 #define TOLLGATE__V1__SUBMIT_PURCHASE_REQUEST__INIT \
  { PROTOBUF_C_MESSAGE_INIT (&tollgate__v1__submit_purchase_request__descriptor) \
-    , (char *)protobuf_c_empty_string, TOLLGATE__V1__STORE__STORE_UNSPECIFIED, (char *)protobuf_c_empty_string, (char *)protobuf_c_empty_string, (char *)protobuf_c_empty_string, (char *)protobuf_c_empty_string, (char *)protobuf_c_empty_string, (char *)protobuf_c_empty_string, 0 }
+    , (char *)protobuf_c_empty_string, TOLLGATE__V1__STORE__STORE_UNSPECIFIED, (char *)protobuf_c_empty_string, (char *)protobuf_c_empty_string, (char *)protobuf_c_empty_string, (char *)protobuf_c_empty_string, (char *)protobuf_c_empty_string, (char *)protobuf_c_empty_string, 0, (char *)protobuf_c_empty_string, (char *)protobuf_c_empty_string }
 
 
 struct  Tollgate__V1__SubmitPurchaseResponse

@@ -156,9 +156,11 @@ class IsSubscriberResponse(_message.Message):
     def __init__(self, active: bool = ..., expires_at_ms: _Optional[int] = ..., state: _Optional[_Union[SubscriptionState, str]] = ..., will_renew: bool = ..., store: _Optional[_Union[Store, str]] = ..., product_id: _Optional[str] = ..., environment: _Optional[_Union[Environment, str]] = ..., verified_at_ms: _Optional[int] = ..., error: _Optional[_Union[Error, _Mapping]] = ..., evaluated_at_ms: _Optional[int] = ..., store_subscription_id: _Optional[str] = ...) -> None: ...
 
 class SubmitPurchaseRequest(_message.Message):
-    __slots__ = ["amazon_user_id", "app_id", "product_id", "purchase_token", "receipt", "receipt_id", "store", "user_id", "wait_ms"]
+    __slots__ = ["amazon_user_id", "app_id", "google_purchase_data", "google_signature", "product_id", "purchase_token", "receipt", "receipt_id", "store", "user_id", "wait_ms"]
     AMAZON_USER_ID_FIELD_NUMBER: _ClassVar[int]
     APP_ID_FIELD_NUMBER: _ClassVar[int]
+    GOOGLE_PURCHASE_DATA_FIELD_NUMBER: _ClassVar[int]
+    GOOGLE_SIGNATURE_FIELD_NUMBER: _ClassVar[int]
     PRODUCT_ID_FIELD_NUMBER: _ClassVar[int]
     PURCHASE_TOKEN_FIELD_NUMBER: _ClassVar[int]
     RECEIPT_FIELD_NUMBER: _ClassVar[int]
@@ -168,6 +170,8 @@ class SubmitPurchaseRequest(_message.Message):
     WAIT_MS_FIELD_NUMBER: _ClassVar[int]
     amazon_user_id: str
     app_id: str
+    google_purchase_data: str
+    google_signature: str
     product_id: str
     purchase_token: str
     receipt: str
@@ -175,7 +179,7 @@ class SubmitPurchaseRequest(_message.Message):
     store: Store
     user_id: str
     wait_ms: int
-    def __init__(self, user_id: _Optional[str] = ..., store: _Optional[_Union[Store, str]] = ..., receipt: _Optional[str] = ..., purchase_token: _Optional[str] = ..., receipt_id: _Optional[str] = ..., amazon_user_id: _Optional[str] = ..., product_id: _Optional[str] = ..., app_id: _Optional[str] = ..., wait_ms: _Optional[int] = ...) -> None: ...
+    def __init__(self, user_id: _Optional[str] = ..., store: _Optional[_Union[Store, str]] = ..., receipt: _Optional[str] = ..., purchase_token: _Optional[str] = ..., receipt_id: _Optional[str] = ..., amazon_user_id: _Optional[str] = ..., product_id: _Optional[str] = ..., app_id: _Optional[str] = ..., wait_ms: _Optional[int] = ..., google_purchase_data: _Optional[str] = ..., google_signature: _Optional[str] = ...) -> None: ...
 
 class SubmitPurchaseResponse(_message.Message):
     __slots__ = ["entitlements", "error", "rejection_reason", "status", "submission_id"]
