@@ -293,7 +293,7 @@ let package = Package(
     .testTarget(
       name: "StoreSimulatorTests",
       dependencies: [
-        "StoreSimulator", "AppStore", "TollgateCrypto", "TollgateCore", "TollgateTesting",
+        "StoreSimulator", "AppStore", "GooglePlay", "TollgateCrypto", "TollgateCore", "TollgateTesting",
         .product(name: "AsyncHTTPClient", package: "async-http-client"),
         .product(name: "Logging", package: "swift-log"),
       ],

@@ -14,6 +14,8 @@ extension StoreSimulator {
     /// a worker pins survives restarts. `nil` keeps everything in memory.
     public var dataDirectory: String?
     public var apple: Apple = .defaults
+    /// The simulated Google Play (Android Publisher API, OAuth, JWKS, Pub/Sub pushes).
+    public var google: Google = .defaults
     /// Real-time waits before each retry of a notification the receiver did not accept (2xx).
     public var notificationRetryDelaysMs: [Int64] = [1_000, 4_000, 16_000]
     public var notificationTimeoutMs: Int64 = 5_000
@@ -174,6 +176,7 @@ private struct ConfigFile: Decodable {
   var dataDirectory: String?
   var notificationRetryDelaysMs: [Int64]?
   var apple: AppleFile?
+  var google: GoogleConfigFile?
 
   var config: StoreSimulator.Config {
     var config = StoreSimulator.Config.defaults
@@ -184,6 +187,7 @@ private struct ConfigFile: Decodable {
     config.startTimeMs = startTimeMs
     config.dataDirectory = dataDirectory
     if let notificationRetryDelaysMs { config.notificationRetryDelaysMs = notificationRetryDelaysMs }
+    google?.apply(to: &config.google)
     guard let apple else { return config }
     if let apps = apple.apps { config.apple.apps = apps }
     if let products = apple.products {

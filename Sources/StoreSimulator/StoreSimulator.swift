@@ -19,6 +19,7 @@ public final class StoreSimulator: Sendable {
   struct State: Sendable {
     var core: SimCore
     var apple: AppleStore
+    var google: GoogleStore
   }
 
   public let config: Config
@@ -28,15 +29,25 @@ public final class StoreSimulator: Sendable {
   let dispatcher: NotificationDispatcher
   let logger: Logger
   private let appleSigner: AppleSigner
+  let googleCredentials: GoogleCredentials
+  let googleAccessTokens = GoogleAccessTokens()
+  let virtualNow: VirtualNowMirror
+  let googleKeyFilePath = Mutex<String?>(nil)
   private let httpClient: HTTPClient
   private let boundPort = Atomic<Int>(0)
   private let serverTask = Mutex<Task<Void, any Error>?>(nil)
 
-  private init(config: Config, signer: AppleSigner, startMs: Int64, logger: Logger) {
+  private init(config: Config, signer: AppleSigner, google: GoogleCredentials, startMs: Int64, logger: Logger) {
     self.config = config
     self.appleSigner = signer
+    self.googleCredentials = google
     self.logger = logger
-    self.state = Mutex(State(core: SimCore(nowMs: startMs), apple: AppleStore(config: config.apple, signer: signer)))
+    let virtualNow = VirtualNowMirror(startMs)
+    self.virtualNow = virtualNow
+    self.state = Mutex(
+      State(
+        core: SimCore(nowMs: startMs), apple: AppleStore(config: config.apple, signer: signer),
+        google: GoogleStore(config: config.google, credentials: google, virtualNow: virtualNow)))
     self.httpClient = HTTPClient(eventLoopGroup: HTTPClient.defaultEventLoopGroup)
     self.dispatcher = NotificationDispatcher(
       httpClient: httpClient, faults: faults, retryDelaysMs: config.notificationRetryDelaysMs,
@@ -53,9 +64,11 @@ public final class StoreSimulator: Sendable {
         "no App Store Server API key configured: any well-formed ES256 token for this bundle id is accepted",
         metadata: ["apple.bundle_id": "\(app.bundleId)"])
     }
-    let simulator = StoreSimulator(config: config, signer: signer, startMs: startMs, logger: logger)
+    let google = try GoogleCredentials.load(orCreateIn: config.dataDirectory, config: config.google)
+    let simulator = StoreSimulator(config: config, signer: signer, google: google, startMs: startMs, logger: logger)
     let router = Router(context: SimRequestContext.self)
     simulator.addAppleRoutes(to: router)
+    simulator.addGoogleRoutes(to: router)
     simulator.addControlRoutes(to: router)
     let (stream, continuation) = AsyncStream<Int>.makeStream()
     let app = Application(
@@ -73,6 +86,15 @@ public final class StoreSimulator: Sendable {
     }
     simulator.boundPort.store(port, ordering: .relaxed)
     simulator.serverTask.withLock { $0 = task }
+    if let directory = config.dataDirectory {
+      do {
+        let path = try google.writeKeyFile(in: directory, tokenURI: simulator.googleTokenURI)
+        simulator.googleKeyFilePath.withLock { $0 = path }
+      } catch {
+        await simulator.stop()
+        throw error
+      }
+    }
     logger.info(
       "store simulator listening",
       metadata: ["sim.port": "\(port)", "sim.now_ms": "\(startMs)", "sim.data": "\(config.dataDirectory ?? "-")"])
@@ -114,6 +136,7 @@ public final class StoreSimulator: Sendable {
   {
     let (value, outbox) = try state.withLock { (state: inout State) throws(StoreSimulatorError) in
       let value = try change(&state)
+      virtualNow.publish(state.core.nowMs)
       return (value, state.core.takeOutbox())
     }
     await dispatcher.deliver(outbox)
@@ -141,6 +164,7 @@ public final class StoreSimulator: Sendable {
         let outcome: String
         switch event.store {
         case AppleStore.name: outcome = state.apple.fire(event, core: &state.core)
+        case GoogleStore.name: outcome = state.google.fire(event, core: &state.core)
         default: outcome = "no such store"
         }
         if outcome != "stale" {

@@ -36,7 +36,8 @@ public struct FaultRule: Sendable, Hashable, Codable {
     case drop, duplicate, reorder
   }
 
-  /// `apple.api`, `apple.verifyReceipt` or `apple.notifications`.
+  /// `apple.api`, `apple.verifyReceipt`, `apple.notifications`, `google.api`, `google.token` or
+  /// `google.notifications`.
   public var target: String
   public var mode: Mode
   /// How many requests (or notifications) it applies to; `nil` until `DELETE /sim/faults`.
@@ -55,12 +56,16 @@ public struct FaultRule: Sendable, Hashable, Codable {
     self.delayMs = delayMs
   }
 
-  public static let targets = ["apple.api", "apple.verifyReceipt", "apple.notifications"]
+  public static let targets = [
+    "apple.api", "apple.verifyReceipt", "apple.notifications", "google.api", "google.token", "google.notifications",
+  ]
 
   /// The modes `target` takes: every answer fault for the API; the ones that need no signed
   /// payload or API error vocabulary for verifyReceipt; delivery faults for notifications.
   public static func modes(for target: String) -> [Mode] {
     let answers: [Mode] = [.error500, .rateLimit, .slow, .stall, .reset, .html200, .empty200, .truncatedJSON]
+    if target == "google.api" { return answers + [.unauthorized, .notFound, .stale] }
+    if target == "google.token" { return answers + [.unauthorized] }
     if target.hasSuffix(".api") { return answers + [.badSignature, .unauthorized, .notFound, .stale] }
     if target.hasSuffix(".verifyReceipt") { return answers }
     if target.hasSuffix(".notifications") { return [.error500, .rateLimit, .slow, .drop, .duplicate, .reorder] }

@@ -14,6 +14,8 @@ struct OutgoingNotification: Sendable {
   var subtype: String?
   var subject: String
   var virtualTimeMs: Int64
+  /// Called for each attempt: the bearer token to send (Google's Pub/Sub push authentication).
+  var bearerToken: (@Sendable () -> String)? = nil
 }
 
 /// What happened to one notification: every delivery attempt, in real time.
@@ -150,6 +152,9 @@ final class NotificationDispatcher: Sendable {
     var request = HTTPClientRequest(url: notification.url)
     request.method = .POST
     request.headers.add(name: "Content-Type", value: "application/json")
+    if let bearerToken = notification.bearerToken {
+      request.headers.add(name: "Authorization", value: "Bearer \(bearerToken())")
+    }
     request.body = .bytes(ByteBuffer(bytes: notification.body))
     var status: Int?
     var failure: String?

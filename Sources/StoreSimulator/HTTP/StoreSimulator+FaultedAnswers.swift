@@ -10,7 +10,8 @@ import NIOCore
 /// The one place a store request meets the fault rules: the real answer, or what the rule for
 /// its target makes of it (docs/storesim.md, "Faults").
 extension StoreSimulator {
-  /// Answers a request to `target` (`apple.api`, `apple.verifyReceipt`). `real` computes the
+  /// Answers a request to `target` (`apple.api`, `apple.verifyReceipt`, `google.api`,
+  /// `google.token`). `real` computes the
   /// store's own answer; it is not called when a fault answers instead. Every real `200` of a
   /// target that takes `stale` is remembered under the request's path and query.
   func storeAnswer(
@@ -26,6 +27,9 @@ extension StoreSimulator {
     }
     guard let fault else { return await realAnswer().response }
     logger.debug("fault applied", metadata: ["sim.fault": "\(fault.mode.rawValue)", "sim.target": "\(target)"])
+    if let google = StoreAnswer.googleFault(target, fault.mode, retryAfterSeconds: fault.retryAfterSeconds) {
+      return google.response
+    }
     switch fault.mode {
     case .error500:
       return StoreAnswer.appleError(500, 5_000_000, "An unknown error occurred.").response

@@ -1,0 +1,141 @@
+import Foundation
+import TollgateCrypto
+
+/// The simulated Google identities: the service account whose JSON key the worker is given (its
+/// public half checks the token endpoint's assertions), and the key that signs the OIDC tokens of
+/// Pub/Sub pushes (published as a JWKS). Both are saved in the data directory and reused.
+struct GoogleCredentials: Sendable {
+  let serviceAccountKey: RSAPrivateKey
+  let serviceAccountPublicKey: RSAPublicKey
+  let privateKeyId: String
+  let clientEmail: String
+  let clientId: String
+  let projectId: String
+  let oidcKey: RSAPrivateKey
+  /// The OIDC key's `kid`: 40 hex digits, as Google's are.
+  let oidcKid: String
+  /// The JWKS document (`GET /oauth2/v3/certs`).
+  let jwks: [UInt8]
+
+  static let keyFile = "google-service-account.json"
+  static let oidcKeyFile = "google-oidc-key.pem"
+
+  private struct KeyFile: Codable {
+    var type: String
+    var project_id: String
+    var private_key_id: String
+    var private_key: String
+    var client_email: String
+    var client_id: String
+    var auth_uri: String
+    var token_uri: String
+    var auth_provider_x509_cert_url: String
+    var client_x509_cert_url: String
+    var universe_domain: String
+  }
+
+  /// The keys saved in `directory`, or new ones (saved there when `directory` is set).
+  static func load(orCreateIn directory: String?, config: StoreSimulator.Google) throws(StoreSimulatorError)
+    -> GoogleCredentials
+  {
+    do {
+      var serviceAccount: (RSAPrivateKey, String, String)?
+      var oidcKey: RSAPrivateKey?
+      if let directory {
+        let keyPath = "\(directory)/\(keyFile)"
+        if let data = FileManager.default.contents(atPath: keyPath) {
+          let file = try JSONDecoder().decode(KeyFile.self, from: data)
+          serviceAccount = (try RSAPrivateKey(pem: file.private_key), file.private_key_id, file.client_email)
+        }
+        if let pem = try? String(contentsOfFile: "\(directory)/\(oidcKeyFile)", encoding: .utf8) {
+          oidcKey = try RSAPrivateKey(pem: pem)
+        }
+      }
+      let accountKey = try serviceAccount?.0 ?? RSAPrivateKey.generate(bits: 2048)
+      let keyId =
+        try serviceAccount?.1 ?? GoogleJWT.hex(SHA256.hash(accountKey.publicKey.derRepresentation()).prefix(20))
+      let signingKey = try oidcKey ?? RSAPrivateKey.generate(bits: 2048)
+      let credentials = try GoogleCredentials(
+        serviceAccountKey: accountKey, privateKeyId: keyId,
+        clientEmail: serviceAccount?.2 ?? config.serviceAccountEmail,
+        projectId: config.projectId, oidcKey: signingKey)
+      if let directory, oidcKey == nil {
+        try FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: true)
+        try write(Array(try signingKey.pkcs8PEM().utf8), to: "\(directory)/\(oidcKeyFile)")
+      }
+      return credentials
+    } catch let error as StoreSimulatorError {
+      throw error
+    } catch {
+      throw StoreSimulatorError(code: .startup, message: "cannot set up the Google credentials: \(error)", cause: error)
+    }
+  }
+
+  private init(
+    serviceAccountKey: RSAPrivateKey, privateKeyId: String, clientEmail: String, projectId: String,
+    oidcKey: RSAPrivateKey
+  ) throws {
+    self.serviceAccountKey = serviceAccountKey
+    self.serviceAccountPublicKey = serviceAccountKey.publicKey
+    self.privateKeyId = privateKeyId
+    self.clientEmail = clientEmail
+    self.projectId = projectId
+    self.clientId = Self.digits(of: clientEmail, count: 21)
+    self.oidcKey = oidcKey
+    let publicDER = try oidcKey.publicKey.derRepresentation()
+    self.oidcKid = GoogleJWT.hex(SHA256.hash(publicDER).prefix(20))
+    let (modulus, exponent) = try oidcKey.publicKey.components()
+    let keys: [String: Any] = [
+      "keys": [
+        [
+          "kid": oidcKid, "kty": "RSA", "alg": "RS256", "use": "sig", "n": Base64URL.encode(modulus),
+          "e": Base64URL.encode(exponent),
+        ]
+      ]
+    ]
+    self.jwks = Array(try JSONSerialization.data(withJSONObject: keys, options: [.sortedKeys]))
+  }
+
+  /// The service account's JSON key in Google's format, with `token_uri` set to `tokenURI`.
+  func keyFileJSON(tokenURI: String) -> [UInt8] {
+    let file = KeyFile(
+      type: "service_account", project_id: projectId, private_key_id: privateKeyId,
+      private_key: (try? serviceAccountKey.pkcs8PEM()) ?? "", client_email: clientEmail, client_id: clientId,
+      auth_uri: "https://accounts.google.com/o/oauth2/auth", token_uri: tokenURI,
+      auth_provider_x509_cert_url: "https://www.googleapis.com/oauth2/v1/certs",
+      client_x509_cert_url: "https://www.googleapis.com/robot/v1/metadata/x509/"
+        + (clientEmail.addingPercentEncoding(withAllowedCharacters: .alphanumerics) ?? clientEmail),
+      universe_domain: "googleapis.com")
+    let encoder = JSONEncoder()
+    encoder.outputFormatting = [.prettyPrinted, .sortedKeys, .withoutEscapingSlashes]
+    return Array((try? encoder.encode(file)) ?? Data())
+  }
+
+  /// Writes (or rewrites, since the port may change between runs) the key file in `directory`.
+  func writeKeyFile(in directory: String, tokenURI: String) throws(StoreSimulatorError) -> String {
+    let path = "\(directory)/\(Self.keyFile)"
+    do {
+      try FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: true)
+      try Self.write(keyFileJSON(tokenURI: tokenURI), to: path)
+    } catch {
+      throw StoreSimulatorError(code: .startup, message: "cannot write \(path): \(error)", cause: error)
+    }
+    return path
+  }
+
+  /// The subject id (`sub`, `azp`) of the push service account's tokens.
+  static func pushSubject(_ email: String) -> String { digits(of: email, count: 21) }
+
+  /// `count` decimal digits derived from `text`, stable across runs (Google's numeric ids).
+  private static func digits(of text: String, count: Int) -> String {
+    let hash = SHA256.hash(text)
+    let digits = hash.map { String($0 % 10) }.joined()
+    return "1" + digits.prefix(count - 1)
+  }
+
+  private static func write(_ bytes: [UInt8], to path: String) throws {
+    let url = URL(fileURLWithPath: path)
+    try Data(bytes).write(to: url, options: .atomic)
+    try FileManager.default.setAttributes([.posixPermissions: 0o600], ofItemAtPath: path)
+  }
+}
