@@ -21,6 +21,13 @@ final class FakeStoreGateway: StoreGateway {
     var fetched: [ChainReference] = []
     /// What a chain's notification proves by its own signed payloads, by chain id.
     var notificationEvidence: [String: VerifiedChain] = [:]
+    /// Acknowledgement failures to give, in order, before acknowledgements succeed.
+    var acknowledgeFailures: [StoreFailure] = []
+    /// Chains acknowledged, by chain id, in order.
+    var acknowledged: [String] = []
+    /// What `sweep` answers, and the `sinceMs` it was asked with.
+    var sweepAnswer: Result<[ChainReference], StoreFailure> = .success([])
+    var sweptSince: [Int64] = []
   }
 
   let store: Store
@@ -78,6 +85,23 @@ final class FakeStoreGateway: StoreGateway {
       return next
     }
     guard let answer else { throw .final("transaction \(reference.lookupId) is unknown to the store") }
+    return try answer.get()
+  }
+
+  func acknowledge(_ chain: VerifiedChain) async throws(StoreFailure) {
+    let failure = state.withLock { state -> StoreFailure? in
+      if !state.acknowledgeFailures.isEmpty { return state.acknowledgeFailures.removeFirst() }
+      state.acknowledged.append(chain.purchaseId)
+      return nil
+    }
+    if let failure { throw failure }
+  }
+
+  func sweep(sinceMs: Int64) async throws(StoreFailure) -> [ChainReference] {
+    let answer = state.withLock { state in
+      state.sweptSince.append(sinceMs)
+      return state.sweepAnswer
+    }
     return try answer.get()
   }
 

@@ -14,25 +14,37 @@ struct WorkerParts {
   let gateway: FakeStoreGateway
   let settings: WorkerSettings
   let catalog: ProductCatalog
-  let stats = WorkerStats(stores: [.appStore])
+  let stats: WorkerStats
   let reconciler: Reconciler
   let refresher: ChainRefresher
   let processor: ItemProcessor
   let rescheduler: Rescheduler
+  let acknowledgements = PendingAcknowledgements()
+  let sweeper: StoreSweeper
 
-  init(transferPolicy: TransferPolicy = .keepWithOriginalOwner, configure: (inout WorkerSettings) -> Void = { _ in }) {
-    let gateway = FakeStoreGateway()
+  /// - Parameter store: the store the fake gateway speaks for (Google Play links replaced chains).
+  init(
+    store: Store = .appStore, transferPolicy: TransferPolicy = .keepWithOriginalOwner,
+    configure: (inout WorkerSettings) -> Void = { _ in }
+  ) {
+    let gateway = FakeStoreGateway(store: store)
     var settings = WorkerSettings()
     settings.backoffBaseMs = 1_000
     settings.backoffMaxMs = 60_000
     configure(&settings)
     let catalog = ProductCatalog(
-      apps: [AppConfig(id: "ios", store: .appStore, bundleId: FakeStoreGateway.appId)],
+      apps: [
+        store == .googlePlay
+          ? AppConfig(id: "android", store: .googlePlay, packageName: FakeStoreGateway.appId)
+          : AppConfig(id: "ios", store: store, bundleId: FakeStoreGateway.appId)
+      ],
       entitlements: [EntitlementDefinition(id: "premium")],
-      products: [ProductConfig(productId: "monthly", store: .appStore, entitlements: ["premium"])],
+      products: [ProductConfig(productId: "monthly", store: store, entitlements: ["premium"])],
       transferPolicy: transferPolicy)
     let logger = Logger(label: "test.worker", factory: { _ in SwiftLogNoOpLogHandler() })
     let gateways = StoreGateways([gateway])
+    let stats = WorkerStats(stores: [store])
+    self.stats = stats
     let backoff = Backoff(baseMs: settings.backoffBaseMs, maxMs: settings.backoffMaxMs)
     let now = clock.function
     self.gateway = gateway
@@ -40,11 +52,14 @@ struct WorkerParts {
     self.catalog = catalog
     let parts = VerificationParts(
       storage: storage, gateways: gateways, catalog: catalog, settings: settings, backoff: backoff, stats: stats,
-      nowMs: now, logger: logger)
+      acknowledgements: acknowledgements, nowMs: now, logger: logger)
     reconciler = parts.reconciler
     refresher = parts.refresher
     processor = parts.processor
     rescheduler = parts.rescheduler
+    sweeper = StoreSweeper(
+      gateways: gateways, refresher: parts.refresher, storage: storage, stats: stats,
+      intervalMs: settings.sweepIntervalMs, nowMs: now, logger: logger)
   }
 
   var now: Int64 { clock.nowMs }
@@ -52,7 +67,8 @@ struct WorkerParts {
   /// A monthly subscription bought now, expiring in 30 days, as the store answers it.
   func boughtNow(_ purchaseId: String, expiresInMs: Int64 = 30 * day, appAccountToken: String? = nil) -> VerifiedChain {
     .monthly(
-      purchaseId, purchasedAtMs: now, expiresAtMs: now + expiresInMs, appAccountToken: appAccountToken, asOfMs: now)
+      purchaseId, store: gateway.store, purchasedAtMs: now, expiresAtMs: now + expiresInMs,
+      appAccountToken: appAccountToken, asOfMs: now)
   }
 
   /// Claims and processes every due inbox item.
