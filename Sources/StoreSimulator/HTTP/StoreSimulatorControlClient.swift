@@ -41,4 +41,18 @@ public struct StoreSimulatorControlClient: Sendable {
 
   /// `GET /sim/clock`.
   public func clock() async throws -> Answer { try await send("GET", "/sim/clock") }
+
+  /// `POST /sim/google/purchases`: a Google Play purchase; the answer is a `GooglePurchaseResult`.
+  public func googlePurchase(_ purchase: GooglePurchaseRequest) async throws -> Answer {
+    let object = try JSONSerialization.jsonObject(with: JSONEncoder().encode(purchase))
+    return try await send("POST", "/sim/google/purchases", json: object as? [String: any Sendable] ?? [:])
+  }
+
+  /// `POST /sim/google/purchases/{token}/{action}` (`cancel`, `pause` with `["duration": "30d"]`, …;
+  /// docs/storesim.md); the answer is the token's `GooglePurchaseSnapshot`.
+  public func google(_ action: String, purchaseToken: String, json: [String: any Sendable] = [:]) async throws
+    -> Answer
+  {
+    try await send("POST", "/sim/google/purchases/\(purchaseToken)/\(action)", json: json)
+  }
 }

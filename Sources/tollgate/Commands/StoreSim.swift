@@ -5,7 +5,7 @@ import Logging
 import ServiceLifecycle
 import StoreSimulator
 
-/// `tollgate storesim`: the simulated stores (today the App Store) on a virtual clock, and small
+/// `tollgate storesim`: the simulated stores (the App Store, Google Play) on a virtual clock, and small
 /// commands that drive a running simulator over its control API.
 struct StoreSim: AsyncParsableCommand {
   static let configuration = CommandConfiguration(
@@ -13,7 +13,7 @@ struct StoreSim: AsyncParsableCommand {
     abstract: "Run the store simulator, or drive a running one (see docs/storesim.md).",
     subcommands: [
       ServeSim.self, Advance.self, Clock.self, Purchase.self, FailRenewal.self, RecoverBilling.self, AutoRenew.self,
-      Refund.self, ChangeProduct.self, FamilyShare.self, Fault.self,
+      Refund.self, ChangeProduct.self, FamilyShare.self, Fault.self, Google.self,
     ],
     defaultSubcommand: ServeSim.self
   )
@@ -48,6 +48,11 @@ struct StoreSim: AsyncParsableCommand {
     @Option(name: .customLong("notify-apple"), help: "URL every configured app's V2 notifications are posted to.")
     var notifyApple: String?
 
+    @Option(
+      name: .customLong("notify-google"),
+      help: "URL every configured Google app's Pub/Sub pushes go to (also their default push audience).")
+    var notifyGoogle: String?
+
     @OptionGroup var logging: LoggingOptions
 
     func run() async throws {
@@ -62,13 +67,17 @@ struct StoreSim: AsyncParsableCommand {
       if let notifyApple {
         for index in settings.apple.apps.indices { settings.apple.apps[index].notificationURL = notifyApple }
       }
+      if let notifyGoogle {
+        for index in settings.google.apps.indices { settings.google.apps[index].notificationURL = notifyGoogle }
+      }
       let logger = logging.makeLogger(label: "tollgate.storesim")
       let simulator = try await StoreSimulator.start(config: settings, logger: logger)
       // Written unbuffered: scripts and tests wait for this line to learn the port.
       FileHandle.standardOutput.write(
         Data(
           ("tollgate storesim: listening on \(HostPort(host: settings.host, port: simulator.port)), virtual now "
-            + "\(simulator.clockNowMs)\(settings.dataDirectory.map { ", root \($0)/apple-root.cer" } ?? "")\n").utf8))
+            + "\(simulator.clockNowMs)\(settings.dataDirectory.map { ", root \($0)/apple-root.cer" } ?? "")"
+            + "\(simulator.googleServiceAccountKeyPath.map { ", Google key \($0)" } ?? "")\n").utf8))
       let group = ServiceGroup(
         configuration: .init(
           services: [.init(service: SimulatorService(simulator: simulator))],
@@ -210,11 +219,14 @@ struct StoreSim: AsyncParsableCommand {
   struct Fault: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
       abstract: "Make the store misbehave, or clear every fault with --clear.")
-    @Option(help: "apple.api, apple.verifyReceipt or apple.notifications.") var target: String?
+    @Option(
+      help: "apple.api, apple.verifyReceipt, apple.notifications, google.api, google.token or google.notifications.")
+    var target: String?
     @Option(
       help: """
         error500, rateLimit, slow, stall, reset, html200, empty200, truncatedJSON (API, verifyReceipt); \
-        badSignature, unauthorized, notFound, stale (API); drop, duplicate, reorder (notifications).
+        badSignature (apple.api), unauthorized, notFound, stale (API; unauthorized also google.token); \
+        drop, duplicate, reorder (notifications).
         """)
     var mode: String?
     @Option(help: "How many requests; 0 = until cleared.") var count = 1
