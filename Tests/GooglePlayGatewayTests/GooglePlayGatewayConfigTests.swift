@@ -2,6 +2,7 @@ import Foundation
 import GooglePlay
 import GooglePlayGateway
 import Testing
+import TollgateCore
 import TollgateWorker
 
 @Suite("The googlePlay section of the worker's config")
@@ -77,5 +78,25 @@ struct GooglePlayFailureTests {
     #expect(replay.message.contains("possibly a replayed purchase token"))
     let slow = AndroidPublisherError(code: .rateLimited, message: "m", httpStatus: 429, retryAfterMs: 3_000).classified
     #expect(slow.retryAfterMs == 3_000)
+  }
+}
+
+@Suite("The example config's Google Play section")
+struct GooglePlayExampleConfigTests {
+  @Test("config/tollgate.example.json's googlePlay section decodes and is valid once its key file exists")
+  func example() throws {
+    let path = URL(fileURLWithPath: #filePath).deletingLastPathComponent()
+      .appendingPathComponent("../../config/tollgate.example.json").standardized.path
+    let data = try #require(FileManager.default.contents(atPath: path))
+    let configuration = try WorkerConfiguration.decode(data)
+    var google = try #require(try GooglePlaySettings.section(in: data))
+    #expect(google.apps.map(\.packageName) == ["com.example.android"])
+    #expect(configuration.catalog.entitlements(forProduct: "lifetime", store: .googlePlay) == ["premium", "offline"])
+    // The key file named there does not exist on a build machine: that is the one problem.
+    let problems = google.problems(catalog: configuration.catalog, environment: [:])
+    #expect(problems.count == 1 && problems[0].contains("cannot be read"), "\(problems)")
+    google.apps[0].serviceAccountKeyFile = nil
+    google.apps[0].serviceAccountKeyEnv = "GOOGLE_KEY"
+    #expect(google.problems(catalog: configuration.catalog, environment: ["GOOGLE_KEY": "{}"]) == [])
   }
 }
