@@ -8,7 +8,10 @@ struct Inspect: ParsableCommand {
   static let configuration = CommandConfiguration(
     abstract:
       "Verify and decode a store payload. Prints JSON; exit 0 valid, 1 invalid, 2 unreadable input or bad usage.",
-    subcommands: [AppleJWS.self, AppleReceipt.self, AppleNotification.self])
+    subcommands: [
+      AppleJWS.self, AppleReceipt.self, AppleNotification.self, GoogleSubscription.self, GoogleNotification.self,
+      GooglePurchase.self,
+    ])
 
   struct AppleOptions: ParsableArguments {
     @Option(

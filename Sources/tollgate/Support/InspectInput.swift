@@ -25,6 +25,29 @@ enum InspectInput {
     return trimmed
   }
 
+  /// The file's exact bytes (or stdin's for `-`), untrimmed: a signature covers them as they are.
+  static func readBytes(_ path: String) throws -> [UInt8] {
+    let data =
+      path == "-" ? FileHandle.standardInput.readDataToEndOfFile() : FileManager.default.contents(atPath: path)
+    guard let data else { throw Unreadable(message: "cannot read \(path)") }
+    guard !data.isEmpty else { throw Unreadable(message: "\(path) is empty") }
+    return Array(data)
+  }
+
+  /// Prints the document and exits 0 (valid) or 1 (invalid) as `inspect` says; unreadable input
+  /// exits 2. For documents whose nested members carry verdicts of their own.
+  static func exitWithVerdict(_ inspect: () throws -> (document: String, isValid: Bool)) throws {
+    let result: (document: String, isValid: Bool)
+    do {
+      result = try inspect()
+    } catch let error as Unreadable {
+      FileHandle.standardError.write(Data("tollgate inspect: \(error.message)\n".utf8))
+      throw ExitCode(2)
+    }
+    print(result.document)
+    if !result.isValid { throw ExitCode(1) }
+  }
+
   /// Prints the document and exits 0 (valid) or 1 (invalid); unreadable input exits 2.
   static func exitWith(_ inspect: () throws -> String) throws {
     let document: String
