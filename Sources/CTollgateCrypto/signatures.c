@@ -4,14 +4,14 @@
 #include <openssl/rsa.h>
 
 /// One-shot sign with SHA-256; `padding` is used for RSA keys.
-static tg_status digest_sign(EVP_PKEY *key, const uint8_t *msg, size_t msg_len, unsigned char **out_sig,
-                             size_t *out_len) {
+static tg_status digest_sign_with(EVP_PKEY *key, const EVP_MD *md, const uint8_t *msg, size_t msg_len,
+                                  unsigned char **out_sig, size_t *out_len) {
   EVP_MD_CTX *ctx = EVP_MD_CTX_new();
   if (ctx == NULL) return TG_ERR_INTERNAL;
   tg_status status = TG_ERR_INTERNAL;
   EVP_PKEY_CTX *pctx = NULL;
   size_t len = 0;
-  if (EVP_DigestSignInit(ctx, &pctx, EVP_sha256(), NULL, key) == 1 &&
+  if (EVP_DigestSignInit(ctx, &pctx, md, NULL, key) == 1 &&
       (!EVP_PKEY_is_a(key, "RSA") || EVP_PKEY_CTX_set_rsa_padding(pctx, RSA_PKCS1_PADDING) == 1) &&
       EVP_DigestSign(ctx, NULL, &len, msg, msg_len) == 1) {
     unsigned char *sig = OPENSSL_malloc(len);
@@ -26,6 +26,11 @@ static tg_status digest_sign(EVP_PKEY *key, const uint8_t *msg, size_t msg_len, 
   EVP_MD_CTX_free(ctx);
   ERR_clear_error();
   return status;
+}
+
+static tg_status digest_sign(EVP_PKEY *key, const uint8_t *msg, size_t msg_len, unsigned char **out_sig,
+                             size_t *out_len) {
+  return digest_sign_with(key, EVP_sha256(), msg, msg_len, out_sig, out_len);
 }
 
 /// One-shot verify with `md` (SHA-256 unless a caller needs another); PKCS#1 v1.5 for RSA keys.
@@ -118,4 +123,16 @@ tg_status tg_rsa_sha1_verify(const tg_pkey *key, const uint8_t *msg, size_t msg_
   if (key == NULL || (msg == NULL && msg_len > 0) || (sig == NULL && sig_len > 0)) return TG_ERR_ARGUMENT;
   if (tg_pkey_type(key) != TG_KEY_RSA) return TG_ERR_KEY_TYPE;
   return digest_verify(TG_PKEY(key), EVP_sha1(), msg, msg_len, sig, sig_len);
+}
+
+tg_status tg_rsa_sha1_sign(const tg_pkey *key, const uint8_t *msg, size_t msg_len, tg_buffer *out_signature) {
+  if (key == NULL || (msg == NULL && msg_len > 0) || out_signature == NULL) return TG_ERR_ARGUMENT;
+  if (tg_pkey_type(key) != TG_KEY_RSA) return TG_ERR_KEY_TYPE;
+  unsigned char *sig = NULL;
+  size_t len = 0;
+  tg_status status = digest_sign_with(TG_PKEY(key), EVP_sha1(), msg, msg_len, &sig, &len);
+  if (status != TG_OK) return status;
+  status = tg_buffer_set(out_signature, sig, len);
+  OPENSSL_free(sig);
+  return status;
 }

@@ -1,7 +1,7 @@
 import CTollgateCrypto
 
-/// RSASSA-PKCS1-v1_5 with SHA-1, verification only: the Play Billing library signs
-/// `INAPP_PURCHASE_DATA` this way. Nothing in Tollgate signs with SHA-1.
+/// RSASSA-PKCS1-v1_5 with SHA-1: the Play Billing library signs `INAPP_PURCHASE_DATA` this way.
+/// Only the store simulator signs with it (as Google Play would).
 public enum RSASHA1 {
   /// Whether `signature` is valid for the exact bytes of `message` under `key`.
   public static func isValidSignature(_ signature: [UInt8], for message: [UInt8], publicKey key: RSAPublicKey) -> Bool {
@@ -11,5 +11,12 @@ public enum RSASHA1 {
       }
     }
     return status == TG_OK
+  }
+
+  /// Signs `message` with `key`, as Google Play signs a purchase's data for the app.
+  public static func sign(_ message: [UInt8], with key: RSAPrivateKey) throws(CryptoError) -> [UInt8] {
+    try message.withUnsafeBufferPointer { (m) throws(CryptoError) -> [UInt8] in
+      try Shim.buffer("RSA-SHA1 signing failed") { tg_rsa_sha1_sign(key.handle.pointer, m.baseAddress, m.count, $0) }
+    }
   }
 }

@@ -16,6 +16,23 @@ struct StoreSimulatorGoogleAPITests {
       let purchase = try await harness.sim.googlePurchase(
         GooglePurchaseRequest(productId: "com.example.monthly", offer: "trial", obfuscatedExternalAccountId: "user-7"))
       #expect(purchase.purchaseToken.count > 100)
+      // The Play Billing purchase data verifies with the licensing key, over its exact bytes.
+      let billing = try PlayBillingSignatureVerifier(licensingKeyBase64: harness.sim.googleLicensingKeyBase64)
+      #expect(throws: Never.self) {
+        try billing.verify(purchaseData: Array(purchase.originalJson.utf8), signatureBase64: purchase.signature).get()
+      }
+      #expect(
+        throws: PlayBillingSignatureVerifier.Failure.self,
+        performing: {
+          try billing.verify(
+            purchaseData: Array((purchase.originalJson + " ").utf8), signatureBase64: purchase.signature
+          )
+          .get()
+        })
+      let data = try #require(
+        try JSONSerialization.jsonObject(with: Data(purchase.originalJson.utf8)) as? [String: Any])
+      #expect(data["purchaseToken"] as? String == purchase.purchaseToken)
+      #expect(data["obfuscatedAccountId"] as? String == "user-7")
       #expect(purchase.purchaseToken.allSatisfy { $0.isLetter || $0.isNumber || "._-".contains($0) })
       let resource = try await harness.subscriptionV2(purchase.purchaseToken)
       #expect(resource.kind == "androidpublisher#subscriptionPurchaseV2")

@@ -72,9 +72,11 @@ tg_status tg_es256_verify(const tg_pkey *key, const uint8_t *msg, size_t msg_len
 /// RSASSA-PKCS1-v1_5 with SHA-256.
 tg_status tg_rs256_sign(const tg_pkey *key, const uint8_t *msg, size_t msg_len, tg_buffer *out_signature);
 tg_status tg_rs256_verify(const tg_pkey *key, const uint8_t *msg, size_t msg_len, const uint8_t *sig, size_t sig_len);
-/// RSASSA-PKCS1-v1_5 with SHA-1, verification only (Play Billing purchase signatures).
+/// RSASSA-PKCS1-v1_5 with SHA-1 (Play Billing purchase signatures).
 tg_status tg_rsa_sha1_verify(const tg_pkey *key, const uint8_t *msg, size_t msg_len, const uint8_t *sig,
                              size_t sig_len);
+/// Signs as the Play Billing library does (the store simulator only: nothing real signs with SHA-1 here).
+tg_status tg_rsa_sha1_sign(const tg_pkey *key, const uint8_t *msg, size_t msg_len, tg_buffer *out_signature);
 
 // MARK: Digests
 

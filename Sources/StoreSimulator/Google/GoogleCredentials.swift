@@ -3,7 +3,8 @@ import TollgateCrypto
 
 /// The simulated Google identities: the service account whose JSON key the worker is given (its
 /// public half checks the token endpoint's assertions), and the key that signs the OIDC tokens of
-/// Pub/Sub pushes (published as a JWKS). Both are saved in the data directory and reused.
+/// Pub/Sub pushes (published as a JWKS), and the licensing key that signs Play Billing purchase
+/// data. All are saved in the data directory and reused.
 struct GoogleCredentials: Sendable {
   let serviceAccountKey: RSAPrivateKey
   let serviceAccountPublicKey: RSAPublicKey
@@ -16,9 +17,13 @@ struct GoogleCredentials: Sendable {
   let oidcKid: String
   /// The JWKS document (`GET /oauth2/v3/certs`).
   let jwks: [UInt8]
+  /// Signs `INAPP_PURCHASE_DATA` (RSA-SHA1), as Play Console's per-app licensing key; one for
+  /// every simulated app.
+  let licensingKey: RSAPrivateKey
 
   static let keyFile = "google-service-account.json"
   static let oidcKeyFile = "google-oidc-key.pem"
+  static let licensingKeyFile = "google-licensing-key.pem"
 
   private struct KeyFile: Codable {
     var type: String
@@ -40,30 +45,18 @@ struct GoogleCredentials: Sendable {
   {
     do {
       var serviceAccount: (RSAPrivateKey, String, String)?
-      var oidcKey: RSAPrivateKey?
-      if let directory {
-        let keyPath = "\(directory)/\(keyFile)"
-        if let data = FileManager.default.contents(atPath: keyPath) {
-          let file = try JSONDecoder().decode(KeyFile.self, from: data)
-          serviceAccount = (try RSAPrivateKey(pem: file.private_key), file.private_key_id, file.client_email)
-        }
-        if let pem = try? String(contentsOfFile: "\(directory)/\(oidcKeyFile)", encoding: .utf8) {
-          oidcKey = try RSAPrivateKey(pem: pem)
-        }
+      if let directory, let data = FileManager.default.contents(atPath: "\(directory)/\(keyFile)") {
+        let file = try JSONDecoder().decode(KeyFile.self, from: data)
+        serviceAccount = (try RSAPrivateKey(pem: file.private_key), file.private_key_id, file.client_email)
       }
       let accountKey = try serviceAccount?.0 ?? RSAPrivateKey.generate(bits: 2048)
       let keyId =
         try serviceAccount?.1 ?? GoogleJWT.hex(SHA256.hash(accountKey.publicKey.derRepresentation()).prefix(20))
-      let signingKey = try oidcKey ?? RSAPrivateKey.generate(bits: 2048)
-      let credentials = try GoogleCredentials(
+      return try GoogleCredentials(
         serviceAccountKey: accountKey, privateKeyId: keyId,
-        clientEmail: serviceAccount?.2 ?? config.serviceAccountEmail,
-        projectId: config.projectId, oidcKey: signingKey)
-      if let directory, oidcKey == nil {
-        try FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: true)
-        try write(Array(try signingKey.pkcs8PEM().utf8), to: "\(directory)/\(oidcKeyFile)")
-      }
-      return credentials
+        clientEmail: serviceAccount?.2 ?? config.serviceAccountEmail, projectId: config.projectId,
+        oidcKey: try loadOrCreateKey(directory, oidcKeyFile),
+        licensingKey: try loadOrCreateKey(directory, licensingKeyFile))
     } catch let error as StoreSimulatorError {
       throw error
     } catch {
@@ -73,8 +66,9 @@ struct GoogleCredentials: Sendable {
 
   private init(
     serviceAccountKey: RSAPrivateKey, privateKeyId: String, clientEmail: String, projectId: String,
-    oidcKey: RSAPrivateKey
+    oidcKey: RSAPrivateKey, licensingKey: RSAPrivateKey
   ) throws {
+    self.licensingKey = licensingKey
     self.serviceAccountKey = serviceAccountKey
     self.serviceAccountPublicKey = serviceAccountKey.publicKey
     self.privateKeyId = privateKeyId
@@ -121,6 +115,30 @@ struct GoogleCredentials: Sendable {
       throw StoreSimulatorError(code: .startup, message: "cannot write \(path): \(error)", cause: error)
     }
     return path
+  }
+
+  /// The RSA key saved as PKCS#8 PEM in `directory/name`, or a new one (saved there).
+  private static func loadOrCreateKey(_ directory: String?, _ name: String) throws -> RSAPrivateKey {
+    guard let directory else { return try RSAPrivateKey.generate(bits: 2048) }
+    let path = "\(directory)/\(name)"
+    if let pem = try? String(contentsOfFile: path, encoding: .utf8) { return try RSAPrivateKey(pem: pem) }
+    let key = try RSAPrivateKey.generate(bits: 2048)
+    try FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: true)
+    try write(Array(try key.pkcs8PEM().utf8), to: path)
+    return key
+  }
+
+  /// The licensing key as Play Console shows it: base64 of its SubjectPublicKeyInfo.
+  var licensingKeyBase64: String { (try? Base64.encode(licensingKey.publicKey.derRepresentation())) ?? "" }
+
+  /// `INAPP_PURCHASE_DATA`'s signature: base64 of RSA-SHA1 over the exact bytes.
+  func signPurchaseData(_ bytes: [UInt8]) -> String {
+    do {
+      return Base64.encode(try RSASHA1.sign(bytes, with: licensingKey))
+    } catch {
+      // Signing with a loaded RSA key cannot fail short of a bug.
+      preconditionFailure("cannot sign purchase data: \(error)")
+    }
   }
 
   /// The subject id (`sub`, `azp`) of the push service account's tokens.

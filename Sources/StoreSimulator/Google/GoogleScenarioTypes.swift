@@ -43,6 +43,11 @@ public struct GooglePurchaseResult: Sendable, Codable, Hashable {
   public var purchaseTimeMs: Int64
   /// The subscription's first expiry; `nil` for a one-time product.
   public var expiryTimeMs: Int64?
+  /// `INAPP_PURCHASE_DATA` as the Play Billing library hands it to the app (`Purchase.originalJson`).
+  public var originalJson: String
+  /// Its signature (`Purchase.signature`): base64 RSA-SHA1 with the licensing key
+  /// (`StoreSimulator.googleLicensingKeyBase64`).
+  public var signature: String
 }
 
 /// The simulator's view of one Google purchase token, for tests and `GET /sim/google/purchases/{token}`.

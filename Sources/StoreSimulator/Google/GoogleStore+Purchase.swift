@@ -1,3 +1,5 @@
+import Foundation
+
 /// Buying: a subscription (base plan, free trial or introductory offer) or a one-time product,
 /// each with its acknowledgement deadline.
 extension GoogleStore {
@@ -53,9 +55,13 @@ extension GoogleStore {
     scheduleAcknowledgementDeadline(subscription.purchaseToken, core: &core)
     save(subscription)
     notify(.purchased, subscription, core: &core)
+    let (json, signature) = purchaseData(
+      orderId: orderId, packageName: app.packageName, productId: product.productId, purchaseTimeMs: now,
+      token: subscription.purchaseToken, autoRenewing: true, request: request)
     return GooglePurchaseResult(
       purchaseToken: subscription.purchaseToken, packageName: app.packageName, productId: product.productId,
-      orderId: orderId, productType: "subscription", purchaseTimeMs: now, expiryTimeMs: subscription.expiryTimeMs)
+      orderId: orderId, productType: "subscription", purchaseTimeMs: now, expiryTimeMs: subscription.expiryTimeMs,
+      originalJson: json, signature: signature)
   }
 
   private mutating func purchaseOneTime(
@@ -72,10 +78,29 @@ extension GoogleStore {
     save(purchase)
     scheduleAcknowledgementDeadline(purchase.purchaseToken, core: &core)
     notifyOneTime(1, purchase, core: &core)
+    let (json, signature) = purchaseData(
+      orderId: purchase.orderId, packageName: app.packageName, productId: product.productId,
+      purchaseTimeMs: purchase.purchaseTimeMs, token: purchase.purchaseToken, autoRenewing: nil, request: request)
     return GooglePurchaseResult(
       purchaseToken: purchase.purchaseToken, packageName: app.packageName, productId: product.productId,
       orderId: purchase.orderId, productType: "oneTimeProduct", purchaseTimeMs: purchase.purchaseTimeMs,
-      expiryTimeMs: nil)
+      expiryTimeMs: nil, originalJson: json, signature: signature)
+  }
+
+  /// `INAPP_PURCHASE_DATA` (the JSON the Play Billing library gives the app) and its signature.
+  private func purchaseData(
+    orderId: String, packageName: String, productId: String, purchaseTimeMs: Int64, token: String,
+    autoRenewing: Bool?, request: GooglePurchaseRequest
+  ) -> (String, String) {
+    var data: [String: Any] = [
+      "orderId": orderId, "packageName": packageName, "productId": productId, "purchaseTime": purchaseTimeMs,
+      "purchaseState": 0, "purchaseToken": token, "quantity": 1, "acknowledged": request.acknowledged ?? false,
+    ]
+    if let autoRenewing { data["autoRenewing"] = autoRenewing }
+    if let account = request.obfuscatedExternalAccountId { data["obfuscatedAccountId"] = account }
+    if let profile = request.obfuscatedExternalProfileId { data["obfuscatedProfileId"] = profile }
+    let bytes = (try? JSONSerialization.data(withJSONObject: data, options: [.withoutEscapingSlashes])) ?? Data()
+    return (String(decoding: bytes, as: UTF8.self), credentials.signPurchaseData(Array(bytes)))
   }
 
   /// Google refunds and revokes a purchase not acknowledged within the window (3 days).

@@ -25,6 +25,9 @@ extension StoreSimulator {
   public var googlePushSigningKeyId: String { googleCredentials.oidcKid }
   /// The JWKS document `googleJWKSURL` serves.
   public var googleJWKS: [UInt8] { googleCredentials.jwks }
+  /// The apps' licensing key as Play Console shows it (base64 SubjectPublicKeyInfo): what checks
+  /// a purchase's `originalJson` against its `signature` (a worker's `licensingKey`).
+  public var googleLicensingKeyBase64: String { googleCredentials.licensingKeyBase64 }
 
   // MARK: Scenarios
 

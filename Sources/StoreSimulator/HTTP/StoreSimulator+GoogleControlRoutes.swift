@@ -44,6 +44,9 @@ extension StoreSimulator {
         return self.notifications.filter { $0.store == GoogleStore.name }.suffix(1)
       }
     }
+    router.get("/sim/google/licensing-key") { _, _ in
+      HTTPAnswer.json(["licensingKey": self.googleLicensingKeyBase64])
+    }
     router.get("/sim/google/service-account") { _, _ in
       Response(
         status: .ok, headers: [.contentType: "application/json"],
