@@ -89,6 +89,24 @@ struct StoreSimulatorGoogleLifecycleTests {
     }
   }
 
+  @Test("canceled in the grace period, access ends with the grace period: SUBSCRIPTION_EXPIRED")
+  func cancelInGrace() async throws {
+    try await GoogleHarness.run { harness in
+      let sim = harness.sim
+      let token = try await sim.googlePurchase(
+        GooglePurchaseRequest(productId: "com.example.monthly", acknowledged: true)
+      ).purchaseToken
+      try await sim.googleFailRenewals(token)
+      try await sim.advance(byMs: 31 * Self.day)
+      try await sim.googleCancel(token)
+      #expect(try await harness.evaluate(token).isEntitled)
+      try await sim.advance(byMs: 6 * Self.day)
+      #expect(try await harness.subscriptionV2(token).typedSubscriptionState == .expired)
+      #expect(try await !harness.evaluate(token).isEntitled)
+      #expect(try harness.subscriptionTypes() == [4, 6, 3, 13])
+    }
+  }
+
   @Test("pause from the next renewal, PAUSED with autoResumeTime, then resumed automatically")
   func pauseAndAutoResume() async throws {
     try await GoogleHarness.run { harness in

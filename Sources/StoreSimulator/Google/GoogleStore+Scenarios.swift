@@ -14,6 +14,8 @@ extension GoogleStore {
     subscription.deferredReplacementProductId = nil
     if subscription.state == .active || subscription.state == .inGracePeriod {
       subscription.state = .canceled
+      // Access runs out at the expiry (in grace: the grace period's end), then EXPIRED.
+      scheduleExpiry(&subscription, core: &core)
       notify(.canceled, subscription, core: &core)
     } else {
       // On hold or paused there is no access left to run out: it ends now.
