@@ -137,7 +137,7 @@ let package = Package(
       name: "TollgateDemo",
       dependencies: [
         "TollgateCore", "TollgateStorage", "TollgateClient", "TollgateService",
-        "TollgateWorker", "TollgateWorkerSQLite", "AppStoreGateway", "StoreSimulator",
+        "TollgateWorker", "TollgateWorkerSQLite", "AppStoreGateway", "GooglePlayGateway", "StoreSimulator",
         "TollgateCrypto",
         .product(name: "Logging", package: "swift-log"),
         .product(name: "NIOCore", package: "swift-nio"),
@@ -236,7 +236,7 @@ let package = Package(
       name: "tollgate",
       dependencies: [
         "TollgateCore", "TollgateStorage", "TollgateClient", "TollgateServer",
-        "TollgateIndex", "TollgateService", "AppStore", "TollgateCrypto",
+        "TollgateIndex", "TollgateService", "AppStore", "GooglePlay", "TollgateCrypto",
         "TollgateWorker", "TollgateWorkerSQLite", "AppStoreGateway", "GooglePlayGateway", "StoreSimulator",
         "TollgateDemo", "TollgateBench",
         .product(name: "ArgumentParser", package: "swift-argument-parser"),
@@ -381,7 +381,7 @@ let package = Package(
       dependencies: [
         "TollgateService", "TollgateIndex", "TollgateStorage", "TollgateCore", "TollgateContract", "TollgateWire",
         "TollgateClient", "TollgateServer", "TollgateTesting",
-        "TollgateWorker", "TollgateWorkerSQLite", "StoreSimulator", "TollgateCrypto", "AppStore", "TollgateDemo",
+        "TollgateWorker", "TollgateWorkerSQLite", "StoreSimulator", "TollgateCrypto", "AppStore", "GooglePlayGateway", "TollgateDemo",
         .product(name: "NIOCore", package: "swift-nio"),
         .product(name: "NIOPosix", package: "swift-nio"),
         .product(name: "PropertyBased", package: "swift-property-based"),

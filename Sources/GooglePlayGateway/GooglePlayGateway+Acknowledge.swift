@@ -50,15 +50,3 @@ extension GooglePlayGateway {
     }
   }
 }
-
-extension ReportedRevocation {
-  /// As an entry of Google's voided purchases list, for `applyingGooglePlay(voided:)`.
-  func voidedPurchase(token: String) -> VoidedPurchase {
-    var voided = VoidedPurchase()
-    voided.purchaseToken = token
-    voided.orderId = orderId
-    voided.voidedTimeMillis = revokedAtMs
-    voided.voidedReason = reason == .revoked ? VoidedReason.chargeback.rawValue : VoidedReason.other.rawValue
-    return voided
-  }
-}

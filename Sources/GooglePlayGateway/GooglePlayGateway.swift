@@ -85,7 +85,7 @@ public final class GooglePlayGateway: StoreGateway {
         let mapping = GooglePlayMapping(
           subscription: resource, purchaseToken: token, packageName: app.packageName, asOfMs: askedAt)
         return try chain(
-          mapping, app: app, body: body, kind: "subscription_v2", askedAt: askedAt, revocations: reference.revocations,
+          mapping, app: app, body: body, kind: "subscription_v2", askedAt: askedAt,
           acknowledgement: acknowledgement(resource, app: app))
       } catch let error where error.code == .notFound {
         // Not a subscription: a one-time product, or a purchase Google does not know yet.
@@ -96,7 +96,7 @@ public final class GooglePlayGateway: StoreGateway {
         let mapping = GooglePlayMapping(
           productV2: resource, purchaseToken: token, packageName: app.packageName, asOfMs: askedAt)
         return try chain(
-          mapping, app: app, body: body, kind: "product_v2", askedAt: askedAt, revocations: reference.revocations,
+          mapping, app: app, body: body, kind: "product_v2", askedAt: askedAt,
           acknowledgement: acknowledgement(resource, app: app))
       }
     } catch {
@@ -125,7 +125,7 @@ public final class GooglePlayGateway: StoreGateway {
   /// SHA-256 (Google's answers are not signed: the evidence carries no signing time).
   private func chain(
     _ mapping: GooglePlayMapping, app: GooglePlayApp, body: Data, kind: String, askedAt: Int64,
-    revocations: [ReportedRevocation], acknowledgement: PendingAcknowledgement?
+    acknowledgement: PendingAcknowledgement?
   ) throws(AndroidPublisherError) -> VerifiedChain {
     if mapping.history.environment == .sandbox && !app.settings.allowTestPurchases {
       // A license tester's purchase costs nothing: it entitles only where the operator allows it.
@@ -141,8 +141,7 @@ public final class GooglePlayGateway: StoreGateway {
           "subscription.purchase_token": "\(mapping.history.purchaseId.prefix(12))…",
         ])
     }
-    let history = mapping.history.applyingGooglePlay(
-      voided: revocations.map { $0.voidedPurchase(token: mapping.history.purchaseId) })
+    let history = mapping.history
     let sha = SHA256.hash(Array(body)).hexString
     let rows = history.transactions.map { transaction in
       TransactionRow(

@@ -1,5 +1,6 @@
 import AppStoreGateway
 import Foundation
+import GooglePlayGateway
 import Logging
 import NIOCore
 import NIOPosix
@@ -36,6 +37,12 @@ public struct LocalStack: Sendable {
   public static let premium = "com.example.premium.monthly"
   public static let monthly = "com.example.monthly"
   public static let basic = "com.example.basic.monthly"
+  /// The simulated Google Play app, and its one-time product (lifetime access).
+  public static let packageName = "com.example.android"
+  public static let lifetime = "com.example.lifetime"
+
+  /// The audience the simulator's Pub/Sub pushes carry and the worker expects.
+  public static let googlePushAudience = "https://tollgate.demo/notifications/google"
 
   public let sim: StoreSimulator
   public let worker: VerifierWorker
@@ -53,12 +60,17 @@ public struct LocalStack: Sendable {
   /// `basic`, the basic one `basic`.
   public static func catalog(transferPolicy: TransferPolicy = .keepWithOriginalOwner) -> ProductCatalog {
     ProductCatalog(
-      apps: [AppConfig(id: "ios", store: .appStore, bundleId: bundleId)],
+      apps: [
+        AppConfig(id: "ios", store: .appStore, bundleId: bundleId),
+        AppConfig(id: "android", store: .googlePlay, packageName: packageName),
+      ],
       entitlements: [EntitlementDefinition(id: "premium"), EntitlementDefinition(id: "basic")],
       products: [
-        ProductConfig(productId: premium, store: .appStore, entitlements: ["premium", "basic"]),
-        ProductConfig(productId: monthly, store: .appStore, entitlements: ["premium", "basic"]),
-        ProductConfig(productId: basic, store: .appStore, entitlements: ["basic"]),
+        // The same product ids in both stores (the simulator's defaults): one row each.
+        ProductConfig(productId: premium, entitlements: ["premium", "basic"]),
+        ProductConfig(productId: monthly, entitlements: ["premium", "basic"]),
+        ProductConfig(productId: basic, entitlements: ["basic"]),
+        ProductConfig(productId: lifetime, store: .googlePlay, entitlements: ["premium", "basic"]),
       ],
       subscriptionGroups: [
         SubscriptionGroup(
@@ -77,6 +89,7 @@ public struct LocalStack: Sendable {
     directory: String, ports: Ports = Ports(), transferPolicy: TransferPolicy = .keepWithOriginalOwner,
     appEnvironment: String = "sandbox", allowSandbox: Bool = false, webhooks: [WebhookSettings] = [],
     environment extraEnvironment: [String: String] = [:], configure: (inout WorkerSettings) -> Void = { _ in },
+    googlePlay: (inout GooglePlayAppSettings) -> Void = { _ in },
     clockBehindStoreMs: Int64 = 0, logger: Logger, _ body: (LocalStack) async throws -> Result
   ) async throws -> Result {
     let key = try P256PrivateKey.generate()
@@ -89,6 +102,8 @@ public struct LocalStack: Sendable {
     simConfig.apple.apps[0].notificationURL = "http://127.0.0.1:\(workerPort)/notifications/apple/v2"
     // Another company's app in the same store: its receipts must be refused.
     simConfig.apple.apps.append(.init(bundleId: otherBundleId, appAppleId: 987_654_321))
+    simConfig.google.apps[0].notificationURL = "http://127.0.0.1:\(workerPort)/notifications/google"
+    simConfig.google.apps[0].pushAudience = googlePushAudience
     let sim = try await StoreSimulator.start(config: simConfig, logger: logger)
     do {
       let root = directory + "/apple-root.cer"
@@ -115,6 +130,15 @@ public struct LocalStack: Sendable {
       let configuration = WorkerConfiguration(
         catalog: catalog(transferPolicy: transferPolicy), worker: settings, webhooks: webhooks)
       let appStoreSettings = AppStoreSettings(apps: [app])
+      var android = GooglePlayAppSettings(packageName: packageName)
+      android.serviceAccountKeyEnv = "TOLLGATE_DEMO_GOOGLE_KEY"
+      android.apiBaseURL = sim.googleAPIBaseURL
+      android.tokenURI = sim.googleTokenURI
+      android.jwksURL = sim.googleJWKSURL
+      android.pushAudience = googlePushAudience
+      android.pushServiceAccount = simConfig.google.apps[0].pushServiceAccount
+      googlePlay(&android)
+      let googlePlaySettings = GooglePlaySettings(apps: [android])
 
       // Follow the simulator's clock: its jumps, plus real time in between (backoff and leases);
       // `clockBehindStoreMs` behind it, to show what clock skew does.
@@ -122,14 +146,19 @@ public struct LocalStack: Sendable {
       let now: @Sendable () -> Int64 = { following() - clockBehindStoreMs }
       let databasePath = directory + "/tollgate.sqlite"
       let registry = PrometheusCollectorRegistry()
-      let workerEnvironment = extraEnvironment.merging(["TOLLGATE_DEMO_APPLE_KEY": try key.pkcs8PEM()]) { $1 }
-      try configuration.validate(environment: workerEnvironment, stores: [appStoreSettings])
+      let workerEnvironment = extraEnvironment.merging([
+        "TOLLGATE_DEMO_APPLE_KEY": try key.pkcs8PEM(), "TOLLGATE_DEMO_GOOGLE_KEY": sim.googleServiceAccountKeyJSON,
+      ]) { $1 }
+      try configuration.validate(environment: workerEnvironment, stores: [appStoreSettings, googlePlaySettings])
       let appStore = try AppStoreGateway(
         settings: appStoreSettings, environment: workerEnvironment, httpClient: .shared,
         concurrency: settings.storeConcurrency, nowMs: now, logger: logger)
+      let googlePlay = try GooglePlayGateway(
+        settings: googlePlaySettings, environment: workerEnvironment, httpClient: .shared,
+        concurrency: settings.storeConcurrency, nowMs: now, logger: logger)
       let worker = try VerifierWorker(
         configuration: configuration, storage: try SQLiteWorkerStorage(path: databasePath, nowMs: now()),
-        gateways: [appStore], environment: workerEnvironment,
+        gateways: [appStore, googlePlay], environment: workerEnvironment,
         metrics: (PrometheusMetricsFactory(registry: registry), { registry.emitToString() }),
         nowMs: now, logger: logger)
       let result = try await withThrowingTaskGroup(of: Void.self) { group in

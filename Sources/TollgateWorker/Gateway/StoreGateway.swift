@@ -158,3 +158,21 @@ extension VerifiedChain {
   /// The same key as the reference it was read by, when that named the chain's own id.
   var lockKey: String { ChainLockKey.of(store: store, purchaseId: purchaseId) }
 }
+
+extension SubscriptionHistory {
+  /// This history with refunds and chargebacks the store reported outside its answer applied:
+  /// each covered period counts as never bought from the revocation's time. An earlier
+  /// revocation already recorded stays.
+  func applying(_ revocations: [ReportedRevocation]) -> SubscriptionHistory {
+    var result = self
+    for revocation in revocations {
+      for index in result.transactions.indices
+      where revocation.covers(transactionId: result.transactions[index].transactionId) {
+        if let earlier = result.transactions[index].revocationDateMs, earlier <= revocation.revokedAtMs { continue }
+        result.transactions[index].revocationDateMs = revocation.revokedAtMs
+        result.transactions[index].revocationReason = revocation.reason
+      }
+    }
+    return result
+  }
+}

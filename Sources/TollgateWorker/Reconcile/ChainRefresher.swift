@@ -39,7 +39,7 @@ struct ChainRefresher: Sendable {
       }
       let outcome = try await reconciler.apply(
         chain, observedAtMs: askedAtMs, claimant: claimant, completes: inboxId, reason: reason,
-        notSignedBeforeMs: reference.notSignedBeforeMs)
+        notSignedBeforeMs: reference.notSignedBeforeMs, revocations: reference.revocations)
       await acknowledger.afterVerification(chain, outcome: outcome, gateway: gateway)
       return outcome
     }

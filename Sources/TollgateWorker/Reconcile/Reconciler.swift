@@ -37,9 +37,11 @@ struct Reconciler: Sendable {
   ///   - completes: the inbox item this verification finishes.
   ///   - notSignedBeforeMs: what asked for this answer was signed then (a notification).
   @discardableResult
+  ///   - revocations: refunds the store reported outside this answer (`ChainReference.revocations`),
+  ///     applied to the merged history, so a period the answer no longer lists is covered too.
   func apply(
     _ chain: VerifiedChain, observedAtMs now: Int64, claimant: String?, completes inboxId: Int64?, reason: String,
-    notSignedBeforeMs: Int64? = nil
+    notSignedBeforeMs: Int64? = nil, revocations: [ReportedRevocation] = []
   ) async throws -> Outcome {
     let existing = try await storage.subscription(store: chain.store, purchaseId: chain.purchaseId)
     if let signedAt = chain.evidence.newestSignedAtMs {
@@ -51,7 +53,15 @@ struct Reconciler: Sendable {
             + "not applied until the store catches up")
       }
     }
-    let history = existing.map { $0.history.merging(newer: chain.history) } ?? chain.history
+    let history = (existing.map { $0.history.merging(newer: chain.history) } ?? chain.history).applying(revocations)
+    var rows = chain.transactions
+    for revocation in revocations {
+      for index in rows.indices where revocation.covers(transactionId: rows[index].storeTransactionId) {
+        if let earlier = rows[index].revokedAtMs, earlier <= revocation.revokedAtMs { continue }
+        rows[index].revokedAtMs = revocation.revokedAtMs
+        rows[index].revocationReason = revocation.reason.rawValue
+      }
+    }
     let evaluator = evaluator
     let evaluation = evaluator.evaluate(history, at: now)
     var owner = existing?.userId
@@ -118,7 +128,7 @@ struct Reconciler: Sendable {
     }
     try await storage.apply(
       SubscriptionChange(
-        subscription: subscription, transactions: chain.transactions, events: events, completes: completion,
+        subscription: subscription, transactions: rows, events: events, completes: completion,
         alsoRecompute: alsoRecompute, reason: reason, nowMs: now),
       recompute: evaluator.recompute(nowMs: now))
     if let previous = inheritedFrom, previous.nextCheckAtMs.map({ $0 > now }) ?? true {

@@ -1,4 +1,5 @@
 import Foundation
+import GooglePlayGateway
 import Logging
 import StoreSimulator
 import Testing
@@ -69,6 +70,37 @@ struct Stack {
     #expect(applied, "the service's index did not reach change \(head)")
   }
 
+  /// Buys `productId` on the simulated Google Play (as the app's Billing Library would).
+  func googleBuy(
+    _ productId: String = monthly, offer: String? = nil, accountId: String? = nil, testPurchase: Bool = false
+  ) async throws -> GooglePurchaseResult {
+    try await sim.googlePurchase(
+      GooglePurchaseRequest(
+        productId: productId, packageName: LocalStack.packageName, offer: offer,
+        obfuscatedExternalAccountId: accountId, testPurchase: testPurchase ? true : nil))
+  }
+
+  /// Submits a Google Play purchase token for `userId` through the service, waiting for the verdict.
+  func googleSubmit(_ purchaseToken: String, productId: String = monthly, userId: String) async throws
+    -> Tollgate_V1_SubmitPurchaseResponse
+  {
+    var request = Tollgate_V1_SubmitPurchaseRequest()
+    request.userID = userId
+    request.store = .googlePlay
+    request.purchaseToken = purchaseToken
+    request.productID = productId
+    request.appID = LocalStack.packageName
+    request.waitMs = 8_000
+    return try await client.submitPurchase(request, timeout: .seconds(10))
+  }
+
+  func googleBuyAndSubmit(_ productId: String = monthly, userId: String, offer: String? = nil) async throws
+    -> (purchase: GooglePurchaseResult, response: Tollgate_V1_SubmitPurchaseResponse)
+  {
+    let purchase = try await googleBuy(productId, offer: offer)
+    return (purchase, try await googleSubmit(purchase.purchaseToken, productId: productId, userId: userId))
+  }
+
   static func freePort() async throws -> Int { try await LocalStack.freePort() }
   static func publicPEM(_ key: P256PrivateKey) throws -> String { try LocalStack.publicPEM(key) }
 }
@@ -77,13 +109,15 @@ struct Stack {
 /// `clockBehindStoreMs`: the worker's and service's clock runs this far behind the store's.
 func withStack(
   transferPolicy: TransferPolicy = .keepWithOriginalOwner, environment: String = "sandbox", allowSandbox: Bool = false,
-  clockBehindStoreMs: Int64 = 0, _ body: (Stack) async throws -> Void
+  clockBehindStoreMs: Int64 = 0, configure: (inout WorkerSettings) -> Void = { _ in },
+  googlePlay: (inout GooglePlayAppSettings) -> Void = { _ in }, _ body: (Stack) async throws -> Void
 ) async throws {
   let dir = try TemporaryDirectory(prefix: "tollgate-stack")
   defer { dir.remove() }
   try await LocalStack.run(
     directory: dir.path, transferPolicy: transferPolicy, appEnvironment: environment, allowSandbox: allowSandbox,
-    clockBehindStoreMs: clockBehindStoreMs, logger: Logger(label: "e2e.stack")
+    configure: configure, googlePlay: googlePlay, clockBehindStoreMs: clockBehindStoreMs,
+    logger: Logger(label: "e2e.stack")
   ) { local in
     try await body(Stack(dir: dir, local: local))
   }

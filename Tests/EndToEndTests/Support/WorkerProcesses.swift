@@ -85,11 +85,12 @@ struct WorkerDidNotStart: Error, CustomStringConvertible {
 }
 
 /// One HTTP request to a worker: its status and body.
-func httpRequest(_ method: String, port: Int, path: String, body: Data = Data()) async throws -> (
-  status: Int, body: String
-) {
+func httpRequest(
+  _ method: String, port: Int, path: String, body: Data = Data(), headers: [String: String] = [:]
+) async throws -> (status: Int, body: String) {
   var request = URLRequest(url: URL(string: "http://127.0.0.1:\(port)\(path)")!)
   request.httpMethod = method
+  for (name, value) in headers { request.setValue(value, forHTTPHeaderField: name) }
   if !body.isEmpty { request.httpBody = body }
   let (data, response) = try await URLSession.shared.data(for: request)
   return ((response as? HTTPURLResponse)?.statusCode ?? 0, String(decoding: data, as: UTF8.self))

@@ -95,10 +95,8 @@ struct GooglePlaySeamTests {
     try await parts.reconciler.apply(bought, observedAtMs: parts.now, claimant: "alice", completes: nil, reason: "t")
     parts.clock.advance(byMs: Self.day)
     let voidedAt = parts.now - 60_000
-    var refunded = bought
-    refunded.history.transactions[0].revocationDateMs = voidedAt
-    refunded.history.transactions[0].revocationReason = .refunded
-    parts.gateway.answer("tok-1", .success(refunded))
+    // Google's purchase resource never mentions the refund: it comes from the voided purchases list.
+    parts.gateway.answer("tok-1", .success(bought))
     let revocation = ReportedRevocation(orderId: nil, revokedAtMs: voidedAt, reason: .refunded)
     let references = ["tok-1", "tok-never-seen"].map {
       ChainReference(
@@ -109,10 +107,16 @@ struct GooglePlaySeamTests {
 
     #expect(await parts.sweeper.sweepOnce(sinceMs: parts.now - 30 * Self.day) == 1)
     #expect(parts.gateway.fetched.map(\.lookupId) == ["tok-1"])
+
+    #expect(!(await entitled(parts, "alice")))
+    let stored = try #require(await parts.storage.subscription(store: .googlePlay, purchaseId: "tok-1"))
+    #expect(stored.state == .revoked)
+    // A later read of the same answer does not undo it.
+    await parts.rescheduler.reverify(stored)
     #expect(!(await entitled(parts, "alice")))
     // Already applied: the next sweep does not read it again.
     #expect(await parts.sweeper.sweepOnce(sinceMs: parts.now - 2 * Self.day) == 0)
-    #expect(parts.gateway.fetched.count == 1)
+    #expect(parts.gateway.fetched.count == 2)
 
     // A failing sweep changes nothing and is counted.
     parts.gateway.state.withLock { $0.sweepAnswer = .failure(StoreFailure(.transient, "Google answered 500")) }
