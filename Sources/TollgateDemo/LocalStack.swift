@@ -137,6 +137,7 @@ public struct LocalStack: Sendable {
       android.jwksURL = sim.googleJWKSURL
       android.pushAudience = googlePushAudience
       android.pushServiceAccount = simConfig.google.apps[0].pushServiceAccount
+      android.licensingKey = sim.googleLicensingKeyBase64
       googlePlay(&android)
       let googlePlaySettings = GooglePlaySettings(apps: [android])
 

@@ -158,13 +158,31 @@ struct GooglePlayLifecycleEndToEndTests {
     }
   }
 
-  @Test("a test purchase is refused by a production app; a push without a valid token is refused and not stored")
+  @Test("a test purchase is refused; Play Billing data is checked first; a push without a valid token is not stored")
   func refusals() async throws {
     try await withStack { stack in
       let test = try await stack.googleBuy(testPurchase: true)
       let response = try await stack.googleSubmit(test.purchaseToken, userId: "t")
       #expect(response.status == .rejected)
       #expect(response.rejectionReason.contains("test purchase"), "\(response.rejectionReason)")
+
+      // The app sends the Play Billing purchase data and signature along: checked first.
+      let bought = try await stack.googleBuy()
+      let signed = try await stack.googleSubmit(
+        bought.purchaseToken, userId: "b", billing: (bought.originalJson, bought.signature))
+      #expect(signed.status == .verified, "\(signed.rejectionReason)")
+      let other = try await stack.googleBuy()
+      let tampered = try await stack.googleSubmit(
+        other.purchaseToken, userId: "b2",
+        billing: (
+          other.originalJson.replacingOccurrences(of: "\"acknowledged\":false", with: "\"acknowledged\":true"),
+          other.signature
+        ))
+      #expect(tampered.status == .rejected)
+      #expect(tampered.rejectionReason.contains("does not match"), "\(tampered.rejectionReason) \(other.originalJson)")
+      let replayed = try await stack.googleSubmit(
+        other.purchaseToken, userId: "b3", billing: (bought.originalJson, bought.signature))
+      #expect(replayed.rejectionReason.contains("another purchase token"), "\(replayed.rejectionReason)")
 
       let port = await stack.local.workerPort
       let before = try await stack.worker.storage.inboxCounts()

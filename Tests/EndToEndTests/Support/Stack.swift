@@ -81,10 +81,16 @@ struct Stack {
   }
 
   /// Submits a Google Play purchase token for `userId` through the service, waiting for the verdict.
-  func googleSubmit(_ purchaseToken: String, productId: String = monthly, userId: String) async throws
-    -> Tollgate_V1_SubmitPurchaseResponse
-  {
+  /// `billing`: the Play Billing purchase data and signature the app may send along.
+  func googleSubmit(
+    _ purchaseToken: String, productId: String = monthly, userId: String,
+    billing: (purchaseData: String, signature: String)? = nil
+  ) async throws -> Tollgate_V1_SubmitPurchaseResponse {
     var request = Tollgate_V1_SubmitPurchaseRequest()
+    if let billing {
+      request.googlePurchaseData = billing.purchaseData
+      request.googleSignature = billing.signature
+    }
     request.userID = userId
     request.store = .googlePlay
     request.purchaseToken = purchaseToken
