@@ -67,4 +67,41 @@ struct StoreSimulatorGoogleControlTests {
     #expect(privateKey(written) == privateKey(firstKey) && privateKey(written) != nil)
     #expect(written.contains(second.googleTokenURI))
   }
+
+  @Test("with a process following the clock over HTTP, a push after a jump waits for it to poll")
+  func followersCatchUp() async throws {
+    try await GoogleHarness.run { harness in
+      try await Self.followAndAdvance(harness)
+    }
+  }
+
+  static func followAndAdvance(_ harness: GoogleHarness) async throws {
+    let sim = harness.sim
+    let token = try await sim.googlePurchase(
+      GooglePurchaseRequest(productId: "com.example.monthly", acknowledged: true)
+    ).purchaseToken
+    try await sim.googleCancel(token)
+    let follower = FollowedClock(virtualMs: 0)
+    let control = StoreSimulatorControlClient(baseURL: sim.baseURL, httpClient: .shared)
+    try await withThrowingTaskGroup(of: Void.self) { group in
+      group.addTask {
+        while !Task.isCancelled {
+          let answer = try await control.clock()
+          let clock = try JSONDecoder().decode([String: Int64].self, from: Data(answer.body.utf8))
+          follower.observe(virtualMs: clock["nowMs"] ?? 0)
+          try? await Task.sleep(for: .milliseconds(100))
+        }
+      }
+      try await Task.sleep(for: .milliseconds(250))
+      let started = ContinuousClock.now
+      try await sim.advance(byMs: 30 * SimDuration.dayMs + 1)
+      #expect(ContinuousClock.now - started >= .milliseconds(140))
+      #expect(follower.nowMs() >= sim.clockNowMs)
+      group.cancelAll()
+    }
+    let expired = try #require(try harness.pushes().last)
+    #expect(expired.notification.subscriptionNotification?.notificationType == 13)
+    let claims = try await harness.authenticator().authenticate(authorization: expired.authorization).get()
+    #expect(claims.iat == sim.clockNowMs / 1000)
+  }
 }

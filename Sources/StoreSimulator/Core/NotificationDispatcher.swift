@@ -15,7 +15,7 @@ struct OutgoingNotification: Sendable {
   var subject: String
   var virtualTimeMs: Int64
   /// Called for each attempt: the bearer token to send (Google's Pub/Sub push authentication).
-  var bearerToken: (@Sendable () -> String)? = nil
+  var bearerToken: (@Sendable () async -> String)? = nil
 }
 
 /// What happened to one notification: every delivery attempt, in real time.
@@ -153,7 +153,7 @@ final class NotificationDispatcher: Sendable {
     request.method = .POST
     request.headers.add(name: "Content-Type", value: "application/json")
     if let bearerToken = notification.bearerToken {
-      request.headers.add(name: "Authorization", value: "Bearer \(bearerToken())")
+      request.headers.add(name: "Authorization", value: "Bearer \(await bearerToken())")
     }
     request.body = .bytes(ByteBuffer(bytes: notification.body))
     var status: Int?

@@ -3,15 +3,51 @@ import TollgateCrypto
 
 /// The virtual now as last published by the simulator's lock holder, readable without the lock:
 /// a Pub/Sub push retried in real time mints its token at the virtual moment of the attempt.
+///
+/// It also knows whether other processes follow the clock over HTTP (`GET /sim/clock`, polled
+/// every 100 ms): a push token minted right after a jump would look issued in the future to a
+/// follower that has not polled yet, so minting first lets such followers catch up.
 final class VirtualNowMirror: Sendable {
-  private let nowMs: Atomic<Int64>
+  private struct State {
+    var nowMs: Int64
+    var changedAtRealMs: Int64?
+    var polledAtRealMs: Int64?
+  }
 
-  init(_ nowMs: Int64) { self.nowMs = Atomic(nowMs) }
+  /// How long after a jump followers are given to poll.
+  static let followerCatchUpMs: Int64 = 150
+  /// A follower is one that polled this recently.
+  static let followerWindowMs: Int64 = 2_000
+  private let state: Mutex<State>
 
-  func publish(_ ms: Int64) { nowMs.store(ms, ordering: .relaxed) }
+  init(_ nowMs: Int64) { state = Mutex(State(nowMs: nowMs)) }
+
+  func publish(_ ms: Int64) {
+    let real = NotificationDispatcher.realNowMs()
+    state.withLock { state in
+      if state.nowMs != ms { state.changedAtRealMs = real }
+      state.nowMs = ms
+    }
+  }
 
   /// The virtual now (it stands still between advances).
-  var currentMs: Int64 { nowMs.load(ordering: .relaxed) }
+  var currentMs: Int64 { state.withLock { $0.nowMs } }
+
+  /// A follower read the clock (`GET /sim/clock`).
+  func polled() { state.withLock { $0.polledAtRealMs = NotificationDispatcher.realNowMs() } }
+
+  /// Waits until followers polling over HTTP have had time to see the last jump (at most
+  /// `followerCatchUpMs`; no wait when nobody follows).
+  func letFollowersCatchUp() async {
+    let real = NotificationDispatcher.realNowMs()
+    let wait = state.withLock { state -> Int64 in
+      guard let polled = state.polledAtRealMs, real - polled < Self.followerWindowMs,
+        let changed = state.changedAtRealMs
+      else { return 0 }
+      return max(0, changed + Self.followerCatchUpMs - real)
+    }
+    if wait > 0 { try? await Task.sleep(for: .milliseconds(wait)) }
+  }
 }
 
 /// Mints the Google-signed OIDC ID token a Pub/Sub push subscription with authentication sends
@@ -26,7 +62,8 @@ struct GooglePushToken: Sendable {
   let virtualNow: VirtualNowMirror
 
   /// A fresh token, issued now on the configured clock.
-  func mint() -> String {
+  func mint() async -> String {
+    if clock == .virtual { await virtualNow.letFollowersCatchUp() }
     let nowMs = clock == .virtual ? virtualNow.currentMs : NotificationDispatcher.realNowMs()
     let iat = nowMs / 1000
     let subject = GoogleCredentials.pushSubject(email)

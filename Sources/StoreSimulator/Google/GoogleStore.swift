@@ -148,6 +148,6 @@ struct GoogleStore: Sendable {
     core.outbox.append(
       OutgoingNotification(
         store: Self.name, url: url, body: Array(body ?? Data()), notificationUUID: messageId, notificationType: name,
-        subtype: nil, subject: subject, virtualTimeMs: core.nowMs, bearerToken: { token.mint() }))
+        subtype: nil, subject: subject, virtualTimeMs: core.nowMs, bearerToken: { await token.mint() }))
   }
 }

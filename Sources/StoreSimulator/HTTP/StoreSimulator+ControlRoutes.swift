@@ -22,7 +22,10 @@ extension StoreSimulator {
   private struct Clock: Encodable { var nowMs: Int64 }
 
   func addControlRoutes(to router: Router<SimRequestContext>) {
-    router.get("/sim/clock") { _, _ in HTTPAnswer.json(Clock(nowMs: self.clockNowMs)) }
+    router.get("/sim/clock") { _, _ in
+      self.virtualNow.polled()
+      return HTTPAnswer.json(Clock(nowMs: self.clockNowMs))
+    }
     router.post("/sim/clock/advance") { request, _ in
       await self.answer { () async throws(StoreSimulatorError) -> any Encodable & Sendable in
         let query = request.uri.queryParameters.get("by")
