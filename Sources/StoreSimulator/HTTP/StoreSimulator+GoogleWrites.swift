@@ -98,11 +98,12 @@ extension StoreSimulator {
       else { return invalid("Invalid pagination token.") }
       offset = value
     }
+    if let start, let end, start > end { return invalid("Start time must be before end time.") }
     return state.withLock { state in
+      // A start after the virtual now (a caller on another clock) lists nothing rather than failing.
       let now = state.core.nowMs
       let from = start ?? now - 30 * SimDuration.dayMs
       let to = end ?? now
-      guard from <= to else { return invalid("Start time must be before end time.") }
       let matching = state.google.voided.enumerated().filter { _, entry in
         entry.packageName == call.packageName && entry.voidedTimeMs >= from && entry.voidedTimeMs <= to
           && (type == 1 || entry.productType == 2)
