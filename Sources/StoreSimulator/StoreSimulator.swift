@@ -6,9 +6,11 @@ import NIOCore
 import Synchronization
 import TollgateCrypto
 
-/// The stores' server APIs on a virtual clock, over HTTP on loopback: today the App Store
-/// (App Store Server API, verifyReceipt, Server Notifications V2), signed with a generated
-/// root → intermediate → leaf chain shaped like Apple's.
+/// The stores' server APIs on a virtual clock, over HTTP on loopback: the App Store (App Store
+/// Server API, verifyReceipt, Server Notifications V2), signed with a generated root →
+/// intermediate → leaf chain shaped like Apple's; and Google Play (Android Publisher API, OAuth
+/// token endpoint, JWKS, RTDN over Pub/Sub push) with a generated service account and keys
+/// (`StoreSimulator+Google.swift`).
 ///
 /// The Swift methods and the HTTP control API (`/sim/…`, docs/storesim.md) call the same core.
 /// Time only moves when told (`advance(byMs:)`, `POST /sim/clock/advance`): every virtual event
