@@ -5,7 +5,11 @@ import TollgateCore
 /// The demo's users, each bought through the simulator and verified through the worker like any
 /// real purchase.
 public enum DemoUsers {
-  public static let all = ["demo-active", "demo-trial", "demo-grace", "demo-expired", "demo-refunded"]
+  public static let all = [
+    "demo-active", "demo-trial", "demo-grace", "demo-expired", "demo-refunded", "demo-google-active",
+    "demo-google-trial", "demo-google-grace", "demo-google-hold", "demo-google-paused", "demo-google-upgraded",
+    "demo-google-refunded",
+  ]
 
   /// Creates them: the ones that need time to pass first, then a 31-day jump, then the fresh ones.
   /// Returns each user's state as the service answers it.
@@ -13,6 +17,13 @@ public enum DemoUsers {
     user: String, answer: Tollgate_V1_IsSubscriberResponse
   )] {
     let day: Int64 = 86_400_000
+    // Account hold comes after a failed renewal (day 30) and the grace period (7 days): bought
+    // 39 days before the end.
+    let hold = try await stack.googleBuy()
+    try await expectVerified(stack.googleSubmit(hold, userId: "demo-google-hold"), "demo-google-hold")
+    _ = try await stack.sim.googleFailRenewals(hold.purchaseToken)
+    _ = try await stack.sim.advance(byMs: 8 * day)
+
     let grace = try await stack.buy()
     try await expectVerified(stack.submit(grace.signedTransaction, userId: "demo-grace"), "demo-grace")
     _ = try await stack.sim.failRenewals(grace.originalTransactionId)
@@ -20,6 +31,15 @@ public enum DemoUsers {
     let expired = try await stack.buy()
     try await expectVerified(stack.submit(expired.signedTransaction, userId: "demo-expired"), "demo-expired")
     _ = try await stack.sim.setAutoRenew(expired.originalTransactionId, enabled: false)
+
+    let googleGrace = try await stack.googleBuy()
+    try await expectVerified(stack.googleSubmit(googleGrace, userId: "demo-google-grace"), "demo-google-grace")
+    _ = try await stack.sim.googleFailRenewals(googleGrace.purchaseToken)
+    let paused = try await stack.googleBuy()
+    try await expectVerified(stack.googleSubmit(paused, userId: "demo-google-paused"), "demo-google-paused")
+    _ = try await stack.sim.googlePause(paused.purchaseToken, durationMs: 30 * day)
+    let upgraded = try await stack.googleBuy(LocalStack.basic)
+    try await expectVerified(stack.googleSubmit(upgraded, userId: "demo-google-upgraded"), "demo-google-upgraded")
 
     _ = try await stack.sim.advance(byMs: 31 * day)
 
@@ -31,13 +51,32 @@ public enum DemoUsers {
     try await expectVerified(stack.submit(refunded.signedTransaction, userId: "demo-refunded"), "demo-refunded")
     _ = try await stack.sim.refund(refunded.originalTransactionId)
 
+    let googleActive = try await stack.googleBuy()
+    try await expectVerified(stack.googleSubmit(googleActive, userId: "demo-google-active"), "demo-google-active")
+    let googleTrial = try await stack.googleBuy(LocalStack.monthly, offer: "trial")
+    try await expectVerified(stack.googleSubmit(googleTrial, userId: "demo-google-trial"), "demo-google-trial")
+    // Basic for a month, then upgraded at once to premium: a new purchase token linked to the first.
+    _ = try await stack.sim.googleChangeProduct(upgraded.purchaseToken, to: LocalStack.premium)
+    let googleRefunded = try await stack.googleBuy()
+    try await expectVerified(
+      stack.googleSubmit(googleRefunded, userId: "demo-google-refunded"), "demo-google-refunded")
+    _ = try await stack.sim.googleRefund(googleRefunded.purchaseToken)
+
     let expected: [String: Tollgate_V1_SubscriptionState] = [
       "demo-active": .active, "demo-trial": .trial, "demo-grace": .gracePeriod, "demo-expired": .expired,
-      "demo-refunded": .revoked,
+      "demo-refunded": .revoked, "demo-google-active": .active, "demo-google-trial": .trial,
+      "demo-google-grace": .gracePeriod, "demo-google-hold": .onHold, "demo-google-paused": .paused,
+      "demo-google-upgraded": .active, "demo-google-refunded": .revoked,
     ]
     var answers: [(String, Tollgate_V1_IsSubscriberResponse)] = []
     for user in all {
-      answers.append((user, try await stack.until(user) { $0.state == expected[user] }))
+      answers.append(
+        (
+          user,
+          try await stack.until(user) {
+            $0.state == expected[user] && (user != "demo-google-upgraded" || $0.productID == LocalStack.premium)
+          }
+        ))
     }
     return answers
   }

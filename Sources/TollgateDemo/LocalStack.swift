@@ -215,6 +215,45 @@ public struct LocalStack: Sendable {
       ApplePurchaseRequest(productId: productId, bundleId: Self.bundleId, offer: offer, environment: environment))
   }
 
+  /// Buys `productId` on the simulated Google Play, as the app's Billing Library would.
+  public func googleBuy(
+    _ productId: String = premium, offer: String? = nil, accountId: String? = nil, testPurchase: Bool = false
+  ) async throws -> GooglePurchaseResult {
+    try await sim.googlePurchase(
+      GooglePurchaseRequest(
+        productId: productId, packageName: Self.packageName, offer: offer, obfuscatedExternalAccountId: accountId,
+        testPurchase: testPurchase ? true : nil))
+  }
+
+  /// Submits a Google Play purchase for `userId` through the service, with the Play Billing data
+  /// and signature the app got, waiting for the verdict.
+  public func googleSubmit(_ purchase: GooglePurchaseResult, userId: String) async throws
+    -> Tollgate_V1_SubmitPurchaseResponse
+  {
+    try await googleSubmit(
+      purchaseToken: purchase.purchaseToken, productId: purchase.productId, userId: userId,
+      billing: (purchase.originalJson, purchase.signature))
+  }
+
+  /// Submits a Google Play purchase token for `userId` through the service (and the Play Billing
+  /// data and signature, when given), waiting for the verdict.
+  public func googleSubmit(
+    purchaseToken: String, productId: String, userId: String, billing: (purchaseData: String, signature: String)? = nil
+  ) async throws -> Tollgate_V1_SubmitPurchaseResponse {
+    var request = Tollgate_V1_SubmitPurchaseRequest()
+    request.userID = userId
+    request.store = .googlePlay
+    request.purchaseToken = purchaseToken
+    request.productID = productId
+    request.appID = Self.packageName
+    if let billing {
+      request.googlePurchaseData = billing.purchaseData
+      request.googleSignature = billing.signature
+    }
+    request.waitMs = 8_000
+    return try await client.submitPurchase(request, timeout: .seconds(10))
+  }
+
   /// Submits purchase evidence for `userId` through the service, waiting for the verdict.
   public func submit(_ receipt: String, userId: String) async throws -> Tollgate_V1_SubmitPurchaseResponse {
     var request = Tollgate_V1_SubmitPurchaseRequest()

@@ -6,6 +6,7 @@ import TollgateCore
 import TollgateCrypto
 import TollgateDemo
 import TollgateTesting
+import TollgateWorker
 
 /// Google Play's paths through the whole system: the simulator's Android Publisher API, OAuth
 /// token endpoint, JWKS and authenticated Pub/Sub pushes over HTTP, the real worker and SQLite,
@@ -97,6 +98,7 @@ struct GooglePlayLifecycleEndToEndTests {
       let (basic, _) = try await stack.googleBuyAndSubmit(Stack.basic, userId: "g")
       #expect(try await stack.answer("g", "basic").active)
       #expect(!(try await stack.answer("g", "premium").active))
+      _ = try await stack.sim.advance(byMs: 3 * Self.day)
       let changed = try await stack.sim.googleChangeProduct(basic.purchaseToken, to: Stack.premium)
       let newToken = try #require(changed.replacedByToken)
       let upgraded = try await stack.until("g", "premium") { $0.active }
@@ -110,6 +112,14 @@ struct GooglePlayLifecycleEndToEndTests {
         $0.purchaseId == basic.purchaseToken
       }.map(\.kind)
       #expect(!oldEvents.contains("refunded") && !oldEvents.contains("revoked"), "\(oldEvents)")
+      #expect(oldEvents.contains("replaced"), "\(oldEvents)")
+      // explain shows the token chain.
+      let admin = WorkerAdmin(
+        storage: stack.worker.storage, catalog: stack.local.configuration.catalog, nowMs: stack.local.nowMs)
+      let explained = try await admin.explain(userId: "g", entitlement: "premium")
+      let deciding = try #require(explained.sources.first { $0.decides })
+      #expect(deciding.replaces == [basic.purchaseToken])
+      #expect(explained.text.contains("replaces: \(basic.purchaseToken)"))
 
       // The new token is refunded: the old one (Google still lists its paid month) grants nothing.
       _ = try await stack.sim.googleRefund(newToken)

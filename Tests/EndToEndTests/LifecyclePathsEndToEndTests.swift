@@ -130,7 +130,23 @@ struct LifecyclePathsEndToEndTests {
       #expect(answers["demo-grace"]?.active == true)
       #expect(answers["demo-expired"]?.state == .expired)
       #expect(answers["demo-refunded"]?.state == .revoked)
-      #expect(answers.values.filter(\.active).count == 3)
+      #expect(answers["demo-google-active"]?.state == .active)
+      #expect(answers["demo-google-trial"]?.state == .trial)
+      #expect(answers["demo-google-grace"]?.state == .gracePeriod)
+      #expect(answers["demo-google-hold"]?.state == .onHold)
+      #expect(answers["demo-google-paused"]?.state == .paused)
+      #expect(answers["demo-google-upgraded"]?.productID == LocalStack.premium)
+      #expect(answers["demo-google-refunded"]?.state == .revoked)
+      let entitled = answers.filter { $0.value.active }.keys.sorted()
+      #expect(
+        entitled == [
+          "demo-active", "demo-google-active", "demo-google-grace", "demo-google-trial", "demo-google-upgraded",
+          "demo-grace", "demo-trial",
+        ])
+      // The upgrade is one owner's chain of two tokens, the second linked to the first.
+      let upgraded = try await stack.worker.storage.subscriptions(userId: "demo-google-upgraded")
+      #expect(upgraded.count == 2)
+      #expect(upgraded.contains { $0.history.linkedPurchaseToken != nil })
     }
   }
 }

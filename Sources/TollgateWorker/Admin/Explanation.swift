@@ -23,6 +23,9 @@ public struct Explanation: Sendable, Codable {
     public var evidenceSource: String?
     public var payloads: [Payload]
     public var grantNote: String?
+    /// The purchases this one replaced, newest first (Google's linkedPurchaseToken chain: an
+    /// upgrade, downgrade or re-signup is a new token linked to the one before).
+    public var replaces: [String]
     /// Whether this source is the one that answers IsSubscriber.
     public var decides: Bool
   }
@@ -59,6 +62,7 @@ public struct Explanation: Sendable, Codable {
         )
       }
       if let note = source.grantNote { lines.append("      note: \(note)") }
+      if !source.replaces.isEmpty { lines.append("      replaces: \(source.replaces.joined(separator: " ← "))") }
     }
     if !recentEvents.isEmpty {
       lines.append("recent events:")

@@ -15,7 +15,7 @@ enum EventDeriver {
       switch evaluation.state {
       case .trial: return [event("purchased", "trial")]
       case .revoked: return [event("refunded")]
-      case .expired: return [event("expired")]
+      case .expired: return [event(evaluation.reason == .replaced ? "replaced" : "expired")]
       default: return [event("purchased")]
       }
     }
@@ -35,7 +35,9 @@ enum EventDeriver {
       case .gracePeriod: events.append(event("grace_started"))
       case .billingRetry, .onHold: events.append(event("billing_issue"))
       case .paused: events.append(event("paused"))
-      case .expired: events.append(event("expired"))
+      case .expired:
+        // Replaced by another purchase (an upgrade's new token): over, but nobody lost access.
+        events.append(event(evaluation.reason == .replaced ? "replaced" : "expired"))
       case .revoked:
         events.append(event(evaluation.reason == .familySharingRevoked ? "revoked" : "refunded"))
       case .active, .introOffer:

@@ -4,7 +4,8 @@ import TollgateCore
 public struct WorkerEvent: Sendable, Hashable {
   public var userId: String?
   /// purchased, renewed, trial_converted, opted_out, opted_in, billing_issue, grace_started,
-  /// recovered, expired, refunded, revoked, upgraded, transferred, transfer_refused.
+  /// recovered, expired, replaced (by another purchase: Google's linked token), refunded, revoked,
+  /// upgraded, transferred, transfer_refused.
   public var kind: String
   public var store: Store
   public var purchaseId: String

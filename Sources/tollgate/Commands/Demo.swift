@@ -50,7 +50,7 @@ struct Demo: AsyncParsableCommand {
     for (user, answer) in users {
       let state = QueryOutput.name(answer.state)
       lines.append(
-        "  \(user.padding(toLength: 15, withPad: " ", startingAt: 0)) premium: \(answer.active ? "yes" : "no ") (\(state))"
+        "  \(user.padding(toLength: 22, withPad: " ", startingAt: 0)) premium: \(answer.active ? "yes" : "no ") (\(state))"
       )
     }
     lines += [
@@ -58,7 +58,9 @@ struct Demo: AsyncParsableCommand {
       "  \(bin) query is-subscriber demo-active premium --server 127.0.0.1:\(servicePort)",
       "  \(bin) query subscription demo-grace --server 127.0.0.1:\(servicePort) --json",
       "  \(bin) explain demo-refunded premium --database \(stack.databasePath)",
-      "Move the store's clock (demo-active renews, demo-trial converts, demo-grace lapses into billing retry):",
+      "  \(bin) explain demo-google-upgraded premium --database \(stack.databasePath)",
+      "Move the store's clock (demo-active and demo-google-active renew, the trials convert, demo-grace lapses",
+      "into billing retry, demo-google-grace into account hold, demo-google-paused resumes):",
       "  \(bin) storesim advance 31d --sim 127.0.0.1:\(simulatorPort)",
       "Ctrl-C stops everything.", "",
     ]

@@ -74,10 +74,7 @@ struct Stack {
   func googleBuy(
     _ productId: String = monthly, offer: String? = nil, accountId: String? = nil, testPurchase: Bool = false
   ) async throws -> GooglePurchaseResult {
-    try await sim.googlePurchase(
-      GooglePurchaseRequest(
-        productId: productId, packageName: LocalStack.packageName, offer: offer,
-        obfuscatedExternalAccountId: accountId, testPurchase: testPurchase ? true : nil))
+    try await local.googleBuy(productId, offer: offer, accountId: accountId, testPurchase: testPurchase)
   }
 
   /// Submits a Google Play purchase token for `userId` through the service, waiting for the verdict.
@@ -86,18 +83,7 @@ struct Stack {
     _ purchaseToken: String, productId: String = monthly, userId: String,
     billing: (purchaseData: String, signature: String)? = nil
   ) async throws -> Tollgate_V1_SubmitPurchaseResponse {
-    var request = Tollgate_V1_SubmitPurchaseRequest()
-    if let billing {
-      request.googlePurchaseData = billing.purchaseData
-      request.googleSignature = billing.signature
-    }
-    request.userID = userId
-    request.store = .googlePlay
-    request.purchaseToken = purchaseToken
-    request.productID = productId
-    request.appID = LocalStack.packageName
-    request.waitMs = 8_000
-    return try await client.submitPurchase(request, timeout: .seconds(10))
+    try await local.googleSubmit(purchaseToken: purchaseToken, productId: productId, userId: userId, billing: billing)
   }
 
   func googleBuyAndSubmit(_ productId: String = monthly, userId: String, offer: String? = nil) async throws
