@@ -76,6 +76,9 @@ struct EventDeriverTests {
     settings.sweepIntervalMs = 1_000_000
     #expect(CheckSchedule.next(after: evaluation(.active, expires: 500), nowMs: 100, settings: settings) == 510)
     #expect(CheckSchedule.next(after: evaluation(.expired, expires: 50), nowMs: 100, settings: settings) == 1_000_100)
+    var paused = evaluation(.paused, expires: 50)
+    paused.pausedUntilMs = 700
+    #expect(CheckSchedule.next(after: paused, nowMs: 100, settings: settings) == 710, "checked when it resumes")
     let backoff = Backoff(baseMs: 1_000, maxMs: 60_000)
     for attempt in 1...10 {
       let delay = backoff.delayMs(attempt: attempt)

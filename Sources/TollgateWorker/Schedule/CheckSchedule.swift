@@ -11,7 +11,12 @@ enum CheckSchedule {
   ) -> Int64 {
     var candidates = [nowMs + settings.sweepIntervalMs]
     if let startsAtMs, startsAtMs > nowMs { candidates.append(startsAtMs + settings.recheckDelayMs) }
-    for boundary in [evaluation.expiresAtMs, evaluation.accessEndsAtMs, evaluation.gracePeriodExpiresAtMs ?? Int64.max]
+    let boundaries = [
+      evaluation.expiresAtMs, evaluation.accessEndsAtMs, evaluation.gracePeriodExpiresAtMs ?? Int64.max,
+      // A paused subscription resumes by itself then (Google Play).
+      evaluation.pausedUntilMs ?? Int64.max,
+    ]
+    for boundary in boundaries
     where boundary > nowMs && boundary < Int64.max - settings.recheckDelayMs {
       candidates.append(boundary + settings.recheckDelayMs)
     }
