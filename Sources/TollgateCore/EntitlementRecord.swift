@@ -25,6 +25,10 @@ public struct EntitlementRecord: Sendable, Hashable, Codable {
   /// The lifecycle rule that decided `state` (`current_period`, `store_unreachable`, ...); nil for
   /// a grant, or a record written before reasons were kept.
   public var reason: StateReason?
+  /// The purchases this record's purchase replaced, newest first: Google Play's
+  /// `linkedPurchaseToken` chain (an upgrade, downgrade or re-signup is a new purchase token
+  /// linked to the one before). Empty for every other source.
+  public var replaces: [String] = []
 
   public init(
     userId: String,
@@ -38,7 +42,8 @@ public struct EntitlementRecord: Sendable, Hashable, Codable {
     expiresAtMs: Int64,
     accessEndsAtMs: Int64,
     verifiedAtMs: Int64,
-    reason: StateReason? = nil
+    reason: StateReason? = nil,
+    replaces: [String] = []
   ) {
     self.userId = userId
     self.entitlement = entitlement
@@ -52,6 +57,29 @@ public struct EntitlementRecord: Sendable, Hashable, Codable {
     self.accessEndsAtMs = accessEndsAtMs
     self.verifiedAtMs = verifiedAtMs
     self.reason = reason
+    self.replaces = replaces
+  }
+
+  enum CodingKeys: String, CodingKey {
+    case userId, entitlement, source, store, productId, environment, state, willRenew, expiresAtMs, accessEndsAtMs,
+      verifiedAtMs, reason, replaces
+  }
+
+  public init(from decoder: any Decoder) throws {
+    let c = try decoder.container(keyedBy: CodingKeys.self)
+    self.init(
+      userId: try c.decode(String.self, forKey: .userId), entitlement: try c.decode(String.self, forKey: .entitlement),
+      source: try c.decode(String.self, forKey: .source), store: try c.decode(Store.self, forKey: .store),
+      productId: try c.decode(String.self, forKey: .productId),
+      environment: try c.decode(StoreEnvironment.self, forKey: .environment),
+      state: try c.decode(SubscriptionState.self, forKey: .state),
+      willRenew: try c.decode(Bool.self, forKey: .willRenew),
+      expiresAtMs: try c.decode(Int64.self, forKey: .expiresAtMs),
+      accessEndsAtMs: try c.decode(Int64.self, forKey: .accessEndsAtMs),
+      verifiedAtMs: try c.decode(Int64.self, forKey: .verifiedAtMs),
+      reason: try c.decodeIfPresent(StateReason.self, forKey: .reason),
+      // Records written before chains were kept have none.
+      replaces: try c.decodeIfPresent([String].self, forKey: .replaces) ?? [])
   }
 }
 

@@ -19,6 +19,9 @@ public final class EntitlementIndex: Sendable {
     var storeUnreachableCount = 0
     /// Written by `warm` so that its loads are kept.
     var warmed: UInt64 = 0
+    /// `EntitlementRecord.replaces` by slot, for the few records that have one (Google Play
+    /// purchases that replaced another): kept beside the 64-byte records, not in them.
+    var replaces: [Int32: [String]] = [:]
 
     /// Adds `records` in front of the user's existing ones.
     mutating func add(userId: String, _ records: [EntitlementRecord]) {
@@ -33,6 +36,7 @@ public final class EntitlementIndex: Sendable {
           head = Int32(slots.count)
           slots.append(indexed)
         }
+        if !record.replaces.isEmpty { replaces[head] = record.replaces }
       }
       if head >= 0 { heads.set(userId, to: head) }
       recordCount += records.count
@@ -45,15 +49,11 @@ public final class EntitlementIndex: Sendable {
         let next = slots[Int(slot)].next
         if case .text = slots[Int(slot)].source { slots[Int(slot)].source = .numbered(prefix: 0, number: 0) }
         if slots[Int(slot)].reason == IndexedRecord.storeUnreachable { storeUnreachableCount -= 1 }
+        if !replaces.isEmpty { replaces.removeValue(forKey: slot) }
         freeSlots.append(slot)
         recordCount -= 1
         slot = next
       }
-    }
-
-    /// Calls `body` with each record of `userId`.
-    func forEach(of userId: String, _ body: (IndexedRecord) -> Void) {
-      forEachSlot(from: heads.find(userId) ?? -1) { body(slots[$0]) }
     }
 
     /// Calls `body` with the slot of each record chained from `head` (-1: none).
@@ -74,7 +74,11 @@ public final class EntitlementIndex: Sendable {
   public func records(for userId: String) -> [EntitlementRecord] {
     state.withLock { state in
       var records: [EntitlementRecord] = []
-      state.forEach(of: userId) { records.append($0.record(userId: userId, strings: state.strings)) }
+      state.forEachSlot(from: state.heads.find(userId) ?? -1) { slot in
+        var record = state.slots[slot].record(userId: userId, strings: state.strings)
+        record.replaces = state.replaces[Int32(slot)] ?? []
+        records.append(record)
+      }
       return records
     }
   }

@@ -120,6 +120,10 @@ struct GooglePlayLifecycleEndToEndTests {
       let deciding = try #require(explained.sources.first { $0.decides })
       #expect(deciding.replaces == [basic.purchaseToken])
       #expect(explained.text.contains("replaces: \(basic.purchaseToken)"))
+      // …and so does GetSubscription, over the wire.
+      let summary = try await stack.client.getSubscription(userId: "g")
+      let current = try #require(summary.subscriptions.first { $0.storeSubscriptionID == newToken })
+      #expect(current.replaces == [basic.purchaseToken])
 
       // The new token is refunded: the old one (Google still lists its paid month) grants nothing.
       _ = try await stack.sim.googleRefund(newToken)

@@ -39,4 +39,20 @@ struct IndexedRecordTests {
     index.replace(userId: "other", with: [])
     #expect(index.storeUnreachableCount == 0)
   }
+
+  @Test("a record's replaced purchases are kept beside it, and a freed slot does not pass them on")
+  func replacesKeptBeside() {
+    let index = EntitlementIndex()
+    var upgraded = EntitlementRecord.sample(userId: "g", expiresAtMs: 2_000_000_000_000)
+    upgraded.replaces = ["tok-2", "tok-1"]
+    index.insert(upgraded)
+    index.insert(.sample(userId: "plain", expiresAtMs: 2_000_000_000_000))
+    #expect(index.records(for: "g").first?.replaces == ["tok-2", "tok-1"])
+    #expect(index.records(for: "plain").first?.replaces == [])
+    // The user's records are replaced: the slot is reused by a record without a chain.
+    index.replace(userId: "g", with: [.sample(userId: "g", expiresAtMs: 2_000_000_000_000)])
+    #expect(index.records(for: "g").first?.replaces == [])
+    index.replace(userId: "h", with: [upgraded])
+    #expect(index.records(for: "h").first?.replaces == ["tok-2", "tok-1"])
+  }
 }

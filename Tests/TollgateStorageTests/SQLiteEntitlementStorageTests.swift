@@ -27,6 +27,12 @@ struct SQLiteEntitlementStorageTests {
     #expect(changes.map(\.reason) == ["purchase", "refund"])
     #expect(try await storage.changes(after: seq1, limit: 1).count == 1)
     #expect(try await storage.entitlements(forUsers: ["alice", "nobody"]) == ["alice": [b]])
+
+    // A Google purchase's chain of replaced tokens is stored with its record.
+    var upgraded = EntitlementRecord.sample(userId: "carol", expiresAtMs: 8_000)
+    upgraded.replaces = ["tok-b.AO-J1", "tok-a_x"]
+    try await storage.replaceEntitlements(userId: "carol", with: [upgraded], reason: "purchase", nowMs: 13)
+    #expect(try await storage.entitlements(forUsers: ["carol"]) == ["carol": [upgraded]])
   }
 
   @Test("the change probe says yes first, then only after a commit by this storage or another connection")

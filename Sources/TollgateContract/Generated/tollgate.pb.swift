@@ -492,6 +492,11 @@ public nonisolated struct Tollgate_V1_Subscription: Sendable {
   /// changed by itself since (access ended at `expires_at_ms`).
   public var reason: String = String()
 
+  /// The purchases this one replaced, newest first (Google Play: the linkedPurchaseToken chain of an
+  /// upgrade, downgrade or re-signup, each a new purchase token linked to the one before); empty
+  /// for other stores.
+  public var replaces: [String] = []
+
   public var unknownFields = SwiftProtobuf.UnknownStorage()
 
   public init() {}
@@ -947,7 +952,7 @@ nonisolated extension Tollgate_V1_GetSubscriptionRequest: SwiftProtobuf.Message,
 
 nonisolated extension Tollgate_V1_Subscription: SwiftProtobuf.Message, SwiftProtobuf._MessageImplementationBase, SwiftProtobuf._ProtoNameProviding {
   public static let protoMessageName: String = _protobuf_package + ".Subscription"
-  public static let _protobuf_nameMap = SwiftProtobuf._NameMap(bytecode: "\0\u{1}store\0\u{3}store_subscription_id\0\u{3}product_id\0\u{1}state\0\u{1}active\0\u{3}expires_at_ms\0\u{3}will_renew\0\u{1}environment\0\u{3}verified_at_ms\0\u{1}entitlements\0\u{1}reason\0")
+  public static let _protobuf_nameMap = SwiftProtobuf._NameMap(bytecode: "\0\u{1}store\0\u{3}store_subscription_id\0\u{3}product_id\0\u{1}state\0\u{1}active\0\u{3}expires_at_ms\0\u{3}will_renew\0\u{1}environment\0\u{3}verified_at_ms\0\u{1}entitlements\0\u{1}reason\0\u{1}replaces\0")
 
   public mutating func decodeMessage<D: SwiftProtobuf.Decoder>(decoder: inout D) throws {
     while let fieldNumber = try decoder.nextFieldNumber() {
@@ -966,6 +971,7 @@ nonisolated extension Tollgate_V1_Subscription: SwiftProtobuf.Message, SwiftProt
       case 9: try { try decoder.decodeSingularInt64Field(value: &self.verifiedAtMs) }()
       case 10: try { try decoder.decodeRepeatedStringField(value: &self.entitlements) }()
       case 11: try { try decoder.decodeSingularStringField(value: &self.reason) }()
+      case 12: try { try decoder.decodeRepeatedStringField(value: &self.replaces) }()
       default: break
       }
     }
@@ -1005,6 +1011,9 @@ nonisolated extension Tollgate_V1_Subscription: SwiftProtobuf.Message, SwiftProt
     if !self.reason.isEmpty {
       try visitor.visitSingularStringField(value: self.reason, fieldNumber: 11)
     }
+    if !self.replaces.isEmpty {
+      try visitor.visitRepeatedStringField(value: self.replaces, fieldNumber: 12)
+    }
     try unknownFields.traverse(visitor: &visitor)
   }
 
@@ -1020,6 +1029,7 @@ nonisolated extension Tollgate_V1_Subscription: SwiftProtobuf.Message, SwiftProt
     if lhs.verifiedAtMs != rhs.verifiedAtMs {return false}
     if lhs.entitlements != rhs.entitlements {return false}
     if lhs.reason != rhs.reason {return false}
+    if lhs.replaces != rhs.replaces {return false}
     if lhs.unknownFields != rhs.unknownFields {return false}
     return true
   }

@@ -6,8 +6,10 @@ public enum EntitlementMapping {
   /// `accessEndsAtMs` is the evaluation's: the expiry, the grace period end while in grace, or
   /// expiry + renewal leeway while auto-renew is on; never after the moment access ended for a
   /// state without access.
+  /// `replaces`: the purchases this one replaced (`ReplacementChains`), kept on each record.
   public static func records(
-    userId: String, subscription: SubscriptionEvaluation, config: ProductCatalog, verifiedAtMs: Int64
+    userId: String, subscription: SubscriptionEvaluation, config: ProductCatalog, verifiedAtMs: Int64,
+    replaces: [String] = []
   ) -> [EntitlementRecord] {
     config.entitlements(forProduct: subscription.productId, store: subscription.store).map { entitlement in
       EntitlementRecord(
@@ -22,7 +24,8 @@ public enum EntitlementMapping {
         expiresAtMs: subscription.expiresAtMs,
         accessEndsAtMs: subscription.accessEndsAtMs,
         verifiedAtMs: verifiedAtMs,
-        reason: subscription.reason)
+        reason: subscription.reason,
+        replaces: replaces)
     }
   }
 
@@ -35,8 +38,11 @@ public enum EntitlementMapping {
     let subscriptions = SubscriptionReplacements.resolve(histories).map {
       SubscriptionLifecycle.evaluate($0, at: nowMs, policy: config.gracePolicy, groups: config.subscriptionGroups)
     }
+    let chains = ReplacementChains(histories)
     let fromStores = subscriptions.flatMap {
-      records(userId: userId, subscription: $0, config: config, verifiedAtMs: nowMs)
+      records(
+        userId: userId, subscription: $0, config: config, verifiedAtMs: nowMs,
+        replaces: chains.replaced(by: $0.purchaseId, store: $0.store))
     }
     let fromGrants = grants.filter { $0.userId == userId }.map { $0.entitlementRecord(verifiedAtMs: nowMs) }
     return fromStores + fromGrants

@@ -14,7 +14,8 @@ extension SubscriptionHistory {
     var newerTransactions = newer.transactions
     if store == .googlePlay {
       let revoked = Dictionary(
-        transactions.filter { $0.revocationDateMs != nil }.map { ($0.transactionId, $0) }, uniquingKeysWith: { a, _ in a })
+        transactions.filter { $0.revocationDateMs != nil }.map { ($0.transactionId, $0) },
+        uniquingKeysWith: { a, _ in a })
       for index in newerTransactions.indices where newerTransactions[index].revocationDateMs == nil {
         guard let earlier = revoked[newerTransactions[index].transactionId] else { continue }
         newerTransactions[index].revocationDateMs = earlier.revocationDateMs

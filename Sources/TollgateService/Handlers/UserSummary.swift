@@ -22,6 +22,7 @@ enum UserSummary {
       subscription.environment = .init(record.environment)
       subscription.verifiedAtMs = record.verifiedAtMs
       subscription.entitlements = group.map(\.entitlement).sorted()
+      subscription.replaces = record.replaces
       if evaluation.state == record.state, let reason = record.reason { subscription.reason = reason.rawValue }
       return subscription
     }

@@ -2,7 +2,7 @@ import TollgateCore
 
 extension SQLiteEntitlementStorage {
   static let recordColumns =
-    "user_id, entitlement, source, store, product_id, environment, state, will_renew, expires_at_ms, access_ends_at_ms, verified_at_ms, reason"
+    "user_id, entitlement, source, store, product_id, environment, state, will_renew, expires_at_ms, access_ends_at_ms, verified_at_ms, reason, replaces"
 
   static func arguments(_ record: EntitlementRecord) -> [DatabaseValue] {
     [
@@ -10,6 +10,7 @@ extension SQLiteEntitlementStorage {
       .text(record.productId), .text(record.environment.rawValue), .text(record.state.rawValue),
       DatabaseValue(record.willRenew), .integer(record.expiresAtMs), .integer(record.accessEndsAtMs),
       .integer(record.verifiedAtMs), .text(record.reason?.rawValue ?? ""),
+      .text(record.replaces.joined(separator: " ")),
     ]
   }
 
@@ -28,7 +29,8 @@ extension SQLiteEntitlementStorage {
       expiresAtMs: row.int64(at: 8),
       accessEndsAtMs: row.int64(at: 9),
       verifiedAtMs: row.int64(at: 10),
-      reason: StateReason(rawValue: row.string(at: 11))
+      reason: StateReason(rawValue: row.string(at: 11)),
+      replaces: row.string(at: 12).split(separator: " ").map(String.init)
     )
   }
 }

@@ -14,7 +14,7 @@ struct EntitlementWriter {
       "INSERT INTO users (user_id, created_at_ms) VALUES (?, ?) ON CONFLICT(user_id) DO NOTHING")
     deleteRecords = try db.prepare("DELETE FROM entitlements WHERE user_id = ?")
     insertRecord = try db.prepare(
-      "INSERT INTO entitlements (\(SQLiteEntitlementStorage.recordColumns)) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)"
+      "INSERT INTO entitlements (\(SQLiteEntitlementStorage.recordColumns)) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)"
     )
     appendChange = try db.prepare("INSERT INTO change_feed (user_id, reason, at_ms) VALUES (?, ?, ?)")
   }

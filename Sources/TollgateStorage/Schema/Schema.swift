@@ -10,6 +10,7 @@ public enum Schema {
     migrator.register("v5-database-id", v5)
     migrator.register("v6-worker-lease", v6)
     migrator.register("v7-entitlement-reason", v7)
+    migrator.register("v8-entitlement-replaces", v8)
     return migrator
   }
 
@@ -217,5 +218,12 @@ public enum Schema {
     // The lifecycle rule behind each record's state (`current_period`, `store_unreachable`, ...),
     // so GetSubscription can say why; '' for grants and for records written before.
     try db.execute("ALTER TABLE entitlements ADD COLUMN reason TEXT NOT NULL DEFAULT ''")
+  }
+
+  static let v8: Migrator.Body = { db in
+    // The purchases a record's purchase replaced, newest first, separated by spaces (Google Play's
+    // linkedPurchaseToken chain; purchase tokens hold no spaces), so GetSubscription can show it;
+    // '' for every other record and for records written before.
+    try db.execute("ALTER TABLE entitlements ADD COLUMN replaces TEXT NOT NULL DEFAULT ''")
   }
 }

@@ -38,18 +38,6 @@ public struct WorkerAdmin: Sendable {
     try await storage.requestReverify(userId: userId, nowMs: nowMs())
   }
 
-  /// The purchases `subscription` replaced, newest first, by following Google's
-  /// `linkedPurchaseToken` through stored chains (a linked token never stored ends the list).
-  func purchaseChain(of subscription: StoredSubscription) async throws -> [String] {
-    var chain: [String] = []
-    var next = subscription.history.linkedPurchaseToken
-    while let token = next, !chain.contains(token), chain.count < 100 {
-      chain.append(token)
-      next = try await storage.subscription(store: subscription.store, purchaseId: token)?.history.linkedPurchaseToken
-    }
-    return chain
-  }
-
   /// Why `userId` has (or lacks) `entitlement`.
   public func explain(userId: String, entitlement: String) async throws -> Explanation {
     let now = nowMs()
@@ -57,10 +45,6 @@ public struct WorkerAdmin: Sendable {
     let subscriptions = try await storage.subscriptions(userId: userId)
     let grants = try await storage.grants(userId: userId).filter { $0.entitlement == entitlement }
     let best = records.bestEvaluation(at: now)
-    var chains: [String: [String]] = [:]
-    for subscription in subscriptions where subscription.history.linkedPurchaseToken != nil {
-      chains[subscription.history.source] = try await purchaseChain(of: subscription)
-    }
     let sources = records.map { record -> Explanation.Source in
       let evaluation = record.evaluated(at: now)
       let subscription = subscriptions.first { $0.history.source == record.source }
@@ -74,7 +58,7 @@ public struct WorkerAdmin: Sendable {
         payloads: subscription?.evidence.payloads.map {
           Explanation.Payload(kind: $0.kind, id: $0.id, sha256: $0.sha256, signedAtMs: $0.signedAtMs)
         } ?? [],
-        grantNote: grant?.note, replaces: chains[record.source] ?? [], decides: record.source == best?.record.source)
+        grantNote: grant?.note, replaces: record.replaces, decides: record.source == best?.record.source)
     }
     let events = try await storage.events(userId: userId).suffix(20).map {
       Explanation.Event(

@@ -62,10 +62,12 @@ struct ChainEvaluator: Sendable {
       let underOutage = Set(
         subscriptions.filter { $0.reason == StateReason.storeUnreachable.rawValue }.map(\.history.source))
       let resolved = SubscriptionReplacements.resolve(subscriptions.map(\.history))
+      let chains = ReplacementChains(resolved)
       let fromStores = resolved.flatMap { history in
         EntitlementMapping.records(
           userId: userId, subscription: evaluate(history, at: nowMs, outage: underOutage.contains(history.source)),
-          config: catalog, verifiedAtMs: verifiedAt[history.source] ?? nowMs)
+          config: catalog, verifiedAtMs: verifiedAt[history.source] ?? nowMs,
+          replaces: chains.replaced(by: history.purchaseId, store: history.store))
       }
       return fromStores + grants.map { $0.entitlementRecord(verifiedAtMs: $0.grantedAtMs) }
     }

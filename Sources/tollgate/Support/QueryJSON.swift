@@ -22,6 +22,8 @@ enum QueryJSON {
     var storeSubscriptionId: String
     /// A subscription's lifecycle rule (`current_period`, `store_unreachable`, ...), when known.
     var reason: String?
+    /// The purchases a subscription replaced, newest first (Google's linkedPurchaseToken chain).
+    var replaces: [String]?
 
     init(
       active: Bool, expiresAtMs: Int64, state: Tollgate_V1_SubscriptionState, willRenew: Bool,
@@ -64,6 +66,7 @@ enum QueryJSON {
         storeSubscriptionId: subscription.storeSubscriptionID)
       entitlements = subscription.entitlements
       reason = subscription.reason.isEmpty ? nil : subscription.reason
+      replaces = subscription.replaces.isEmpty ? nil : subscription.replaces
     }
   }
 

@@ -41,6 +41,9 @@ enum QueryOutput {
       lines.append(
         "  \(name(subscription.store)) \(subscription.storeSubscriptionID): \(subscription.productID), \(name(subscription.state)), until \(time(subscription.expiresAtMs)), will renew \(subscription.willRenew ? "yes" : "no"), \(name(subscription.environment)), unlocks \(subscription.entitlements.joined(separator: ", "))"
       )
+      if !subscription.replaces.isEmpty {
+        lines.append("    replaces: \(subscription.replaces.joined(separator: " ← "))")
+      }
     }
     return lines.joined(separator: "\n")
   }

@@ -965,7 +965,7 @@ const ProtobufCMessageDescriptor tollgate__v1__get_subscription_request__descrip
   (ProtobufCMessageInit) tollgate__v1__get_subscription_request__init,
   NULL,NULL,NULL    /* reserved[123] */
 };
-static const ProtobufCFieldDescriptor tollgate__v1__subscription__field_descriptors[11] =
+static const ProtobufCFieldDescriptor tollgate__v1__subscription__field_descriptors[12] =
 {
   {
     "store",
@@ -1099,6 +1099,18 @@ static const ProtobufCFieldDescriptor tollgate__v1__subscription__field_descript
     0,             /* flags */
     0,NULL,NULL    /* reserved1,reserved2, etc */
   },
+  {
+    "replaces",
+    12,
+    PROTOBUF_C_LABEL_REPEATED,
+    PROTOBUF_C_TYPE_STRING,
+    offsetof(Tollgate__V1__Subscription, n_replaces),
+    offsetof(Tollgate__V1__Subscription, replaces),
+    NULL,
+    &protobuf_c_empty_string,
+    0,             /* flags */
+    0,NULL,NULL    /* reserved1,reserved2, etc */
+  },
 };
 static const unsigned tollgate__v1__subscription__field_indices_by_name[] = {
   4,   /* field[4] = active */
@@ -1107,6 +1119,7 @@ static const unsigned tollgate__v1__subscription__field_indices_by_name[] = {
   5,   /* field[5] = expires_at_ms */
   2,   /* field[2] = product_id */
   10,   /* field[10] = reason */
+  11,   /* field[11] = replaces */
   3,   /* field[3] = state */
   0,   /* field[0] = store */
   1,   /* field[1] = store_subscription_id */
@@ -1116,7 +1129,7 @@ static const unsigned tollgate__v1__subscription__field_indices_by_name[] = {
 static const ProtobufCIntRange tollgate__v1__subscription__number_ranges[1 + 1] =
 {
   { 1, 0 },
-  { 0, 11 }
+  { 0, 12 }
 };
 const ProtobufCMessageDescriptor tollgate__v1__subscription__descriptor =
 {
@@ -1126,7 +1139,7 @@ const ProtobufCMessageDescriptor tollgate__v1__subscription__descriptor =
   "Tollgate__V1__Subscription",
   "tollgate.v1",
   sizeof(Tollgate__V1__Subscription),
-  11,
+  12,
   tollgate__v1__subscription__field_descriptors,
   tollgate__v1__subscription__field_indices_by_name,
   1,  tollgate__v1__subscription__number_ranges,

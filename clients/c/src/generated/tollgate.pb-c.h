@@ -232,10 +232,17 @@ struct  Tollgate__V1__Subscription
    * changed by itself since (access ended at `expires_at_ms`).
    */
   char *reason;
+  /*
+   * The purchases this one replaced, newest first (Google Play: the linkedPurchaseToken chain of an
+   * upgrade, downgrade or re-signup, each a new purchase token linked to the one before); empty
+   * for other stores.
+   */
+  size_t n_replaces;
+  char **replaces;
 };
 #define TOLLGATE__V1__SUBSCRIPTION__INIT \
  { PROTOBUF_C_MESSAGE_INIT (&tollgate__v1__subscription__descriptor) \
-    , TOLLGATE__V1__STORE__STORE_UNSPECIFIED, (char *)protobuf_c_empty_string, (char *)protobuf_c_empty_string, TOLLGATE__V1__SUBSCRIPTION_STATE__SUBSCRIPTION_STATE_UNSPECIFIED, 0, 0, 0, TOLLGATE__V1__ENVIRONMENT__ENVIRONMENT_UNSPECIFIED, 0, 0,NULL, (char *)protobuf_c_empty_string }
+    , TOLLGATE__V1__STORE__STORE_UNSPECIFIED, (char *)protobuf_c_empty_string, (char *)protobuf_c_empty_string, TOLLGATE__V1__SUBSCRIPTION_STATE__SUBSCRIPTION_STATE_UNSPECIFIED, 0, 0, 0, TOLLGATE__V1__ENVIRONMENT__ENVIRONMENT_UNSPECIFIED, 0, 0,NULL, (char *)protobuf_c_empty_string, 0,NULL }
 
 
 /*

@@ -196,13 +196,14 @@ class SubmitPurchaseResponse(_message.Message):
     def __init__(self, submission_id: _Optional[str] = ..., status: _Optional[_Union[SubmissionStatus, str]] = ..., error: _Optional[_Union[Error, _Mapping]] = ..., entitlements: _Optional[_Iterable[_Union[EntitlementStatus, _Mapping]]] = ..., rejection_reason: _Optional[str] = ...) -> None: ...
 
 class Subscription(_message.Message):
-    __slots__ = ["active", "entitlements", "environment", "expires_at_ms", "product_id", "reason", "state", "store", "store_subscription_id", "verified_at_ms", "will_renew"]
+    __slots__ = ["active", "entitlements", "environment", "expires_at_ms", "product_id", "reason", "replaces", "state", "store", "store_subscription_id", "verified_at_ms", "will_renew"]
     ACTIVE_FIELD_NUMBER: _ClassVar[int]
     ENTITLEMENTS_FIELD_NUMBER: _ClassVar[int]
     ENVIRONMENT_FIELD_NUMBER: _ClassVar[int]
     EXPIRES_AT_MS_FIELD_NUMBER: _ClassVar[int]
     PRODUCT_ID_FIELD_NUMBER: _ClassVar[int]
     REASON_FIELD_NUMBER: _ClassVar[int]
+    REPLACES_FIELD_NUMBER: _ClassVar[int]
     STATE_FIELD_NUMBER: _ClassVar[int]
     STORE_FIELD_NUMBER: _ClassVar[int]
     STORE_SUBSCRIPTION_ID_FIELD_NUMBER: _ClassVar[int]
@@ -214,12 +215,13 @@ class Subscription(_message.Message):
     expires_at_ms: int
     product_id: str
     reason: str
+    replaces: _containers.RepeatedScalarFieldContainer[str]
     state: SubscriptionState
     store: Store
     store_subscription_id: str
     verified_at_ms: int
     will_renew: bool
-    def __init__(self, store: _Optional[_Union[Store, str]] = ..., store_subscription_id: _Optional[str] = ..., product_id: _Optional[str] = ..., state: _Optional[_Union[SubscriptionState, str]] = ..., active: bool = ..., expires_at_ms: _Optional[int] = ..., will_renew: bool = ..., environment: _Optional[_Union[Environment, str]] = ..., verified_at_ms: _Optional[int] = ..., entitlements: _Optional[_Iterable[str]] = ..., reason: _Optional[str] = ...) -> None: ...
+    def __init__(self, store: _Optional[_Union[Store, str]] = ..., store_subscription_id: _Optional[str] = ..., product_id: _Optional[str] = ..., state: _Optional[_Union[SubscriptionState, str]] = ..., active: bool = ..., expires_at_ms: _Optional[int] = ..., will_renew: bool = ..., environment: _Optional[_Union[Environment, str]] = ..., verified_at_ms: _Optional[int] = ..., entitlements: _Optional[_Iterable[str]] = ..., reason: _Optional[str] = ..., replaces: _Optional[_Iterable[str]] = ...) -> None: ...
 
 class Store(int, metaclass=_enum_type_wrapper.EnumTypeWrapper):
     __slots__ = []
