@@ -132,6 +132,51 @@ struct GooglePlayLifecycleEndToEndTests {
     }
   }
 
+  @Test("a deferred downgrade waits for the renewal; a price increase without consent ends at the renewal")
+  func downgradeAndPriceChange() async throws {
+    try await withStack { stack in
+      let (premium, _) = try await stack.googleBuyAndSubmit(Stack.premium, userId: "down")
+      _ = try await stack.sim.advance(byMs: 5 * Self.day)
+      let deferred = try await stack.sim.googleChangeProduct(premium.purchaseToken, to: Stack.basic)
+      #expect(deferred.deferredReplacementProductId == Stack.basic)
+      try await stack.settle()
+      #expect(try await stack.answer("down", "premium").active, "a downgrade waits for the renewal")
+      _ = try await stack.sim.advance(byMs: 26 * Self.day)
+      let basic = try await stack.until("down", "basic") { $0.active && $0.productID == Stack.basic }
+      #expect(basic.productID == Stack.basic)
+      #expect(!(try await stack.until("down", "premium") { !$0.active }.active))
+
+      let (raised, _) = try await stack.googleBuyAndSubmit(userId: "price")
+      _ = try await stack.sim.googleChangePrice(raised.purchaseToken, newPriceMicros: 19_990_000)
+      let (agreed, _) = try await stack.googleBuyAndSubmit(userId: "agreed")
+      _ = try await stack.sim.googleChangePrice(agreed.purchaseToken, newPriceMicros: 19_990_000)
+      _ = try await stack.sim.googleConfirmPriceChange(agreed.purchaseToken)
+      _ = try await stack.sim.advance(byMs: 31 * Self.day)
+      #expect(try await stack.until("price") { !$0.active }.state == .expired)
+      try await stack.settle()
+      let renewed = try await stack.answer("agreed")
+      #expect(renewed.active && renewed.state == .active)
+    }
+  }
+
+  @Test("while Google's API fails, a renewing subscriber keeps access; the state catches up after")
+  func apiOutage() async throws {
+    try await withStack { stack in
+      let (purchase, _) = try await stack.googleBuyAndSubmit(userId: "g")
+      try stack.sim.addFault(FaultRule(target: "google.api", mode: .error500, count: nil))
+      _ = try await stack.sim.advance(byMs: 31 * Self.day)
+      try await Task.sleep(for: .milliseconds(500))
+      let during = try await stack.answer("g")
+      #expect(during.active, "never revoke because a store call failed")
+      stack.sim.clearFaults()
+      let after = try await stack.until("g", timeout: .seconds(15)) {
+        $0.active && $0.expiresAtMs > stack.sim.clockNowMs + 20 * Self.day
+      }
+      #expect(after.state == .active)
+      #expect(try stack.sim.googlePurchaseSnapshot(purchase.purchaseToken).state == "SUBSCRIPTION_STATE_ACTIVE")
+    }
+  }
+
   @Test("a refund ends access; when its notification is lost, the daily voided-purchases sweep catches it")
   func refunds() async throws {
     try await withStack { stack in
