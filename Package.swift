@@ -381,7 +381,8 @@ let package = Package(
       dependencies: [
         "TollgateService", "TollgateIndex", "TollgateStorage", "TollgateCore", "TollgateContract", "TollgateWire",
         "TollgateClient", "TollgateServer", "TollgateTesting",
-        "TollgateWorker", "TollgateWorkerSQLite", "StoreSimulator", "TollgateCrypto", "AppStore", "GooglePlayGateway", "TollgateDemo",
+        "TollgateWorker", "TollgateWorkerSQLite", "StoreSimulator", "TollgateCrypto", "AppStore", "GooglePlayGateway",
+        "TollgateDemo",
         .product(name: "NIOCore", package: "swift-nio"),
         .product(name: "NIOPosix", package: "swift-nio"),
         .product(name: "PropertyBased", package: "swift-property-based"),

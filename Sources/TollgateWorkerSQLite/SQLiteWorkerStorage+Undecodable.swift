@@ -1,5 +1,5 @@
-import TollgateStorage
 import TollgateCore
+import TollgateStorage
 
 extension SQLiteWorkerStorage {
   /// How long the check of a subscription row that does not decode is put off.
@@ -11,7 +11,9 @@ extension SQLiteWorkerStorage {
     logger.error(
       "a stored subscription does not decode; its check is put off and the user's entitlements stay as they are",
       metadata: [
-        "store.name": "\(store)", "subscription.purchase_id": "\(Store(rawValue: store)?.loggable(purchaseId) ?? purchaseId)", "error": "\(error)",
+        "store.name": "\(store)",
+        "subscription.purchase_id": "\(Store(rawValue: store)?.loggable(purchaseId) ?? purchaseId)",
+        "error": "\(error)",
         "retry.in_ms": "\(Self.undecodableRetryMs)",
       ])
     try await writer.write { db in
