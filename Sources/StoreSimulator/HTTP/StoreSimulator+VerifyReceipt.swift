@@ -107,21 +107,9 @@ extension StoreSimulator {
 
   /// "2017-07-24 08:13:24 Etc/GMT", Apple's legacy date format.
   static func gmt(_ ms: Int64) -> String {
-    let seconds = ms >= 0 ? ms / 1000 : (ms - 999) / 1000
-    let days = seconds >= 0 ? seconds / 86_400 : (seconds - 86_399) / 86_400
-    let secondOfDay = seconds - days * 86_400
-    // Civil from days (Howard Hinnant's algorithm).
-    let z = days + 719_468
-    let era = (z >= 0 ? z : z - 146_096) / 146_097
-    let doe = z - era * 146_097
-    let yoe = (doe - doe / 1_460 + doe / 36_524 - doe / 146_096) / 365
-    let doy = doe - (365 * yoe + yoe / 4 - yoe / 100)
-    let mp = (5 * doy + 2) / 153
-    let day = doy - (153 * mp + 2) / 5 + 1
-    let month = mp < 10 ? mp + 3 : mp - 9
-    let year = yoe + era * 400 + (month <= 2 ? 1 : 0)
-    func two(_ value: Int64) -> String { value < 10 ? "0\(value)" : "\(value)" }
+    let t = CivilTime(ms: ms)
+    let pad = CivilTime.pad
     return
-      "\(year)-\(two(month))-\(two(day)) \(two(secondOfDay / 3600)):\(two(secondOfDay / 60 % 60)):\(two(secondOfDay % 60)) Etc/GMT"
+      "\(t.year)-\(pad(t.month, 2))-\(pad(t.day, 2)) \(pad(t.hour, 2)):\(pad(t.minute, 2)):\(pad(t.second, 2)) Etc/GMT"
   }
 }
