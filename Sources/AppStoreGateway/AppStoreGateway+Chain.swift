@@ -44,6 +44,11 @@ extension AppStoreGateway {
     guard let originalTransactionId = first.originalTransactionId else {
       throw .store(.init(code: .invalidResponse, message: "transaction without originalTransactionId"))
     }
+    if let type = first.type, first.typedType != .autoRenewableSubscription {
+      return try oneTimeChain(
+        app: app, originalTransactionId: originalTransactionId, type: type, signed: (signed, first),
+        environment: environment)
+    }
     let statuses = try await call { () async throws(AppStoreAPIError) in
       try await api.getAllSubscriptionStatuses(transactionId: originalTransactionId)
     }
@@ -67,6 +72,26 @@ extension AppStoreGateway {
     }
     let chain = Self.chain(
       app: app, originalTransactionId: originalTransactionId, transactions: transactions, renewal: renewal,
+      source: "app_store_server_api", environment: environment, nowMs: nowMs())
+    guard app.accepts(chain.history.environment) else {
+      throw .rejected(environmentRefusal(chain.history.environment, app: app))
+    }
+    return chain
+  }
+
+  /// A purchase that is no auto-renewable subscription (a non-consumable, say): Get All
+  /// Subscription Statuses has nothing about it and it has no renewals, so Get Transaction Info's
+  /// answer, which carries any revocation, is the whole chain. Without `expiresDate` it never
+  /// expires.
+  private func oneTimeChain(
+    app: AppleApp, originalTransactionId: String, type: String,
+    signed: (jws: String, payload: JWSTransactionDecodedPayload), environment: StoreEnvironment
+  ) throws(AppleFailure) -> VerifiedChain {
+    logger.debug(
+      "App Store purchase read from its transaction alone",
+      metadata: ["apple.original_transaction_id": "\(originalTransactionId)", "apple.type": "\(type)"])
+    let chain = Self.chain(
+      app: app, originalTransactionId: originalTransactionId, transactions: [signed], renewal: nil,
       source: "app_store_server_api", environment: environment, nowMs: nowMs())
     guard app.accepts(chain.history.environment) else {
       throw .rejected(environmentRefusal(chain.history.environment, app: app))

@@ -2,7 +2,7 @@ import Foundation
 
 extension StoreSimulator {
   /// Everything the simulator needs; `Config.defaults` runs one Apple app with three monthly
-  /// products. Loaded from JSON with `Config.load(path:)` (every key optional; durations as
+  /// subscriptions and a non-consumable. Loaded from JSON with `Config.load(path:)` (every key optional; durations as
   /// `"P1M"`, `"6d"` or milliseconds).
   public struct Config: Sendable {
     public var host: String = "127.0.0.1"
@@ -48,6 +48,7 @@ extension StoreSimulator {
       AppleProduct(
         productId: "com.example.basic.monthly", groupId: "21000001", level: 3, periodMs: 30 * SimDuration.dayMs,
         price: 4_990),
+      AppleProduct(nonConsumable: "com.example.lifetime", price: 29_990),
     ]
     /// Billing grace period after a failed renewal; `nil` turns grace off.
     public var gracePeriodMs: Int64? = 6 * SimDuration.dayMs
@@ -116,8 +117,12 @@ extension StoreSimulator {
     }
   }
 
+  /// An in-app purchase the simulated App Store sells: an auto-renewable subscription (in a
+  /// group, with a period) or a non-consumable (bought once, kept until refunded).
   public struct AppleProduct: Sendable {
     public var productId: String
+    public var type: AppleProductType = .autoRenewable
+    /// The subscription group; empty for a non-consumable.
     public var groupId: String
     /// Apple's service level inside the group: 1 is the highest. Moving to a lower number is
     /// an upgrade (immediate), to a higher one a downgrade (at the next renewal).
@@ -143,6 +148,12 @@ extension StoreSimulator {
       self.introPrice = introPrice
       self.introPeriods = introPeriods
     }
+
+    /// A non-consumable: no group, no period, no offers.
+    public init(nonConsumable productId: String, price: Int64 = 9_990) {
+      self.init(productId: productId, groupId: "", periodMs: 0, price: price)
+      self.type = .nonConsumable
+    }
   }
 }
 
@@ -160,15 +171,56 @@ private struct ConfigFile: Decodable {
     var currency: String?
   }
 
+  /// A product; `type` is Apple's name ("Auto-Renewable Subscription", the default, or
+  /// "Non-Consumable"). A subscription needs `groupId` and `period`.
   struct ProductFile: Decodable {
     var productId: String
+    var type: AppleProductType
     var groupId: String
     var level: Int?
-    var period: DurationValue
+    var period: DurationValue?
     var price: Int64?
     var trialPeriod: DurationValue?
     var introPrice: Int64?
     var introPeriods: Int?
+
+    private enum CodingKeys: String, CodingKey {
+      case productId, type, groupId, level, period, price, trialPeriod, introPrice, introPeriods
+    }
+
+    init(from decoder: any Decoder) throws {
+      let container = try decoder.container(keyedBy: CodingKeys.self)
+      productId = try container.decode(String.self, forKey: .productId)
+      let rawType = try container.decodeIfPresent(String.self, forKey: .type) ?? AppleProductType.autoRenewable.rawValue
+      guard let type = AppleProductType(rawValue: rawType) else {
+        throw DecodingError.dataCorruptedError(
+          forKey: .type, in: container,
+          debugDescription: "type must be \"Auto-Renewable Subscription\" or \"Non-Consumable\", not \(rawType)")
+      }
+      self.type = type
+      level = try container.decodeIfPresent(Int.self, forKey: .level)
+      price = try container.decodeIfPresent(Int64.self, forKey: .price)
+      trialPeriod = try container.decodeIfPresent(DurationValue.self, forKey: .trialPeriod)
+      introPrice = try container.decodeIfPresent(Int64.self, forKey: .introPrice)
+      introPeriods = try container.decodeIfPresent(Int.self, forKey: .introPeriods)
+      switch type {
+      case .autoRenewable:
+        groupId = try container.decode(String.self, forKey: .groupId)
+        period = try container.decode(DurationValue.self, forKey: .period)
+      case .nonConsumable:
+        groupId = ""
+        period = nil
+      }
+    }
+
+    var product: StoreSimulator.AppleProduct {
+      guard type == .autoRenewable else {
+        return StoreSimulator.AppleProduct(nonConsumable: productId, price: price ?? 9_990)
+      }
+      return StoreSimulator.AppleProduct(
+        productId: productId, groupId: groupId, level: level ?? 1, periodMs: period?.ms ?? 0, price: price ?? 9_990,
+        trialPeriodMs: trialPeriod?.ms, introPrice: introPrice, introPeriods: introPeriods ?? 1)
+    }
   }
 
   var listen: String?
@@ -190,14 +242,7 @@ private struct ConfigFile: Decodable {
     google?.apply(to: &config.google)
     guard let apple else { return config }
     if let apps = apple.apps { config.apple.apps = apps }
-    if let products = apple.products {
-      config.apple.products = products.map {
-        StoreSimulator.AppleProduct(
-          productId: $0.productId, groupId: $0.groupId, level: $0.level ?? 1, periodMs: $0.period.ms,
-          price: $0.price ?? 9_990, trialPeriodMs: $0.trialPeriod?.ms, introPrice: $0.introPrice,
-          introPeriods: $0.introPeriods ?? 1)
-      }
-    }
+    if let products = apple.products { config.apple.products = products.map(\.product) }
     if let grace = apple.gracePeriod { config.apple.gracePeriodMs = grace.ms }
     if apple.gracePeriodEnabled == false { config.apple.gracePeriodMs = nil }
     if let window = apple.billingRetryWindow { config.apple.billingRetryWindowMs = window.ms }

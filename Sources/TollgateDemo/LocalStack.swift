@@ -70,7 +70,7 @@ public struct LocalStack: Sendable {
         ProductConfig(productId: premium, entitlements: ["premium", "basic"]),
         ProductConfig(productId: monthly, entitlements: ["premium", "basic"]),
         ProductConfig(productId: basic, entitlements: ["basic"]),
-        ProductConfig(productId: lifetime, store: .googlePlay, entitlements: ["premium", "basic"]),
+        ProductConfig(productId: lifetime, entitlements: ["premium", "basic"]),
       ],
       subscriptionGroups: [
         SubscriptionGroup(

@@ -81,7 +81,7 @@ struct AppleRenewalInfo: Sendable, Hashable, Encodable {
   var renewalPrice: Int64
 }
 
-/// Apple's `ResponseBodyV2DecodedPayload` for a notification about a subscription.
+/// Apple's `ResponseBodyV2DecodedPayload` for a notification about a purchase.
 struct AppleNotificationPayload: Sendable, Encodable {
   struct Data: Sendable, Encodable {
     var appAppleId: Int64
@@ -89,8 +89,10 @@ struct AppleNotificationPayload: Sendable, Encodable {
     var bundleVersion: String
     var environment: String
     var signedTransactionInfo: String
-    var signedRenewalInfo: String
-    var status: Int
+    /// Auto-renewable subscriptions only.
+    var signedRenewalInfo: String?
+    /// Auto-renewable subscriptions only.
+    var status: Int?
   }
 
   var notificationType: String

@@ -1,16 +1,18 @@
 import Foundation
 
-/// `POST /sim/apple/purchases`: a customer buys (or buys again) an auto-renewable subscription.
+/// `POST /sim/apple/purchases`: a customer buys (or buys again) an auto-renewable subscription,
+/// or buys a non-consumable (the product's type decides).
 public struct ApplePurchaseRequest: Sendable, Codable {
   /// Defaults to the first configured app.
   public var bundleId: String?
   public var productId: String
   /// `"trial"` (free trial) or `"intro"` (pay-as-you-go introductory price); `nil` for none.
+  /// Subscriptions only.
   public var offer: String?
   /// `"Sandbox"` (default) or `"Production"`.
   public var environment: String?
   public var appAccountToken: String?
-  /// Resubscribe an expired subscription instead of starting a new one.
+  /// Resubscribe an expired subscription instead of starting a new one. Subscriptions only.
   public var originalTransactionId: String?
 
   public init(
@@ -38,8 +40,10 @@ public struct ApplePurchaseResult: Sendable, Codable, Hashable {
   public var receiptData: String
 }
 
-/// A subscription as `GET /sim/apple/subscriptions/{id}` shows it.
+/// A subscription (or a non-consumable) as `GET /sim/apple/subscriptions/{id}` shows it.
 public struct AppleSubscriptionSnapshot: Sendable, Codable, Hashable {
+  /// Apple's product type: "Auto-Renewable Subscription" or "Non-Consumable".
+  public var type: String
   public var originalTransactionId: String
   public var bundleId: String
   public var environment: String
@@ -48,6 +52,7 @@ public struct AppleSubscriptionSnapshot: Sendable, Codable, Hashable {
   public var autoRenewStatus: Int
   public var state: AppleSubscriptionState
   public var status: Int
+  /// `Int64.max` for a non-consumable, which never expires.
   public var expiresDate: Int64
   public var gracePeriodExpiresDate: Int64?
   public var failingRenewals: Bool
@@ -68,7 +73,8 @@ extension AppleStore {
   func snapshot(_ originalTransactionId: String) throws(StoreSimulatorError) -> AppleSubscriptionSnapshot {
     let subscription = try existing(originalTransactionId)
     return AppleSubscriptionSnapshot(
-      originalTransactionId: subscription.originalTransactionId, bundleId: subscription.bundleId,
+      type: subscription.type.rawValue, originalTransactionId: subscription.originalTransactionId,
+      bundleId: subscription.bundleId,
       environment: subscription.environment, productId: subscription.productId,
       autoRenewProductId: subscription.autoRenewProductId, autoRenewStatus: subscription.autoRenewOn ? 1 : 0,
       state: subscription.state, status: subscription.state.status, expiresDate: subscription.expiresMs,
@@ -91,7 +97,16 @@ extension AppleStore {
     return subscription
   }
 
-  private func result(_ subscription: AppleSubscription, _ transaction: AppleTransaction, nowMs: Int64)
+  /// An auto-renewable subscription the customer owns: a non-consumable can only be refunded.
+  private func autoRenewable(_ id: String) throws(StoreSimulatorError) -> AppleSubscription {
+    let subscription = try ownedByCustomer(id)
+    guard subscription.type == .autoRenewable else {
+      throw .conflict("\(id) is a non-consumable; only a refund applies to it")
+    }
+    return subscription
+  }
+
+  func result(_ subscription: AppleSubscription, _ transaction: AppleTransaction, nowMs: Int64)
     -> ApplePurchaseResult
   {
     ApplePurchaseResult(
@@ -118,11 +133,14 @@ extension AppleStore {
     guard environment == "Sandbox" || environment == "Production" else {
       throw .invalid("environment must be Sandbox or Production")
     }
+    guard product.type == .autoRenewable else {
+      return try purchaseNonConsumable(request, app: app, product: product, environment: environment, core: &core)
+    }
     let now = core.nowMs
     var subscription: AppleSubscription
     var subtype = "INITIAL_BUY"
     if let previous = request.originalTransactionId {
-      subscription = try ownedByCustomer(previous)
+      subscription = try autoRenewable(previous)
       guard subscription.state == .expired || subscription.state == .revoked else {
         throw .conflict("subscription \(previous) is still \(subscription.state.rawValue)")
       }
@@ -170,7 +188,7 @@ extension AppleStore {
 
   /// From now on every renewal (and billing retry) fails, until `recoverBilling`.
   mutating func failRenewals(_ id: String) throws(StoreSimulatorError) -> AppleSubscriptionSnapshot {
-    var subscription = try ownedByCustomer(id)
+    var subscription = try autoRenewable(id)
     subscription.failRenewals = true
     save(subscription)
     return try snapshot(subscription.originalTransactionId)
@@ -180,7 +198,7 @@ extension AppleStore {
   mutating func recoverBilling(_ id: String, immediately: Bool, core: inout SimCore) throws(StoreSimulatorError)
     -> AppleSubscriptionSnapshot
   {
-    var subscription = try ownedByCustomer(id)
+    var subscription = try autoRenewable(id)
     subscription.failRenewals = false
     if immediately, subscription.inBillingTrouble { _ = retry(&subscription, core: &core) }
     save(subscription)
@@ -190,7 +208,7 @@ extension AppleStore {
   mutating func setAutoRenew(_ id: String, enabled: Bool, core: inout SimCore) throws(StoreSimulatorError)
     -> AppleSubscriptionSnapshot
   {
-    var subscription = try ownedByCustomer(id)
+    var subscription = try autoRenewable(id)
     guard subscription.state != .expired, subscription.state != .revoked else {
       throw .conflict("subscription is \(subscription.state.rawValue); purchase again to resubscribe")
     }
@@ -204,7 +222,8 @@ extension AppleStore {
   }
 
   /// Refunds one transaction (the latest by default). Refunding the latest one ends the
-  /// subscription and revokes family members' access (`REVOKE`).
+  /// subscription (or the non-consumable: its only transaction) and revokes family members'
+  /// access (`REVOKE`).
   mutating func refund(_ id: String, transactionId: String?, reason: Int, core: inout SimCore)
     throws(StoreSimulatorError) -> AppleSubscriptionSnapshot
   {
@@ -247,7 +266,7 @@ extension AppleStore {
   mutating func changeProduct(_ id: String, to productId: String, core: inout SimCore) throws(StoreSimulatorError)
     -> AppleSubscriptionSnapshot
   {
-    var subscription = try ownedByCustomer(id)
+    var subscription = try autoRenewable(id)
     guard subscription.state == .active else { throw .conflict("subscription is \(subscription.state.rawValue)") }
     guard let target = config.product(productId), target.groupId == subscription.groupId else {
       throw .invalid("\(productId) is not a product of group \(subscription.groupId)")
@@ -281,7 +300,7 @@ extension AppleStore {
   mutating func familyShare(_ id: String, appAccountToken: String?, core: inout SimCore) throws(StoreSimulatorError)
     -> ApplePurchaseResult
   {
-    var organizer = try ownedByCustomer(id)
+    var organizer = try autoRenewable(id)
     guard organizer.state == .active || organizer.inBillingTrouble else {
       throw .conflict("subscription is \(organizer.state.rawValue)")
     }

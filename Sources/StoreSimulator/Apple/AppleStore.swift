@@ -16,8 +16,17 @@ public enum AppleSubscriptionState: String, Sendable, Hashable, Codable {
   }
 }
 
-/// One subscription (an original transaction id and its chain of transactions).
+/// The kinds of in-app purchase the simulated App Store sells, by Apple's `type` names.
+public enum AppleProductType: String, Sendable, Hashable, Codable {
+  case autoRenewable = "Auto-Renewable Subscription"
+  case nonConsumable = "Non-Consumable"
+}
+
+/// One purchase chain (an original transaction id and its transactions): an auto-renewable
+/// subscription and its renewals, or a non-consumable's one transaction (`type`), which never
+/// expires (`expiresMs` is `Int64.max`), never renews and ends only when refunded (`revoked`).
 struct AppleSubscription: Sendable {
+  var type = AppleProductType.autoRenewable
   var originalTransactionId: String
   var bundleId: String
   var environment: String
@@ -124,6 +133,12 @@ struct AppleStore: Sendable {
     transaction.inAppOwnershipType = subscription.ownership
     transaction.offerType = offer?.type
     transaction.offerDiscountType = offer?.discount
+    transaction.type = subscription.type.rawValue
+    if subscription.type == .nonConsumable {
+      transaction.expiresDate = nil
+      transaction.webOrderLineItemId = nil
+      transaction.subscriptionGroupIdentifier = nil
+    }
     if subscription.transactionIds.isEmpty {
       subscription.originalTransactionId = id
       subscription.originalPurchaseMs = purchaseMs
@@ -171,13 +186,16 @@ struct AppleStore: Sendable {
       let transaction = transaction ?? latestTransaction(subscription)
     else { return }
     let uuid = UUID().uuidString.lowercased()
+    // Renewal info and status are for auto-renewable subscriptions only.
+    let renews = subscription.type == .autoRenewable
     let payload = AppleNotificationPayload(
       notificationType: type, subtype: subtype, notificationUUID: uuid, signedDate: core.nowMs,
       data: .init(
         appAppleId: app.appAppleId, bundleId: app.bundleId, bundleVersion: app.bundleVersion,
         environment: subscription.environment,
         signedTransactionInfo: signedTransaction(transaction, nowMs: core.nowMs),
-        signedRenewalInfo: signedRenewalInfo(subscription, nowMs: core.nowMs), status: subscription.state.status))
+        signedRenewalInfo: renews ? signedRenewalInfo(subscription, nowMs: core.nowMs) : nil,
+        status: renews ? subscription.state.status : nil))
     let body = AppleNotificationBody(signedPayload: signer.sign(payload))
     let encoded = (try? JSONEncoder().encode(body)).map(Array.init) ?? []
     core.outbox.append(

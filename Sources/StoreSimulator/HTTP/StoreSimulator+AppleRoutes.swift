@@ -67,6 +67,9 @@ extension StoreSimulator {
     return .found(subscription)
   }
 
+  /// Get All Subscription Statuses: the statuses of the customer's auto-renewable
+  /// subscriptions. A known id that is no subscription's (a non-consumable's) is still the
+  /// customer's, so it answers 200; the simulator has no customers, so `data` is empty.
   private func statuses(_ id: String, app: AppleApp, environment: String) -> StoreAnswer {
     struct Item: Encodable {
       var status: Int
@@ -87,6 +90,9 @@ extension StoreSimulator {
     return state.withLock { state in
       switch lookUp(id, app: app, environment: environment, in: state) {
       case .answer(let error): return error
+      case .found(let subscription) where subscription.type != .autoRenewable:
+        return StoreAnswer.json(
+          Body(environment: subscription.environment, bundleId: app.bundleId, appAppleId: app.appAppleId, data: []))
       case .found(let subscription):
         let now = state.core.nowMs
         guard let latest = state.apple.latestTransaction(subscription) else {
