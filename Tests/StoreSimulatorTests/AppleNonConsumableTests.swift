@@ -3,6 +3,7 @@ import Foundation
 import StoreSimulator
 import Testing
 import TollgateCore
+import TollgateTesting
 
 @Suite("Store simulator: Apple non-consumables through the real client, verifier, mapping and lifecycle")
 struct AppleNonConsumableTests {
@@ -114,6 +115,48 @@ struct AppleNonConsumableTests {
     #expect(revoked.state == .revoked)
     #expect(!revoked.isEntitled)
     await #expect(throws: StoreSimulatorError.self) { try await sim.refund(purchase.transactionId) }
+  }
+
+  @Test("over the control API (as `tollgate storesim purchase com.example.lifetime` sends it): buy, show, refund")
+  func controlAPI() async throws {
+    try await Harness.run { harness in
+      let control = StoreSimulatorControlClient(baseURL: harness.sim.baseURL, httpClient: .shared)
+      let bought = try await control.send("POST", "/sim/apple/purchases", json: ["productId": Self.lifetime])
+      #expect(bought.isSuccess, "\(bought.body)")
+      let purchase = try JSONDecoder().decode(ApplePurchaseResult.self, from: Data(bought.body.utf8))
+      let shown = try await control.send("GET", "/sim/apple/subscriptions/\(purchase.transactionId)")
+      let snapshot = try JSONDecoder().decode(AppleSubscriptionSnapshot.self, from: Data(shown.body.utf8))
+      #expect(snapshot.type == "Non-Consumable" && snapshot.state == .active)
+      let refused = try await control.send(
+        "POST", "/sim/apple/subscriptions/\(purchase.transactionId)/auto-renew", json: ["enabled": false])
+      #expect(refused.status == 409)
+      let refunded = try await control.send(
+        "POST", "/sim/apple/subscriptions/\(purchase.transactionId)/refund", json: ["reason": 1])
+      #expect(
+        try JSONDecoder().decode(AppleSubscriptionSnapshot.self, from: Data(refunded.body.utf8)).state == .revoked)
+    }
+  }
+
+  @Test("a config file declares a non-consumable by Apple's type name; a subscription still needs a group and period")
+  func configFile() throws {
+    let dir = try TemporaryDirectory(prefix: "storesim-nc")
+    defer { dir.remove() }
+    let good = dir.path + "/good.json"
+    try Data(
+      #"{"apple": {"products": [{"productId": "gold", "type": "Non-Consumable", "price": 1990}, {"productId": "m", "groupId": "1", "period": "P1M"}]}}"#
+        .utf8
+    ).write(to: URL(fileURLWithPath: good))
+    let products = try StoreSimulator.Config.load(path: good).apple.products
+    #expect(products.map(\.type) == [.nonConsumable, .autoRenewable])
+    #expect(products.first?.price == 1_990)
+    let bad = dir.path + "/bad.json"
+    try Data(#"{"apple": {"products": [{"productId": "m", "period": "P1M"}]}}"#.utf8).write(
+      to: URL(fileURLWithPath: bad))
+    #expect(throws: StoreSimulatorError.self) { try StoreSimulator.Config.load(path: bad) }
+    let unknown = dir.path + "/unknown.json"
+    try Data(#"{"apple": {"products": [{"productId": "c", "type": "Consumable"}]}}"#.utf8).write(
+      to: URL(fileURLWithPath: unknown))
+    #expect(throws: StoreSimulatorError.self) { try StoreSimulator.Config.load(path: unknown) }
   }
 
   /// The chain as the worker reads it from the Server API and maps it to Core.
