@@ -71,7 +71,7 @@ struct AppleNonConsumableEndToEndTests {
     #expect(stack.sim.notifications.map(\.notificationType) == ["ONE_TIME_CHARGE", "REFUND"])
   }
 
-  @Test("a bare transaction id is accepted, and a second user follows the transfer policy (keep)")
+  @Test("a bare transaction id is accepted; a second user (signed transaction or receipt data) is refused under keep")
   func transactionIdAndTransferKeep() async throws {
     try await withStack(transferPolicy: .keepWithOriginalOwner, Self.transactionIdAndTransferKeep)
   }
@@ -88,6 +88,10 @@ struct AppleNonConsumableEndToEndTests {
     #expect(try await stack.answer("owner").active)
     #expect(!(try await stack.answer("intruder").active))
     #expect(try await stack.events("owner").contains("transfer_refused"))
+    // The legacy receipt data (through verifyReceipt) names the same purchase.
+    let third = try await stack.submit(purchase.receiptData, userId: "third")
+    #expect(third.status == .rejected)
+    #expect(third.rejectionReason.contains("bound to another user"), "\(third.rejectionReason)")
   }
 
   @Test("transfer policy newest: the non-consumable moves to the second user")
