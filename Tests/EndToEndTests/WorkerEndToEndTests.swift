@@ -156,7 +156,9 @@ struct WorkerEndToEndTests {
     #expect(confirmedBy == "app_store_server_api")
     // The outage is visible to monitoring.
     let metrics = stack.local.metricsText()
-    let failures = metrics.split(separator: "\n").first { $0.hasPrefix("tollgate_store_failures_total{") }
+    let failures = metrics.split(separator: "\n").first {
+      $0.hasPrefix("tollgate_store_failures_total{") && $0.contains("store=\"app_store\"")
+    }
     #expect((failures?.split(separator: " ").last).flatMap { Double($0) } ?? 0 > 0, "\(metrics)")
   }
 

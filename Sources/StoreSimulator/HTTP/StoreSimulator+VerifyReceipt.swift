@@ -58,7 +58,9 @@ extension StoreSimulator {
       }
       return [
         "status": 0, "environment": token.environment, "receipt": receipt,
-        "latest_receipt_info": latest.reversed().map(Self.legacy), "pending_renewal_info": [renewal],
+        "latest_receipt_info": latest.reversed().map(Self.legacy),
+        // Apple gives renewal info for auto-renewable subscriptions only.
+        "pending_renewal_info": subscription.type == .autoRenewable ? [renewal] : [],
         "latest_receipt": receipt,
       ]
     }
