@@ -226,13 +226,27 @@ public struct LocalStack: Sendable {
   }
 
   /// Submits a Google Play purchase for `userId` through the service, with the Play Billing data
-  /// and signature the app got, waiting for the verdict.
+  /// and signature the app got, waiting for the verdict and then for the worker's
+  /// acknowledgement to reach the simulator (it follows the verdict: a clock jump in between
+  /// would pass Google's 3-day deadline first).
   public func googleSubmit(_ purchase: GooglePurchaseResult, userId: String) async throws
     -> Tollgate_V1_SubmitPurchaseResponse
   {
-    try await googleSubmit(
+    let response = try await googleSubmit(
       purchaseToken: purchase.purchaseToken, productId: purchase.productId, userId: userId,
       billing: (purchase.originalJson, purchase.signature))
+    if response.status == .verified { try await awaitAcknowledgement(purchase.purchaseToken) }
+    return response
+  }
+
+  /// Waits (up to `timeout`) until the simulator has the purchase acknowledged.
+  public func awaitAcknowledgement(_ purchaseToken: String, timeout: Duration = .seconds(5)) async throws {
+    let clock = ContinuousClock()
+    let deadline = clock.now + timeout
+    while clock.now < deadline {
+      if try sim.googlePurchaseSnapshot(purchaseToken).acknowledged { return }
+      try await Task.sleep(for: .milliseconds(10))
+    }
   }
 
   /// Submits a Google Play purchase token for `userId` through the service (and the Play Billing

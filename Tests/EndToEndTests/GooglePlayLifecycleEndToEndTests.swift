@@ -163,6 +163,8 @@ struct GooglePlayLifecycleEndToEndTests {
   func apiOutage() async throws {
     try await withStack { stack in
       let (purchase, _) = try await stack.googleBuyAndSubmit(userId: "g")
+      // Acknowledged first (googleBuyAndSubmit waits): an outage that outlasts Google's 3-day
+      // deadline would rightly end in a refund.
       try stack.sim.addFault(FaultRule(target: "google.api", mode: .error500, count: nil))
       _ = try await stack.sim.advance(byMs: 31 * Self.day)
       try await Task.sleep(for: .milliseconds(500))
@@ -182,7 +184,8 @@ struct GooglePlayLifecycleEndToEndTests {
     try await withStack { stack in
       let (purchase, _) = try await stack.googleBuyAndSubmit(userId: "g")
       _ = try await stack.sim.googleRefund(purchase.purchaseToken)
-      let revoked = try await stack.until("g") { !$0.active }
+      // SUBSCRIPTION_REVOKED (the purchase now reads EXPIRED), then the voided purchase: revoked.
+      let revoked = try await stack.until("g") { $0.state == .revoked }
       #expect(revoked.state == .revoked && !revoked.active)
 
       let (lost, _) = try await stack.googleBuyAndSubmit(userId: "h")
@@ -209,7 +212,7 @@ struct GooglePlayLifecycleEndToEndTests {
 
   static func unacknowledgedRefunded(_ stack: Stack) async throws {
     do {
-      let (purchase, _) = try await stack.googleBuyAndSubmit(userId: "g")
+      let (purchase, _) = try await stack.googleBuyAndSubmit(userId: "g", acknowledged: false)
       #expect(try await stack.answer("g").active)
       #expect(!(try stack.sim.googlePurchaseSnapshot(purchase.purchaseToken).acknowledged))
       _ = try await stack.sim.advance(byMs: 3 * Self.day + 60_000)

@@ -86,11 +86,16 @@ struct Stack {
     try await local.googleSubmit(purchaseToken: purchaseToken, productId: productId, userId: userId, billing: billing)
   }
 
-  func googleBuyAndSubmit(_ productId: String = monthly, userId: String, offer: String? = nil) async throws
-    -> (purchase: GooglePurchaseResult, response: Tollgate_V1_SubmitPurchaseResponse)
-  {
+  /// Buys and submits; then, unless `acknowledged` is false (an app that acknowledges itself),
+  /// waits until the worker's acknowledgement reached the simulator, so a clock jump right after
+  /// cannot pass Google's 3-day deadline first.
+  func googleBuyAndSubmit(
+    _ productId: String = monthly, userId: String, offer: String? = nil, acknowledged: Bool = true
+  ) async throws -> (purchase: GooglePurchaseResult, response: Tollgate_V1_SubmitPurchaseResponse) {
     let purchase = try await googleBuy(productId, offer: offer)
-    return (purchase, try await googleSubmit(purchase.purchaseToken, productId: productId, userId: userId))
+    let response = try await googleSubmit(purchase.purchaseToken, productId: productId, userId: userId)
+    if acknowledged && response.status == .verified { try await local.awaitAcknowledgement(purchase.purchaseToken) }
+    return (purchase, response)
   }
 
   static func freePort() async throws -> Int { try await LocalStack.freePort() }
