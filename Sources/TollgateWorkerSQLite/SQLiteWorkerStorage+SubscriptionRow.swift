@@ -36,7 +36,8 @@ extension SQLiteWorkerStorage {
       store: store, purchaseId: row.string(at: 1), appId: row.string(at: 2), userId: row.optionalString(at: 3),
       history: history, evidence: evidence, state: state, reason: row.string(at: 12), productId: row.string(at: 4),
       willRenew: row.bool(at: 6), expiresAtMs: row.int64(at: 7), accessEndsAtMs: row.int64(at: 8),
-      appAccountToken: row.optionalString(at: 13), verifiedAtMs: row.int64(at: 9),
+      appAccountToken: row.optionalString(at: 13), storeUserId: row.optionalString(at: 16),
+      verifiedAtMs: row.int64(at: 9),
       nextCheckAtMs: row.optionalInt64(at: 14), failures: Int(row.int64(at: 15)))
   }
 }

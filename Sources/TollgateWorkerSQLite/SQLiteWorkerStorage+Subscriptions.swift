@@ -23,6 +23,17 @@ extension SQLiteWorkerStorage {
     try await writer.read { db in try Self.subscriptions(db, where: "user_id = ?", [.text(userId)]) }
   }
 
+  public func user(store: Store, storeUserId: String) async throws -> String? {
+    try await writer.read { db in
+      try db.prepare(
+        """
+        SELECT user_id FROM subscriptions WHERE store = ? AND store_user_id = ? AND user_id IS NOT NULL
+          ORDER BY updated_at_ms DESC LIMIT 1
+        """
+      ).rows([.text(store.rawValue), .text(storeUserId)]) { $0.string(at: 0) }.first
+    }
+  }
+
   /// Subscriptions due for verification, oldest due first. A due row that does not decode is
   /// left out, logged as an error, and its check put off (`putOffUndecodable`), so that it
   /// neither stops everyone else's checks nor changes anything.
@@ -127,8 +138,8 @@ extension SQLiteWorkerStorage {
       """
       INSERT INTO subscriptions (store, store_subscription_id, app_id, user_id, product_id, environment, state, will_renew,
         purchased_at_ms, expires_at_ms, access_ends_at_ms, verified_at_ms, updated_at_ms, history_json, evidence_json, reason,
-        app_account_token, next_check_at_ms, failures)
-      VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
+        app_account_token, next_check_at_ms, failures, store_user_id)
+      VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
       ON CONFLICT(store, store_subscription_id) DO UPDATE SET
         app_id = excluded.app_id, user_id = excluded.user_id, product_id = excluded.product_id,
         environment = excluded.environment, state = excluded.state, will_renew = excluded.will_renew,
@@ -137,7 +148,7 @@ extension SQLiteWorkerStorage {
         updated_at_ms = excluded.updated_at_ms, history_json = excluded.history_json,
         evidence_json = excluded.evidence_json, reason = excluded.reason,
         app_account_token = excluded.app_account_token, next_check_at_ms = excluded.next_check_at_ms,
-        failures = excluded.failures
+        failures = excluded.failures, store_user_id = excluded.store_user_id
       """,
       [
         .text(s.store.rawValue), .text(s.purchaseId), .text(s.appId), DatabaseValue(s.userId), .text(s.productId),
@@ -145,6 +156,7 @@ extension SQLiteWorkerStorage {
         DatabaseValue(s.history.firstPurchaseDateMs), .integer(s.expiresAtMs), .integer(s.accessEndsAtMs),
         .integer(s.verifiedAtMs), .integer(nowMs), .text(history), .text(evidence), .text(s.reason),
         DatabaseValue(s.appAccountToken), DatabaseValue(s.nextCheckAtMs), .integer(Int64(s.failures)),
+        DatabaseValue(s.storeUserId),
       ])
     return try db.prepare("SELECT id FROM subscriptions WHERE store = ? AND store_subscription_id = ?")
       .rows([.text(s.store.rawValue), .text(s.purchaseId)]) { $0.int64(at: 0) }.first ?? 0
@@ -178,7 +190,7 @@ extension SQLiteWorkerStorage {
 
   static let subscriptionColumns = """
     store, store_subscription_id, app_id, user_id, product_id, state, will_renew, expires_at_ms, access_ends_at_ms,
-    verified_at_ms, history_json, evidence_json, reason, app_account_token, next_check_at_ms, failures
+    verified_at_ms, history_json, evidence_json, reason, app_account_token, next_check_at_ms, failures, store_user_id
     """
 
   static func subscriptions(_ db: Connection, where clause: String, _ arguments: [DatabaseValue]) throws

@@ -116,4 +116,25 @@ struct SQLiteWorkerStorageTests {
     #expect(try await storage.requestReverify(userId: "u", nowMs: 300) == 2)
     #expect(try await storage.dueSubscriptions(nowMs: 300, limit: 10).count == 2)
   }
+
+  @Test("the store's user id is kept with a chain and finds the user bound most recently")
+  func storeUserId() async throws {
+    let dir = try TemporaryDirectory()
+    defer { dir.remove() }
+    let storage = try SQLiteWorkerStorage(path: dir.file("db.sqlite"), nowMs: 1)
+    for (id, user, at) in [("r1", "alice", Int64(1)), ("r2", "carol", 2), ("r3", nil, 3)] as [(String, String?, Int64)]
+    {
+      var subscription = stored(id, user: user)
+      subscription.storeUserId = "amzn-1"
+      try await storage.apply(
+        SubscriptionChange(
+          subscription: subscription, transactions: [], events: [], completes: nil, alsoRecompute: nil, reason: "t",
+          nowMs: at),
+        recompute: recompute)
+    }
+    #expect(try await storage.subscription(store: .appStore, purchaseId: "r1")?.storeUserId == "amzn-1")
+    #expect(try await storage.user(store: .appStore, storeUserId: "amzn-1") == "carol")
+    #expect(try await storage.user(store: .appStore, storeUserId: "amzn-2") == nil)
+    #expect(try await storage.user(store: .amazon, storeUserId: "amzn-1") == nil)
+  }
 }

@@ -11,6 +11,7 @@ public enum Schema {
     migrator.register("v6-worker-lease", v6)
     migrator.register("v7-entitlement-reason", v7)
     migrator.register("v8-entitlement-replaces", v8)
+    migrator.register("v9-store-user-id", v9)
     return migrator
   }
 
@@ -225,5 +226,15 @@ public enum Schema {
     // linkedPurchaseToken chain; purchase tokens hold no spaces), so GetSubscription can show it;
     // '' for every other record and for records written before.
     try db.execute("ALTER TABLE entitlements ADD COLUMN replaces TEXT NOT NULL DEFAULT ''")
+  }
+
+  static let v9: Migrator.Body = { db in
+    // The store's own id of a purchase's buyer (the Amazon user id that owns a receipt): needed to
+    // read the purchase again, and to find the user a notification's buyer is bound to.
+    try db.execute(
+      """
+      ALTER TABLE subscriptions ADD COLUMN store_user_id TEXT;
+      CREATE INDEX subscriptions_by_store_user ON subscriptions (store, store_user_id) WHERE store_user_id IS NOT NULL;
+      """)
   }
 }

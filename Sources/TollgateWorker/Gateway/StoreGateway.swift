@@ -59,10 +59,13 @@ public struct ChainReference: Sendable, Hashable {
   /// voided purchases, from a notification or the sweep): the gateway applies them to the chain
   /// it reads.
   public var revocations: [ReportedRevocation]
+  /// The store's id of the buyer, where the store needs it to read the purchase (the Amazon user
+  /// id that owns a receipt).
+  public var storeUserId: String?
 
   public init(
     store: Store, appId: String, lookupId: String, purchaseId: String? = nil, environment: StoreEnvironment?,
-    notSignedBeforeMs: Int64? = nil, revocations: [ReportedRevocation] = []
+    notSignedBeforeMs: Int64? = nil, revocations: [ReportedRevocation] = [], storeUserId: String? = nil
   ) {
     self.store = store
     self.appId = appId
@@ -71,6 +74,7 @@ public struct ChainReference: Sendable, Hashable {
     self.environment = environment
     self.notSignedBeforeMs = notSignedBeforeMs
     self.revocations = revocations
+    self.storeUserId = storeUserId
   }
 
   /// Two reads of one chain never interleave: the key names the chain as well as it is known.
@@ -122,10 +126,14 @@ public struct VerifiedChain: Sendable, Hashable {
   public var appAccountToken: String?
   /// Set when the store waits for an acknowledgement of this purchase (`StoreGateway.acknowledge`).
   public var acknowledgement: PendingAcknowledgement?
+  /// The store's id of the buyer that owns the purchase (the Amazon user id), kept with the
+  /// binding: reading the purchase again needs it, and a notification naming it finds the owner.
+  public var storeUserId: String?
 
   public init(
     store: Store, appId: String, purchaseId: String, history: SubscriptionHistory, transactions: [TransactionRow],
-    evidence: VerificationEvidence, appAccountToken: String?, acknowledgement: PendingAcknowledgement? = nil
+    evidence: VerificationEvidence, appAccountToken: String?, acknowledgement: PendingAcknowledgement? = nil,
+    storeUserId: String? = nil
   ) {
     self.store = store
     self.appId = appId
@@ -135,6 +143,7 @@ public struct VerifiedChain: Sendable, Hashable {
     self.evidence = evidence
     self.appAccountToken = appAccountToken
     self.acknowledgement = acknowledgement
+    self.storeUserId = storeUserId
   }
 }
 

@@ -105,6 +105,11 @@ struct Reconciler: Sendable {
     } else if owner == nil, settings.bindAppAccountToken, let token = chain.appAccountToken, !token.isEmpty {
       // A notification came before any submission; the app told the store who the buyer is.
       owner = token.lowercased()
+    } else if owner == nil, let storeUserId = chain.storeUserId,
+      let known = try await storage.user(store: chain.store, storeUserId: storeUserId)
+    {
+      // A notification came first, for a buyer (the store's user id) already bound to a user.
+      owner = known
     }
 
     // The first time a chain gets a user (a notification came first), that user has just bought it.
@@ -115,7 +120,7 @@ struct Reconciler: Sendable {
       history: history, evidence: chain.evidence, state: evaluation.state, reason: evaluation.reason.rawValue,
       productId: evaluation.productId, willRenew: evaluation.willRenew, expiresAtMs: evaluation.expiresAtMs,
       accessEndsAtMs: evaluation.accessEndsAtMs, appAccountToken: chain.appAccountToken ?? existing?.appAccountToken,
-      verifiedAtMs: now,
+      storeUserId: chain.storeUserId ?? existing?.storeUserId, verifiedAtMs: now,
       nextCheckAtMs: CheckSchedule.next(
         after: evaluation, nowMs: now, startsAtMs: evaluator.moment(of: history, nowMs: now), settings: settings),
       failures: 0)

@@ -20,6 +20,9 @@ public struct StoredSubscription: Sendable, Hashable {
   public var expiresAtMs: Int64
   public var accessEndsAtMs: Int64
   public var appAccountToken: String?
+  /// The store's own id of the buyer, where the store needs it to read the purchase (the Amazon
+  /// user id that owns a receipt); nil elsewhere.
+  public var storeUserId: String?
   public var verifiedAtMs: Int64
   /// When the worker should verify it again.
   public var nextCheckAtMs: Int64?
@@ -29,8 +32,8 @@ public struct StoredSubscription: Sendable, Hashable {
   public init(
     store: Store, purchaseId: String, appId: String, userId: String?, history: SubscriptionHistory,
     evidence: VerificationEvidence, state: SubscriptionState, reason: String, productId: String, willRenew: Bool,
-    expiresAtMs: Int64, accessEndsAtMs: Int64, appAccountToken: String?, verifiedAtMs: Int64, nextCheckAtMs: Int64?,
-    failures: Int = 0
+    expiresAtMs: Int64, accessEndsAtMs: Int64, appAccountToken: String?, storeUserId: String? = nil,
+    verifiedAtMs: Int64, nextCheckAtMs: Int64?, failures: Int = 0
   ) {
     self.store = store
     self.purchaseId = purchaseId
@@ -45,6 +48,7 @@ public struct StoredSubscription: Sendable, Hashable {
     self.expiresAtMs = expiresAtMs
     self.accessEndsAtMs = accessEndsAtMs
     self.appAccountToken = appAccountToken
+    self.storeUserId = storeUserId
     self.verifiedAtMs = verifiedAtMs
     self.nextCheckAtMs = nextCheckAtMs
     self.failures = failures

@@ -34,6 +34,10 @@ public protocol WorkerStorage: Sendable {
 
   func subscriptions(userId: String) async throws -> [StoredSubscription]
 
+  /// The user bound to any chain of `store` whose buyer is `storeUserId` (the Amazon user id),
+  /// nil when none is; the one bound most recently when several are.
+  func user(store: Store, storeUserId: String) async throws -> String?
+
   /// Writes one verification atomically: the subscription (and its binding to a user), its
   /// transactions, events, the entitlements of every affected user recomputed by `recompute`
   /// with their change-feed entries, and the completion of the inbox item that caused it.

@@ -110,6 +110,11 @@ actor FakeWorkerStorage: WorkerStorage {
     subscriptionsByChain.values.filter { $0.userId == userId }.sorted { $0.purchaseId < $1.purchaseId }
   }
 
+  func user(store: Store, storeUserId: String) -> String? {
+    subscriptionsByChain.values.filter { $0.store == store && $0.storeUserId == storeUserId && $0.userId != nil }
+      .max { $0.verifiedAtMs < $1.verifiedAtMs }?.userId
+  }
+
   @discardableResult
   func apply(_ change: SubscriptionChange, recompute: @escaping EntitlementRecompute) -> RecordChanges {
     subscriptionsByChain[Self.key(change.subscription.store, change.subscription.purchaseId)] = change.subscription

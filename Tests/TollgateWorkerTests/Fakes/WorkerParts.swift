@@ -33,11 +33,7 @@ struct WorkerParts {
     settings.backoffMaxMs = 60_000
     configure(&settings)
     let catalog = ProductCatalog(
-      apps: [
-        store == .googlePlay
-          ? AppConfig(id: "android", store: .googlePlay, packageName: FakeStoreGateway.appId)
-          : AppConfig(id: "ios", store: store, bundleId: FakeStoreGateway.appId)
-      ],
+      apps: [Self.app(store)],
       entitlements: [EntitlementDefinition(id: "premium")],
       products: [ProductConfig(productId: "monthly", store: store, entitlements: ["premium"])],
       transferPolicy: transferPolicy)
@@ -63,6 +59,15 @@ struct WorkerParts {
   }
 
   var now: Int64 { clock.nowMs }
+
+  /// The one app of `store` the fake gateway speaks for.
+  static func app(_ store: Store) -> AppConfig {
+    switch store {
+    case .googlePlay: AppConfig(id: "android", store: .googlePlay, packageName: FakeStoreGateway.appId)
+    case .amazon: AppConfig(id: "amazon", store: .amazon, amazonAppId: FakeStoreGateway.appId)
+    case .appStore, .promotional: AppConfig(id: "ios", store: store, bundleId: FakeStoreGateway.appId)
+    }
+  }
 
   /// A monthly subscription bought now, expiring in 30 days, as the store answers it.
   func boughtNow(_ purchaseId: String, expiresInMs: Int64 = 30 * day, appAccountToken: String? = nil) -> VerifiedChain {
