@@ -61,6 +61,17 @@ let package = Package(
       ],
       swiftSettings: strict
     ),
+    // Amazon Appstore: RVS client and receipts, RTN over Amazon SNS (signature verification), mapping.
+    .target(
+      name: "AmazonAppstore",
+      dependencies: [
+        "TollgateCore", "TollgateCrypto",
+        .product(name: "AsyncHTTPClient", package: "async-http-client"),
+        .product(name: "Logging", package: "swift-log"),
+        .product(name: "NIOCore", package: "swift-nio"),
+      ],
+      swiftSettings: strict
+    ),
     // Apple App Store: JWS and receipt verification, wire models, notifications, API client.
     .target(
       name: "AppStore",
@@ -276,6 +287,15 @@ let package = Package(
       name: "GooglePlayTests",
       dependencies: [
         "GooglePlay", "TollgateCrypto", "TollgateCore", "TollgateTesting",
+        .product(name: "AsyncHTTPClient", package: "async-http-client"),
+        .product(name: "Logging", package: "swift-log"),
+      ],
+      swiftSettings: strict
+    ),
+    .testTarget(
+      name: "AmazonAppstoreTests",
+      dependencies: [
+        "AmazonAppstore", "TollgateCrypto", "TollgateCore", "TollgateTesting",
         .product(name: "AsyncHTTPClient", package: "async-http-client"),
         .product(name: "Logging", package: "swift-log"),
       ],
