@@ -16,6 +16,8 @@ extension StoreSimulator {
     public var apple: Apple = .defaults
     /// The simulated Google Play (Android Publisher API, OAuth, JWKS, Pub/Sub pushes).
     public var google: Google = .defaults
+    /// The simulated Amazon Appstore (RVS, Real-Time Notifications over SNS).
+    public var amazon: Amazon = .defaults
     /// Real-time waits before each retry of a notification the receiver did not accept (2xx).
     public var notificationRetryDelaysMs: [Int64] = [1_000, 4_000, 16_000]
     public var notificationTimeoutMs: Int64 = 5_000
@@ -229,6 +231,7 @@ private struct ConfigFile: Decodable {
   var notificationRetryDelaysMs: [Int64]?
   var apple: AppleFile?
   var google: GoogleConfigFile?
+  var amazon: AmazonConfigFile?
 
   var config: StoreSimulator.Config {
     var config = StoreSimulator.Config.defaults
@@ -240,6 +243,7 @@ private struct ConfigFile: Decodable {
     config.dataDirectory = dataDirectory
     if let notificationRetryDelaysMs { config.notificationRetryDelaysMs = notificationRetryDelaysMs }
     google?.apply(to: &config.google)
+    amazon?.apply(to: &config.amazon)
     guard let apple else { return config }
     if let apps = apple.apps { config.apple.apps = apps }
     if let products = apple.products { config.apple.products = products.map(\.product) }

@@ -22,6 +22,7 @@ public final class StoreSimulator: Sendable {
     var core: SimCore
     var apple: AppleStore
     var google: GoogleStore
+    var amazon: AmazonStore
   }
 
   public let config: Config
@@ -32,6 +33,7 @@ public final class StoreSimulator: Sendable {
   let logger: Logger
   private let appleSigner: AppleSigner
   let googleCredentials: GoogleCredentials
+  let amazonSigner: AmazonSNSSigner
   let googleAccessTokens = GoogleAccessTokens()
   let virtualNow: VirtualNowMirror
   let googleKeyFilePath = Mutex<String?>(nil)
@@ -39,17 +41,22 @@ public final class StoreSimulator: Sendable {
   private let boundPort = Atomic<Int>(0)
   private let serverTask = Mutex<Task<Void, any Error>?>(nil)
 
-  private init(config: Config, signer: AppleSigner, google: GoogleCredentials, startMs: Int64, logger: Logger) {
+  private init(
+    config: Config, signer: AppleSigner, google: GoogleCredentials, amazon: AmazonSNSSigner, startMs: Int64,
+    logger: Logger
+  ) {
     self.config = config
     self.appleSigner = signer
     self.googleCredentials = google
+    self.amazonSigner = amazon
     self.logger = logger
     let virtualNow = VirtualNowMirror(startMs)
     self.virtualNow = virtualNow
     self.state = Mutex(
       State(
         core: SimCore(nowMs: startMs), apple: AppleStore(config: config.apple, signer: signer),
-        google: GoogleStore(config: config.google, credentials: google, virtualNow: virtualNow)))
+        google: GoogleStore(config: config.google, credentials: google, virtualNow: virtualNow),
+        amazon: AmazonStore(config: config.amazon, signer: amazon)))
     self.httpClient = HTTPClient(eventLoopGroup: HTTPClient.defaultEventLoopGroup)
     self.dispatcher = NotificationDispatcher(
       httpClient: httpClient, faults: faults, retryDelaysMs: config.notificationRetryDelaysMs,
@@ -67,10 +74,13 @@ public final class StoreSimulator: Sendable {
         metadata: ["apple.bundle_id": "\(app.bundleId)"])
     }
     let google = try GoogleCredentials.load(orCreateIn: config.dataDirectory, config: config.google)
-    let simulator = StoreSimulator(config: config, signer: signer, google: google, startMs: startMs, logger: logger)
+    let amazon = try AmazonSNSSigner.load(orCreateIn: config.dataDirectory, nowMs: startMs)
+    let simulator = StoreSimulator(
+      config: config, signer: signer, google: google, amazon: amazon, startMs: startMs, logger: logger)
     let router = Router(context: SimRequestContext.self)
     simulator.addAppleRoutes(to: router)
     simulator.addGoogleRoutes(to: router)
+    simulator.addAmazonRoutes(to: router)
     simulator.addControlRoutes(to: router)
     let (stream, continuation) = AsyncStream<Int>.makeStream()
     let app = Application(
@@ -88,14 +98,15 @@ public final class StoreSimulator: Sendable {
     }
     simulator.boundPort.store(port, ordering: .relaxed)
     simulator.serverTask.withLock { $0 = task }
-    if let directory = config.dataDirectory {
-      do {
+    do {
+      if let directory = config.dataDirectory {
         let path = try google.writeKeyFile(in: directory, tokenURI: simulator.googleTokenURI)
         simulator.googleKeyFilePath.withLock { $0 = path }
-      } catch {
-        await simulator.stop()
-        throw error
       }
+      try await simulator.amazonSubscribeConfiguredApps()
+    } catch {
+      await simulator.stop()
+      throw error
     }
     logger.info(
       "store simulator listening",
@@ -167,6 +178,7 @@ public final class StoreSimulator: Sendable {
         switch event.store {
         case AppleStore.name: outcome = state.apple.fire(event, core: &state.core)
         case GoogleStore.name: outcome = state.google.fire(event, core: &state.core)
+        case AmazonStore.name: outcome = state.amazon.fire(event, core: &state.core)
         default: outcome = "no such store"
         }
         if outcome != "stale" {

@@ -36,8 +36,8 @@ public struct FaultRule: Sendable, Hashable, Codable {
     case drop, duplicate, reorder
   }
 
-  /// `apple.api`, `apple.verifyReceipt`, `apple.notifications`, `google.api`, `google.token` or
-  /// `google.notifications`.
+  /// `apple.api`, `apple.verifyReceipt`, `apple.notifications`, `google.api`, `google.token`,
+  /// `google.notifications`, `amazon.rvs` or `amazon.notifications`.
   public var target: String
   public var mode: Mode
   /// How many requests (or notifications) it applies to; `nil` until `DELETE /sim/faults`.
@@ -47,17 +47,25 @@ public struct FaultRule: Sendable, Hashable, Codable {
   /// For `slow`: real milliseconds to wait before answering (or delivering). For `stall`: the
   /// real-time cap after which the connection is closed (default 30 000, at most 300 000).
   public var delayMs: Int?
+  /// `amazon.rvs` only: the status `error500` answers (500, 503 or 504; default 500) and
+  /// `unauthorized` answers (496 invalid shared secret, the default, or 497 invalid user id).
+  public var status: Int?
 
-  public init(target: String, mode: Mode, count: Int? = 1, retryAfterSeconds: Int? = nil, delayMs: Int? = nil) {
+  public init(
+    target: String, mode: Mode, count: Int? = 1, retryAfterSeconds: Int? = nil, delayMs: Int? = nil,
+    status: Int? = nil
+  ) {
     self.target = target
     self.mode = mode
     self.count = count
     self.retryAfterSeconds = retryAfterSeconds
     self.delayMs = delayMs
+    self.status = status
   }
 
   public static let targets = [
     "apple.api", "apple.verifyReceipt", "apple.notifications", "google.api", "google.token", "google.notifications",
+    "amazon.rvs", "amazon.notifications",
   ]
 
   /// The modes `target` takes: every answer fault for the API; the ones that need no signed
@@ -66,6 +74,7 @@ public struct FaultRule: Sendable, Hashable, Codable {
     let answers: [Mode] = [.error500, .rateLimit, .slow, .stall, .reset, .html200, .empty200, .truncatedJSON]
     if target == "google.api" { return answers + [.unauthorized, .notFound, .stale] }
     if target == "google.token" { return answers + [.unauthorized] }
+    if target == "amazon.rvs" { return answers + [.unauthorized, .stale] }
     if target.hasSuffix(".api") { return answers + [.badSignature, .unauthorized, .notFound, .stale] }
     if target.hasSuffix(".verifyReceipt") { return answers }
     if target.hasSuffix(".notifications") { return [.error500, .rateLimit, .slow, .drop, .duplicate, .reorder] }
@@ -109,6 +118,17 @@ final class FaultInjector: Sendable {
     }
     if let count = rule.count, count < 1 { throw .invalid("fault count must be at least 1") }
     if let delayMs = rule.delayMs, delayMs < 0 { throw .invalid("delayMs must not be negative") }
+    if let status = rule.status {
+      let allowed: [Int] =
+        switch (rule.target, rule.mode) {
+        case ("amazon.rvs", .error500): [500, 503, 504]
+        case ("amazon.rvs", .unauthorized): [496, 497]
+        default: []
+        }
+      guard allowed.contains(status) else {
+        throw .invalid("status \(status) does not apply to \(rule.mode.rawValue) on \(rule.target)")
+      }
+    }
     if rule.mode == .stall, let delayMs = rule.delayMs, delayMs > FaultRule.maximumStallMs {
       throw .invalid("a stall is capped at \(FaultRule.maximumStallMs) ms")
     }

@@ -16,6 +16,9 @@ struct OutgoingNotification: Sendable {
   var virtualTimeMs: Int64
   /// Called for each attempt: the bearer token to send (Google's Pub/Sub push authentication).
   var bearerToken: (@Sendable () async -> String)? = nil
+  /// Headers to send; `Content-Type` defaults to `application/json` (Amazon SNS sends
+  /// `text/plain; charset=UTF-8` and its `x-amz-sns-*` headers).
+  var headers: [(String, String)] = []
 }
 
 /// What happened to one notification: every delivery attempt, in real time.
@@ -151,7 +154,11 @@ final class NotificationDispatcher: Sendable {
   private func attempt(_ notification: OutgoingNotification, sequence: Int, retryIndex: Int) async {
     var request = HTTPClientRequest(url: notification.url)
     request.method = .POST
-    request.headers.add(name: "Content-Type", value: "application/json")
+    let contentType = notification.headers.first { $0.0.lowercased() == "content-type" }?.1 ?? "application/json"
+    request.headers.add(name: "Content-Type", value: contentType)
+    for (name, value) in notification.headers where name.lowercased() != "content-type" {
+      request.headers.add(name: name, value: value)
+    }
     if let bearerToken = notification.bearerToken {
       request.headers.add(name: "Authorization", value: "Bearer \(await bearerToken())")
     }

@@ -14,10 +14,13 @@ extension StoreSimulator {
   /// `google.token`). `real` computes the
   /// store's own answer; it is not called when a fault answers instead. Every real `200` of a
   /// target that takes `stale` is remembered under the request's path and query.
+  /// - Parameter requestKey: how the request is named in the applied-fault log and the `stale`
+  ///   cache; the path and query by default (Amazon RVS passes one without the shared secret).
   func storeAnswer(
-    _ target: String, _ request: Request, _ context: SimRequestContext, real: () async -> StoreAnswer
+    _ target: String, _ request: Request, _ context: SimRequestContext, requestKey: String? = nil,
+    real: () async -> StoreAnswer
   ) async -> Response {
-    let key = request.uri.description
+    let key = requestKey ?? request.uri.description
     let remembers = FaultRule.modes(for: target).contains(.stale)
     let fault = faults.take(target, request: key) { rule in rule.mode != .stale || answers.contains(key) }
     func realAnswer() async -> StoreAnswer {
@@ -30,6 +33,7 @@ extension StoreSimulator {
     if let google = StoreAnswer.googleFault(target, fault.mode, retryAfterSeconds: fault.retryAfterSeconds) {
       return google.response
     }
+    if let amazon = StoreAnswer.amazonFault(target, fault) { return amazon.response }
     switch fault.mode {
     case .error500:
       return StoreAnswer.appleError(500, 5_000_000, "An unknown error occurred.").response
