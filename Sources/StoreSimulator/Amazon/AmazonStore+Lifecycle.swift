@@ -73,6 +73,7 @@ extension AmazonStore {
       previous.endedAtMs = fromMs
       save(previous)
       receipt = newTerm(subscription, product: product, sku: sku, fromMs: fromMs, endMs: endMs, core: &core)
+      save(receipt)
       subscription.receiptIds.append(receipt.receiptId)
     } else {
       receipt = mutateCurrent(subscription) {
