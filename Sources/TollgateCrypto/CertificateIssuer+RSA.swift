@@ -20,3 +20,12 @@ extension CertificateIssuer {
     return try Certificate(handle: CertificateHandle(cert))
   }
 }
+
+extension CertificateIssuer {
+  /// A self-signed leaf certificate on an RSA key (the store simulator's SNS signing identity).
+  public static func issueSelfSigned(
+    rsaKey: RSAPrivateKey, commonName: String, serial: Int64, validity: Validity
+  ) throws(CryptoError) -> Certificate {
+    try issue(subjectKey: rsaKey, commonName: commonName, serial: serial, validity: validity)
+  }
+}
