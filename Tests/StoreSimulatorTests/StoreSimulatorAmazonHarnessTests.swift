@@ -228,7 +228,8 @@ struct StoreSimulatorAmazonHarnessTests {
 
   @Test("SignatureVersion 1 signs with SHA1withRSA")
   func signatureVersion1() async throws {
-    try await AmazonHarness.run(configure: { $0.amazon.signatureVersion = 1 }) { harness in
+    let configure: (inout StoreSimulator.Config) -> Void = { $0.amazon.signatureVersion = 1 }
+    try await AmazonHarness.run(configure: configure) { harness in
       _ = try await harness.sim.amazonPurchase(.init(sku: "com.example.lifetime"))
       try await harness.waitForNotifications(1)
       let message = try #require(harness.messages.last)

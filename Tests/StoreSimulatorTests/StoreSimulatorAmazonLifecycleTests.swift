@@ -50,7 +50,8 @@ struct StoreSimulatorAmazonLifecycleTests {
 
   @Test("one receipt across renewals when newReceiptPerTerm is off")
   func sameReceipt() async throws {
-    try await AmazonHarness.run(configure: { $0.amazon.newReceiptPerTerm = false }) { harness in
+    let configure: (inout StoreSimulator.Config) -> Void = { $0.amazon.newReceiptPerTerm = false }
+    try await AmazonHarness.run(configure: configure) { harness in
       let purchase = try await harness.sim.amazonPurchase(.init(sku: "com.example.basic.monthly"))
       try await harness.sim.advance(byMs: 61 * Self.day)
       let receipt = try await harness.receipt(purchase)
@@ -136,7 +137,10 @@ struct StoreSimulatorAmazonLifecycleTests {
 
   @Test("billing retry after grace when configured: OUT_OF_GRACE_PERIOD without a cancel date, then cancelled")
   func billingRetry() async throws {
-    try await AmazonHarness.run(configure: { $0.amazon.billingRetryAfterGraceMs = 10 * SimDuration.dayMs }) {
+    let configure: (inout StoreSimulator.Config) -> Void = {
+      $0.amazon.billingRetryAfterGraceMs = 10 * SimDuration.dayMs
+    }
+    try await AmazonHarness.run(configure: configure) {
       harness in
       let sim = harness.sim
       let purchase = try await sim.amazonPurchase(.init(sku: "com.example.premium.monthly"))

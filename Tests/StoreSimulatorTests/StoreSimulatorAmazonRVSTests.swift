@@ -63,7 +63,8 @@ struct StoreSimulatorAmazonRVSTests {
 
   @Test("the sandbox checks the shared secret when configured to")
   func sandboxSecretChecked() async throws {
-    try await AmazonHarness.run(configure: { $0.amazon.sandboxChecksSharedSecret = true }) { harness in
+    let configure: (inout StoreSimulator.Config) -> Void = { $0.amazon.sandboxChecksSharedSecret = true }
+    try await AmazonHarness.run(configure: configure) { harness in
       let test = try await harness.sim.amazonPurchase(.init(sku: "com.example.lifetime", sandbox: true))
       #expect(try await harness.rvs(test.receiptId, user: test.userId, secret: "anything", sandbox: true).status == 496)
       #expect(try await harness.rvs(test.receiptId, user: test.userId, sandbox: true).status == 200)

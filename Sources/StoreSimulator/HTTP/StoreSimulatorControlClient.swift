@@ -55,4 +55,38 @@ public struct StoreSimulatorControlClient: Sendable {
   {
     try await send("POST", "/sim/google/purchases/\(purchaseToken)/\(action)", json: json)
   }
+
+  /// `POST /sim/amazon/purchases`: an Amazon Appstore purchase; the answer is an `AmazonPurchaseResult`.
+  public func amazonPurchase(_ purchase: AmazonPurchaseRequest) async throws -> Answer {
+    let object = try JSONSerialization.jsonObject(with: JSONEncoder().encode(purchase))
+    return try await send("POST", "/sim/amazon/purchases", json: object as? [String: any Sendable] ?? [:])
+  }
+
+  /// `POST /sim/amazon/receipts/{receiptId}/{action}` (`cancel`, `refund`, `auto-renew` with
+  /// `["enabled": false]`, `fail-renewals`, `recover-payment`, `change-tier` with
+  /// `["sku": …, "immediate": true]`; docs/storesim.md), the receipt id percent-encoded; the
+  /// answer is an `AmazonReceiptSnapshot`.
+  public func amazon(_ action: String, receiptId: String, json: [String: any Sendable] = [:]) async throws -> Answer {
+    try await send("POST", "/sim/amazon/receipts/\(Self.pathSegment(receiptId))/\(action)", json: json)
+  }
+
+  /// `GET /sim/amazon/receipts/{receiptId}`.
+  public func amazonReceipt(_ receiptId: String) async throws -> Answer {
+    try await send("GET", "/sim/amazon/receipts/\(Self.pathSegment(receiptId))")
+  }
+
+  /// `POST /sim/amazon/notification-url {"url"}`: a new SNS subscription for the app's RTN.
+  public func amazonSetNotificationURL(_ url: String?, appPackageName: String? = nil) async throws -> Answer {
+    var json: [String: any Sendable] = [:]
+    if let url { json["url"] = url }
+    if let appPackageName { json["appPackageName"] = appPackageName }
+    return try await send("POST", "/sim/amazon/notification-url", json: json)
+  }
+
+  /// `text` percent-encoded for one path segment (unreserved characters only stay).
+  static func pathSegment(_ text: String) -> String {
+    var allowed = CharacterSet.alphanumerics
+    allowed.insert(charactersIn: "-._~")
+    return text.addingPercentEncoding(withAllowedCharacters: allowed) ?? text
+  }
 }

@@ -13,7 +13,7 @@ struct StoreSim: AsyncParsableCommand {
     abstract: "Run the store simulator, or drive a running one (see docs/storesim.md).",
     subcommands: [
       ServeSim.self, Advance.self, Clock.self, Purchase.self, FailRenewal.self, RecoverBilling.self, AutoRenew.self,
-      Refund.self, ChangeProduct.self, FamilyShare.self, Fault.self, Google.self,
+      Refund.self, ChangeProduct.self, FamilyShare.self, Fault.self, Google.self, Amazon.self,
     ],
     defaultSubcommand: ServeSim.self
   )
@@ -53,6 +53,11 @@ struct StoreSim: AsyncParsableCommand {
       help: "URL every configured Google app's Pub/Sub pushes go to (also their default push audience).")
     var notifyGoogle: String?
 
+    @Option(
+      name: .customLong("notify-amazon"),
+      help: "URL every configured Amazon app's Real-Time Notifications go to, as Amazon SNS deliveries.")
+    var notifyAmazon: String?
+
     @OptionGroup var logging: LoggingOptions
 
     func run() async throws {
@@ -69,6 +74,9 @@ struct StoreSim: AsyncParsableCommand {
       }
       if let notifyGoogle {
         for index in settings.google.apps.indices { settings.google.apps[index].notificationURL = notifyGoogle }
+      }
+      if let notifyAmazon {
+        for index in settings.amazon.apps.indices { settings.amazon.apps[index].notificationURL = notifyAmazon }
       }
       let logger = logging.makeLogger(label: "tollgate.storesim")
       let simulator = try await StoreSimulator.start(config: settings, logger: logger)
@@ -220,7 +228,10 @@ struct StoreSim: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
       abstract: "Make the store misbehave, or clear every fault with --clear.")
     @Option(
-      help: "apple.api, apple.verifyReceipt, apple.notifications, google.api, google.token or google.notifications.")
+      help: """
+        apple.api, apple.verifyReceipt, apple.notifications, google.api, google.token, google.notifications, \
+        amazon.rvs or amazon.notifications.
+        """)
     var target: String?
     @Option(
       help: """
@@ -232,6 +243,7 @@ struct StoreSim: AsyncParsableCommand {
     @Option(help: "How many requests; 0 = until cleared.") var count = 1
     @Option(help: "Retry-After seconds (rateLimit).") var retryAfter: Int?
     @Option(help: "Delay in ms (slow), or the real-time cap of a stall (default 30000).") var delayMs: Int?
+    @Option(help: "amazon.rvs: the status of error500 (500, 503, 504) or unauthorized (496, 497).") var status: Int?
     @Flag(help: "Remove every fault.") var clear = false
     @OptionGroup var sim: Target
 
@@ -242,6 +254,7 @@ struct StoreSim: AsyncParsableCommand {
       if count > 0 { body["count"] = count }
       if let retryAfter { body["retryAfterSeconds"] = retryAfter }
       if let delayMs { body["delayMs"] = delayMs }
+      if let status { body["status"] = status }
       try await sim.call("POST", "/sim/faults", json: body)
     }
   }
