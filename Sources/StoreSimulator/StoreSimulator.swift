@@ -10,7 +10,8 @@ import TollgateCrypto
 /// Server API, verifyReceipt, Server Notifications V2), signed with a generated root →
 /// intermediate → leaf chain shaped like Apple's; and Google Play (Android Publisher API, OAuth
 /// token endpoint, JWKS, RTDN over Pub/Sub push) with a generated service account and keys
-/// (`StoreSimulator+Google.swift`).
+/// (`StoreSimulator+Google.swift`); and the Amazon Appstore (RVS and the RVS Cloud Sandbox,
+/// Real-Time Notifications as signed Amazon SNS deliveries: `StoreSimulator+Amazon.swift`).
 ///
 /// The Swift methods and the HTTP control API (`/sim/…`, docs/storesim.md) call the same core.
 /// Time only moves when told (`advance(byMs:)`, `POST /sim/clock/advance`): every virtual event

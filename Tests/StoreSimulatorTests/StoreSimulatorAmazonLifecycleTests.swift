@@ -9,9 +9,10 @@ struct StoreSimulatorAmazonLifecycleTests {
 
   static func ms(_ value: Any?) -> Int64? { (value as? NSNumber)?.int64Value }
 
-  @Test("free trial → paid (new receipt) → renewal (new receipt); each term's receipt answers for its term")
+  @Test("newReceiptPerTerm: free trial → paid (new receipt) → renewal (new receipt); each answers for its term")
   func trialAndRenewals() async throws {
-    try await AmazonHarness.run { harness in
+    let configure: (inout StoreSimulator.Config) -> Void = { $0.amazon.newReceiptPerTerm = true }
+    try await AmazonHarness.run(configure: configure) { harness in
       let sim = harness.sim
       let purchase = try await sim.amazonPurchase(.init(sku: "com.example.premium.monthly", freeTrial: true))
       #expect(purchase.renewalDateMs == Self.start + 7 * Self.day)
@@ -48,15 +49,23 @@ struct StoreSimulatorAmazonLifecycleTests {
     }
   }
 
-  @Test("one receipt across renewals when newReceiptPerTerm is off")
+  @Test("by default one receipt across trial and renewals: renewalDate moves on, freeTrialEndDate stays")
   func sameReceipt() async throws {
-    let configure: (inout StoreSimulator.Config) -> Void = { $0.amazon.newReceiptPerTerm = false }
-    try await AmazonHarness.run(configure: configure) { harness in
-      let purchase = try await harness.sim.amazonPurchase(.init(sku: "com.example.basic.monthly"))
-      try await harness.sim.advance(byMs: 61 * Self.day)
+    try await AmazonHarness.run { harness in
+      let purchase = try await harness.sim.amazonPurchase(.init(sku: "com.example.premium.monthly", freeTrial: true))
+      try await harness.sim.advance(byMs: 37 * Self.day)
       let receipt = try await harness.receipt(purchase)
-      #expect(Self.ms(receipt["renewalDate"]) == Self.start + 90 * Self.day)
+      #expect(Self.ms(receipt["renewalDate"]) == Self.start + 67 * Self.day)
+      #expect(Self.ms(receipt["purchaseDate"]) == Self.start)
+      #expect(Self.ms(receipt["freeTrialEndDate"]) == Self.start + 7 * Self.day)
+      #expect(receipt["cancelDate"] is NSNull)
       #expect(try harness.sim.amazonReceipt(purchase.receiptId).receiptIds == [purchase.receiptId])
+      try await harness.waitForNotifications(3)
+      #expect(
+        harness.notificationTypes == [
+          "SUBSCRIPTION_PURCHASED", "SUBSCRIPTION_CONVERTED_FREE_TRIAL_TO_PAID", "SUBSCRIPTION_RENEWED",
+        ])
+      #expect(Set(harness.notifications.compactMap { $0["receiptId"] as? String }) == [purchase.receiptId])
     }
   }
 
@@ -126,10 +135,11 @@ struct StoreSimulatorAmazonLifecycleTests {
       try await sim.advance(byMs: 32 * Self.day)
       let snapshot = try await sim.amazonRecoverPayment(purchase.receiptId)
       #expect(snapshot.subscriptionState == .active)
-      let current = try #require(snapshot.currentReceiptId)
-      let receipt = try await harness.receipt(purchase, receiptId: current)
-      #expect(Self.ms(receipt["purchaseDate"]) == Self.start + 30 * Self.day)
-      #expect(Self.ms(receipt["renewalDate"]) == Self.start + 60 * Self.day)
+      #expect(snapshot.currentReceiptId == purchase.receiptId)
+      let receipt = try await harness.receipt(purchase)
+      #expect(Self.ms(receipt["purchaseDate"]) == Self.start)
+      #expect(Self.ms(receipt["renewalDate"]) == Self.start + 60 * Self.day, "renewed from the term end")
+      #expect(receipt["gracePeriodEndDate"] is NSNull)
       try await harness.waitForNotifications(3)
       #expect(harness.notificationTypes.last == "SUBSCRIPTION_RENEWED")
     }
@@ -197,9 +207,10 @@ struct StoreSimulatorAmazonLifecycleTests {
       #expect(rtn["notificationType"] as? String == "SUBSCRIPTION_MODIFIED_IMMEDIATE")
       #expect(rtn["receiptId"] as? String == new)
       #expect((rtn["relatedReceipts"] as? [String: Any])?["cancelledReceiptId"] as? String == purchase.receiptId)
-      // The chain renews on the new tier.
+      // The chain renews on the new tier, on the new receipt.
       try await sim.advance(byMs: 30 * Self.day)
-      #expect(try sim.amazonReceipt(new).receiptIds?.count == 3)
+      #expect(try sim.amazonReceipt(new).receiptIds == [purchase.receiptId, new])
+      #expect(Self.ms(try await harness.receipt(purchase, receiptId: new)["renewalDate"]) == Self.start + 70 * Self.day)
     }
   }
 

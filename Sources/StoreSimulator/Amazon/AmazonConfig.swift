@@ -14,10 +14,13 @@ extension StoreSimulator {
     ]
     public var entitlements: [String] = ["com.example.lifetime"]
     public var consumables: [String] = ["com.example.coins"]
-    /// `true` (Amazon's receipt-per-term model, as docs/lifecycle.md reads it): every renewal is
-    /// a new receipt under the same parent SKU; `false`: the receipt stays and its `renewalDate`
-    /// moves on.
-    public var newReceiptPerTerm = true
+    /// `false` (the default, Amazon's Appstore SDK model as RVS documents it: `renewalDate` is
+    /// "the date the subscription will renew", and `cancelDate` stays null until the
+    /// subscription ends): an auto-renewal keeps the receipt and moves its `renewalDate` on.
+    /// `true`: every renewal is a new receipt under the same parent SKU (the earlier one keeps
+    /// its term), for a receiver that must cope with per-term receipts. Tier changes always
+    /// make a new receipt, as Amazon documents.
+    public var newReceiptPerTerm = false
     /// After the grace period, Amazon keeps retrying the payment this long before it cancels the
     /// subscription (`cancelReason` 2); 0 cancels at the grace end.
     public var billingRetryAfterGraceMs: Int64 = 0
