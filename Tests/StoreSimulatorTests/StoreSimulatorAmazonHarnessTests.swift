@@ -226,6 +226,24 @@ struct StoreSimulatorAmazonHarnessTests {
     }
   }
 
+  @Test("visiting the UnsubscribeURL holds notifications again; a new notification URL is confirmed anew")
+  func unsubscribe() async throws {
+    try await AmazonHarness.run { harness in
+      _ = try await harness.sim.amazonPurchase(.init(sku: "com.example.coins"))
+      try await harness.waitForNotifications(1)
+      let unsubscribeURL = try #require(harness.messages.last?["UnsubscribeURL"] as? String)
+      let answer = try await HTTPClient.shared.execute(HTTPClientRequest(url: unsubscribeURL), timeout: .seconds(5))
+      #expect(answer.status.code == 200)
+      #expect(try harness.sim.amazonNotificationEndpoint() == "pendingConfirmation")
+      _ = try await harness.sim.amazonPurchase(.init(sku: "com.example.coins"))
+      try await Task.sleep(for: .milliseconds(100))
+      #expect(harness.notifications.count == 1, "held while unsubscribed")
+      try await harness.sim.amazonSetNotificationURL(harness.receiver.baseURL + AmazonHarness.path)
+      try await harness.confirmSubscription()
+      try await harness.waitForNotifications(2)
+    }
+  }
+
   @Test("SignatureVersion 1 signs with SHA1withRSA")
   func signatureVersion1() async throws {
     let configure: (inout StoreSimulator.Config) -> Void = { $0.amazon.signatureVersion = 1 }
