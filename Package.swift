@@ -107,6 +107,17 @@ let package = Package(
         "TollgateWorker", "TollgateStorage", "TollgateCore", .product(name: "Logging", package: "swift-log"),
       ],
       swiftSettings: strict),
+    // The worker's gateway to the Amazon Appstore: the amazon config section, SNS admission, RVS.
+    .target(
+      name: "AmazonGateway",
+      dependencies: [
+        "TollgateWorker", "AmazonAppstore", "TollgateCore", "TollgateCrypto",
+        .product(name: "AsyncHTTPClient", package: "async-http-client"),
+        .product(name: "Logging", package: "swift-log"),
+        .product(name: "NIOCore", package: "swift-nio"),
+      ],
+      swiftSettings: strict
+    ),
     // The worker's gateway to Google Play: the googlePlay config section, Google's errors classified.
     .target(
       name: "GooglePlayGateway",
@@ -148,7 +159,8 @@ let package = Package(
       name: "TollgateDemo",
       dependencies: [
         "TollgateCore", "TollgateStorage", "TollgateClient", "TollgateService",
-        "TollgateWorker", "TollgateWorkerSQLite", "AppStoreGateway", "GooglePlayGateway", "StoreSimulator",
+        "TollgateWorker", "TollgateWorkerSQLite", "AppStoreGateway", "GooglePlayGateway", "AmazonGateway",
+        "StoreSimulator",
         "TollgateCrypto",
         .product(name: "Logging", package: "swift-log"),
         .product(name: "NIOCore", package: "swift-nio"),
@@ -248,7 +260,8 @@ let package = Package(
       dependencies: [
         "TollgateCore", "TollgateStorage", "TollgateClient", "TollgateServer",
         "TollgateIndex", "TollgateService", "AppStore", "GooglePlay", "TollgateCrypto",
-        "TollgateWorker", "TollgateWorkerSQLite", "AppStoreGateway", "GooglePlayGateway", "StoreSimulator",
+        "TollgateWorker", "TollgateWorkerSQLite", "AppStoreGateway", "GooglePlayGateway", "AmazonGateway",
+        "StoreSimulator",
         "TollgateDemo", "TollgateBench",
         .product(name: "ArgumentParser", package: "swift-argument-parser"),
         .product(name: "AsyncHTTPClient", package: "async-http-client"),
@@ -402,6 +415,7 @@ let package = Package(
         "TollgateService", "TollgateIndex", "TollgateStorage", "TollgateCore", "TollgateContract", "TollgateWire",
         "TollgateClient", "TollgateServer", "TollgateTesting",
         "TollgateWorker", "TollgateWorkerSQLite", "StoreSimulator", "TollgateCrypto", "AppStore", "GooglePlayGateway",
+        "AmazonGateway",
         "TollgateDemo",
         .product(name: "NIOCore", package: "swift-nio"),
         .product(name: "NIOPosix", package: "swift-nio"),

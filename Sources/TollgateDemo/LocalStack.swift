@@ -1,3 +1,4 @@
+import AmazonGateway
 import AppStoreGateway
 import Foundation
 import GooglePlayGateway
@@ -40,6 +41,8 @@ public struct LocalStack: Sendable {
   /// The simulated Google Play app, and its one-time product (lifetime access).
   public static let packageName = "com.example.android"
   public static let lifetime = "com.example.lifetime"
+  /// The simulated Amazon Appstore app.
+  public static let amazonApp = "com.example.amazon"
 
   /// The audience the simulator's Pub/Sub pushes carry and the worker expects.
   public static let googlePushAudience = "https://tollgate.demo/notifications/google"
@@ -63,6 +66,7 @@ public struct LocalStack: Sendable {
       apps: [
         AppConfig(id: "ios", store: .appStore, bundleId: bundleId),
         AppConfig(id: "android", store: .googlePlay, packageName: packageName),
+        AppConfig(id: "amazon", store: .amazon, amazonAppId: amazonApp),
       ],
       entitlements: [EntitlementDefinition(id: "premium"), EntitlementDefinition(id: "basic")],
       products: [
@@ -140,6 +144,13 @@ public struct LocalStack: Sendable {
       android.licensingKey = sim.googleLicensingKeyBase64
       googlePlay(&android)
       let googlePlaySettings = GooglePlaySettings(apps: [android])
+      var amazonApp = AmazonAppSettings(appPackageName: Self.amazonApp)
+      amazonApp.sharedSecretEnv = "TOLLGATE_DEMO_AMAZON_SECRET"
+      amazonApp.rvsBaseURL = sim.amazonRVSBaseURL
+      amazonApp.rvsSandboxBaseURL = sim.amazonRVSSandboxBaseURL
+      amazonApp.allowedTopicArns = [try sim.amazonTopicArn()]
+      amazonApp.trustedCertificateURLPrefixes = [sim.amazonSNSCertificateURLPrefix]
+      let amazonSettings = AmazonSettings(apps: [amazonApp])
 
       // Follow the simulator's clock: its jumps, plus real time in between (backoff and leases);
       // `clockBehindStoreMs` behind it, to show what clock skew does.
@@ -149,22 +160,29 @@ public struct LocalStack: Sendable {
       let registry = PrometheusCollectorRegistry()
       let workerEnvironment = extraEnvironment.merging([
         "TOLLGATE_DEMO_APPLE_KEY": try key.pkcs8PEM(), "TOLLGATE_DEMO_GOOGLE_KEY": sim.googleServiceAccountKeyJSON,
+        "TOLLGATE_DEMO_AMAZON_SECRET": try sim.amazonSharedSecret(),
       ]) { $1 }
-      try configuration.validate(environment: workerEnvironment, stores: [appStoreSettings, googlePlaySettings])
+      try configuration.validate(
+        environment: workerEnvironment, stores: [appStoreSettings, googlePlaySettings, amazonSettings])
       let appStore = try AppStoreGateway(
         settings: appStoreSettings, environment: workerEnvironment, httpClient: .shared,
         concurrency: settings.storeConcurrency, nowMs: now, logger: logger)
       let googlePlay = try GooglePlayGateway(
         settings: googlePlaySettings, environment: workerEnvironment, httpClient: .shared,
         concurrency: settings.storeConcurrency, nowMs: now, logger: logger)
+      let amazon = try AmazonGateway(
+        settings: amazonSettings, environment: workerEnvironment, httpClient: .shared,
+        concurrency: settings.storeConcurrency, nowMs: now, logger: logger)
       let worker = try VerifierWorker(
         configuration: configuration, storage: try SQLiteWorkerStorage(path: databasePath, nowMs: now()),
-        gateways: [appStore, googlePlay], environment: workerEnvironment,
+        gateways: [appStore, googlePlay, amazon], environment: workerEnvironment,
         metrics: (PrometheusMetricsFactory(registry: registry), { registry.emitToString() }),
         nowMs: now, logger: logger)
       let result = try await withThrowingTaskGroup(of: Void.self) { group in
         group.addTask { try await worker.run() }
         _ = await worker.listeningPort()
+        // SNS confirms the subscription first: only once the worker listens.
+        try await sim.amazonSetNotificationURL("http://127.0.0.1:\(workerPort)/notifications/amazon")
         let storage = try SQLiteEntitlementStorage(path: databasePath, nowMs: now())
         let server = try await EntitlementServer.start(
           config: .init(host: "127.0.0.1", port: ports.service), storage: storage, nowMs: now, logger: logger)
@@ -264,6 +282,31 @@ public struct LocalStack: Sendable {
       request.googlePurchaseData = billing.purchaseData
       request.googleSignature = billing.signature
     }
+    request.waitMs = 8_000
+    return try await client.submitPurchase(request, timeout: .seconds(10))
+  }
+
+  /// Buys `sku` on the simulated Amazon Appstore, as the app's IAP SDK would; `amazonUserId`
+  /// names the Amazon customer (a new one when nil).
+  public func amazonBuy(_ sku: String = premium, amazonUserId: String? = nil, freeTrial: Bool = false) async throws
+    -> AmazonPurchaseResult
+  {
+    try await sim.amazonPurchase(
+      AmazonPurchaseRequest(
+        sku: sku, appPackageName: Self.amazonApp, userId: amazonUserId, freeTrial: freeTrial ? true : nil))
+  }
+
+  /// Submits an Amazon receipt id, with the Amazon user id that owns it, for `userId` through the
+  /// service, waiting for the verdict.
+  public func amazonSubmit(receiptId: String, amazonUserId: String, userId: String) async throws
+    -> Tollgate_V1_SubmitPurchaseResponse
+  {
+    var request = Tollgate_V1_SubmitPurchaseRequest()
+    request.userID = userId
+    request.store = .amazon
+    request.receiptID = receiptId
+    request.amazonUserID = amazonUserId
+    request.appID = Self.amazonApp
     request.waitMs = 8_000
     return try await client.submitPurchase(request, timeout: .seconds(10))
   }

@@ -1,3 +1,4 @@
+import AmazonGateway
 import AppStoreGateway
 import ArgumentParser
 import AsyncHTTPClient
@@ -34,6 +35,7 @@ struct Worker: AsyncParsableCommand {
     let appStoreSettings = try ConfigFile.section(AppStoreSettings.self, of: config) ?? AppStoreSettings(apps: [])
     let googlePlaySettings =
       try ConfigFile.section(GooglePlaySettings.self, of: config) ?? GooglePlaySettings(apps: [])
+    let amazonSettings = try ConfigFile.section(AmazonSettings.self, of: config) ?? AmazonSettings(apps: [])
     if let listen { configuration.worker.listen = listen.description }
     if let followClock { configuration.worker.followClockURL = followClock }
     let databasePath = try ConfigFile.database(flag: database, config: config)
@@ -43,7 +45,8 @@ struct Worker: AsyncParsableCommand {
     let worker: VerifierWorker
     do {
       let environment = ProcessInfo.processInfo.environment
-      try configuration.validate(environment: environment, stores: [appStoreSettings, googlePlaySettings])
+      try configuration.validate(
+        environment: environment, stores: [appStoreSettings, googlePlaySettings, amazonSettings])
       let registry = PrometheusCollectorRegistry()
       // A gateway for each store the file configures.
       var gateways: [any StoreGateway] = []
@@ -57,6 +60,12 @@ struct Worker: AsyncParsableCommand {
         gateways.append(
           try GooglePlayGateway(
             settings: googlePlaySettings, environment: environment, httpClient: .shared,
+            concurrency: configuration.worker.storeConcurrency, nowMs: clock.nowMs, logger: logger))
+      }
+      if !amazonSettings.isEmpty {
+        gateways.append(
+          try AmazonGateway(
+            settings: amazonSettings, environment: environment, httpClient: .shared,
             concurrency: configuration.worker.storeConcurrency, nowMs: clock.nowMs, logger: logger))
       }
       worker = try VerifierWorker(

@@ -1,0 +1,92 @@
+import Foundation
+import StoreSimulator
+import Testing
+import TollgateClient
+import TollgateCore
+import TollgateDemo
+import TollgateTesting
+import TollgateWorker
+
+/// Amazon Appstore paths through the whole system: the simulator's RVS and its SNS deliveries
+/// (signed, confirmed) over HTTP, the real worker and SQLite, and the service over TCP.
+@Suite("Amazon lifecycle end to end", .serialized)
+struct AmazonLifecycleEndToEndTests {
+  static let day: Int64 = 86_400_000
+
+  @Test("a submitted receipt is verified in one call; a renewal arrives by notification")
+  func purchaseAndRenew() async throws {
+    try await withStack { stack in
+      _ = try await eventually { try stack.sim.amazonNotificationEndpoint() == "confirmed" }
+      let purchase = try await stack.local.amazonBuy()
+      let response = try await stack.local.amazonSubmit(
+        receiptId: purchase.receiptId, amazonUserId: purchase.userId, userId: "a1")
+      #expect(response.status == .verified, "\(response.rejectionReason)")
+      let answer = try await stack.answer("a1")
+      #expect(answer.active && answer.store == .amazon && answer.state == .active)
+      let stored = try #require(
+        try await stack.worker.storage.subscription(store: .amazon, purchaseId: purchase.receiptId))
+      #expect(stored.storeUserId == purchase.userId)
+
+      _ = try await stack.sim.advance(byMs: 31 * Self.day)
+      let renewed = try await stack.until("a1") { $0.active && $0.expiresAtMs > stack.sim.clockNowMs + 20 * Self.day }
+      #expect(renewed.active && renewed.expiresAtMs > stack.sim.clockNowMs + 20 * Self.day, "renewed")
+    }
+  }
+
+  @Test("free trial, cancelled by the customer (refund): access ends; auto-renew off expires at the term's end")
+  func trialCancelAndExpire() async throws {
+    try await withStack { stack in
+      _ = try await eventually { try stack.sim.amazonNotificationEndpoint() == "confirmed" }
+      let trial = try await stack.local.amazonBuy(freeTrial: true)
+      _ = try await stack.local.amazonSubmit(receiptId: trial.receiptId, amazonUserId: trial.userId, userId: "t")
+      #expect(try await stack.answer("t").state == .trial)
+      _ = try await stack.sim.amazonRefund(trial.receiptId)
+      #expect(!(try await stack.until("t") { !$0.active }.active))
+
+      let optOut = try await stack.local.amazonBuy()
+      _ = try await stack.local.amazonSubmit(receiptId: optOut.receiptId, amazonUserId: optOut.userId, userId: "o")
+      _ = try await stack.sim.amazonSetAutoRenew(optOut.receiptId, enabled: false)
+      #expect(try await stack.until("o") { !$0.willRenew }.active)
+      _ = try await stack.sim.advance(byMs: 31 * Self.day)
+      #expect(try await stack.until("o") { !$0.active }.state == .expired)
+    }
+  }
+
+  @Test("a receipt with the wrong Amazon user, or another Tollgate user's, is refused; forged SNS is not stored")
+  func refusals() async throws {
+    try await withStack { stack in
+      let purchase = try await stack.local.amazonBuy()
+      let wrongUser = try await stack.local.amazonSubmit(
+        receiptId: purchase.receiptId, amazonUserId: "amzn1.account.SOMEONEELSE", userId: "x")
+      #expect(wrongUser.status == .rejected)
+      #expect(wrongUser.rejectionReason.contains("497") || wrongUser.rejectionReason.contains("Amazon user"))
+      #expect(
+        try await stack.local.amazonSubmit(
+          receiptId: purchase.receiptId, amazonUserId: purchase.userId, userId: "owner"
+        )
+        .status == .verified)
+      let second = try await stack.local.amazonSubmit(
+        receiptId: purchase.receiptId, amazonUserId: purchase.userId, userId: "thief")
+      #expect(second.status == .rejected, "keep_with_original_owner")
+
+      let port = await stack.local.workerPort
+      let before = try await stack.worker.storage.inboxCounts()
+      let forged: [String: Any] = [
+        "Type": "Notification", "MessageId": "forged-1", "TopicArn": try stack.sim.amazonTopicArn(),
+        "Message":
+          #"{"appPackageName":"com.example.amazon","appUserId":"u","receiptId":"r","notificationType":"SUBSCRIPTION_PURCHASED"}"#,
+        "Timestamp": "2026-01-01T00:00:00.000Z", "SignatureVersion": "2", "Signature": "AAAA",
+        "SigningCertURL": stack.sim.amazonSigningCertificateURL,
+      ]
+      let refused = try await httpRequest(
+        "POST", port: port, path: "/notifications/amazon", body: try JSONSerialization.data(withJSONObject: forged))
+      #expect(refused.status == 403)
+      var elsewhere = forged
+      elsewhere["SigningCertURL"] = "https://evil.example.com/cert.pem"
+      let untrusted = try await httpRequest(
+        "POST", port: port, path: "/notifications/amazon", body: try JSONSerialization.data(withJSONObject: elsewhere))
+      #expect(untrusted.status == 403)
+      #expect(try await stack.worker.storage.inboxCounts() == before)
+    }
+  }
+}
