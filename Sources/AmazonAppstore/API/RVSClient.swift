@@ -43,10 +43,11 @@ public struct RVSClient: Sendable {
         Int(response.status.code), response.headers.first(name: "Retry-After"), Data(collected.readableBytesView)
       )
     } catch {
-      logger.debug("no answer from RVS", metadata: ["amazon.rvs.sandbox": "\(sandbox)"])
+      let cause = Redacted(error, secret: sharedSecret)
+      logger.debug("no answer from RVS", metadata: ["amazon.rvs.sandbox": "\(sandbox)", "error": "\(cause)"])
       throw RVSError(
         code: .transport, message: "no answer from the Receipt Verification Service\(sandbox ? " sandbox" : "")",
-        cause: Redacted(error, secret: sharedSecret))
+        cause: cause)
     }
     if status == 200 {
       guard (try? JSONSerialization.jsonObject(with: body)) is [String: Any] else {
