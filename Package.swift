@@ -341,6 +341,13 @@ let package = Package(
       swiftSettings: strict
     ),
     .testTarget(
+      name: "AmazonGatewayTests",
+      dependencies: [
+        "AmazonGateway", "AmazonAppstore", "TollgateWorker", "TollgateCore", "TollgateTesting",
+      ],
+      swiftSettings: strict
+    ),
+    .testTarget(
       name: "GooglePlayGatewayTests",
       dependencies: [
         "GooglePlayGateway", "GooglePlay", "TollgateWorker", "TollgateCore", "TollgateTesting",
