@@ -8,7 +8,7 @@ public enum DemoUsers {
   public static let all = [
     "demo-active", "demo-trial", "demo-grace", "demo-expired", "demo-refunded", "demo-google-active",
     "demo-google-trial", "demo-google-grace", "demo-google-hold", "demo-google-paused", "demo-google-upgraded",
-    "demo-google-refunded",
+    "demo-google-refunded", "demo-amazon-active", "demo-amazon-trial", "demo-amazon-grace", "demo-amazon-cancelled",
   ]
 
   /// Creates them: the ones that need time to pass first, then a 31-day jump, then the fresh ones.
@@ -38,6 +38,12 @@ public enum DemoUsers {
     let paused = try await stack.googleBuy()
     try await expectVerified(stack.googleSubmit(paused, userId: "demo-google-paused"), "demo-google-paused")
     _ = try await stack.sim.googlePause(paused.purchaseToken, durationMs: 30 * day)
+    let amazonGrace = try await stack.amazonBuy()
+    try await expectVerified(
+      stack.amazonSubmit(
+        receiptId: amazonGrace.receiptId, amazonUserId: amazonGrace.userId, userId: "demo-amazon-grace"),
+      "demo-amazon-grace")
+    _ = try await stack.sim.amazonFailRenewals(amazonGrace.receiptId)
     let upgraded = try await stack.googleBuy(LocalStack.basic)
     try await expectVerified(stack.googleSubmit(upgraded, userId: "demo-google-upgraded"), "demo-google-upgraded")
 
@@ -62,11 +68,29 @@ public enum DemoUsers {
       stack.googleSubmit(googleRefunded, userId: "demo-google-refunded"), "demo-google-refunded")
     _ = try await stack.sim.googleRefund(googleRefunded.purchaseToken)
 
+    let amazonActive = try await stack.amazonBuy()
+    try await expectVerified(
+      stack.amazonSubmit(
+        receiptId: amazonActive.receiptId, amazonUserId: amazonActive.userId, userId: "demo-amazon-active"),
+      "demo-amazon-active")
+    let amazonTrial = try await stack.amazonBuy(freeTrial: true)
+    try await expectVerified(
+      stack.amazonSubmit(
+        receiptId: amazonTrial.receiptId, amazonUserId: amazonTrial.userId, userId: "demo-amazon-trial"),
+      "demo-amazon-trial")
+    let amazonCancelled = try await stack.amazonBuy()
+    try await expectVerified(
+      stack.amazonSubmit(
+        receiptId: amazonCancelled.receiptId, amazonUserId: amazonCancelled.userId, userId: "demo-amazon-cancelled"),
+      "demo-amazon-cancelled")
+    _ = try await stack.sim.amazonRefund(amazonCancelled.receiptId)
+
     let expected: [String: Tollgate_V1_SubscriptionState] = [
       "demo-active": .active, "demo-trial": .trial, "demo-grace": .gracePeriod, "demo-expired": .expired,
       "demo-refunded": .revoked, "demo-google-active": .active, "demo-google-trial": .trial,
       "demo-google-grace": .gracePeriod, "demo-google-hold": .onHold, "demo-google-paused": .paused,
-      "demo-google-upgraded": .active, "demo-google-refunded": .revoked,
+      "demo-google-upgraded": .active, "demo-google-refunded": .revoked, "demo-amazon-active": .active,
+      "demo-amazon-trial": .trial, "demo-amazon-grace": .gracePeriod, "demo-amazon-cancelled": .revoked,
     ]
     var answers: [(String, Tollgate_V1_IsSubscriberResponse)] = []
     for user in all {

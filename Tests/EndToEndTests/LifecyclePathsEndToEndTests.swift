@@ -137,11 +137,15 @@ struct LifecyclePathsEndToEndTests {
       #expect(answers["demo-google-paused"]?.state == .paused)
       #expect(answers["demo-google-upgraded"]?.productID == LocalStack.premium)
       #expect(answers["demo-google-refunded"]?.state == .revoked)
+      #expect(answers["demo-amazon-active"]?.state == .active)
+      #expect(answers["demo-amazon-trial"]?.state == .trial)
+      #expect(answers["demo-amazon-grace"]?.state == .gracePeriod)
+      #expect(answers["demo-amazon-cancelled"]?.active == false)
       let entitled = answers.filter { $0.value.active }.keys.sorted()
       #expect(
         entitled == [
-          "demo-active", "demo-google-active", "demo-google-grace", "demo-google-trial", "demo-google-upgraded",
-          "demo-grace", "demo-trial",
+          "demo-active", "demo-amazon-active", "demo-amazon-grace", "demo-amazon-trial", "demo-google-active",
+          "demo-google-grace", "demo-google-trial", "demo-google-upgraded", "demo-grace", "demo-trial",
         ])
       // The upgrade is one owner's chain of two tokens, the second linked to the first.
       let upgraded = try await stack.worker.storage.subscriptions(userId: "demo-google-upgraded")

@@ -59,8 +59,8 @@ struct Demo: AsyncParsableCommand {
       "  \(bin) query subscription demo-grace --server 127.0.0.1:\(servicePort) --json",
       "  \(bin) explain demo-refunded premium --database \(stack.databasePath)",
       "  \(bin) explain demo-google-upgraded premium --database \(stack.databasePath)",
-      "Move the store's clock (demo-active and demo-google-active renew, the trials convert, demo-grace lapses",
-      "into billing retry, demo-google-grace into account hold, demo-google-paused resumes):",
+      "Move the store's clock (demo-active, demo-google-active and demo-amazon-active renew, the trials convert,",
+      "demo-grace lapses into billing retry, demo-google-grace into account hold, demo-google-paused resumes):",
       "  \(bin) storesim advance 31d --sim 127.0.0.1:\(simulatorPort)",
       "Ctrl-C stops everything.", "",
     ]
