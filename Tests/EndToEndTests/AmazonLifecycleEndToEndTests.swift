@@ -52,6 +52,77 @@ struct AmazonLifecycleEndToEndTests {
     }
   }
 
+  @Test("a new purchase by an Amazon user already bound is its user's from the notification alone")
+  func notificationFindsOwner() async throws {
+    try await withStack { stack in
+      _ = try await eventually { try stack.sim.amazonNotificationEndpoint() == "confirmed" }
+      let basic = try await stack.local.amazonBuy(Stack.basic)
+      _ = try await stack.local.amazonSubmit(receiptId: basic.receiptId, amazonUserId: basic.userId, userId: "nf")
+      #expect(!(try await stack.answer("nf", "premium").active))
+      // The same Amazon customer buys premium in the app; the app never submits it.
+      _ = try await stack.local.amazonBuy(Stack.premium, amazonUserId: basic.userId)
+      let premium = try await stack.until("nf", "premium") { $0.active }
+      #expect(premium.active && premium.store == .amazon)
+    }
+  }
+
+  @Test("billing failure → grace (access) → out of grace (none)")
+  func graceAndRecovery() async throws {
+    try await withStack { stack in
+      _ = try await eventually { try stack.sim.amazonNotificationEndpoint() == "confirmed" }
+      let purchase = try await stack.local.amazonBuy()
+      _ = try await stack.local.amazonSubmit(receiptId: purchase.receiptId, amazonUserId: purchase.userId, userId: "g")
+      _ = try await stack.sim.amazonFailRenewals(purchase.receiptId)
+      _ = try await stack.sim.advance(byMs: 31 * Self.day)
+      let grace = try await stack.until("g") { $0.state == .gracePeriod }
+      #expect(grace.state == .gracePeriod && grace.active)
+      _ = try await stack.sim.advance(byMs: 8 * Self.day)
+      #expect(!(try await stack.until("g") { !$0.active }.active), "out of grace: no access")
+    }
+  }
+
+  @Test("an entitlement (lifetime) grants with no expiry until it is cancelled")
+  func entitlement() async throws {
+    try await withStack { stack in
+      _ = try await eventually { try stack.sim.amazonNotificationEndpoint() == "confirmed" }
+      let lifetime = try await stack.local.amazonBuy(LocalStack.lifetime)
+      let response = try await stack.local.amazonSubmit(
+        receiptId: lifetime.receiptId, amazonUserId: lifetime.userId, userId: "l")
+      #expect(response.status == .verified, "\(response.rejectionReason)")
+      let owned = try await stack.answer("l")
+      #expect(owned.active && owned.expiresAtMs == Int64.max)
+      _ = try await stack.sim.advance(byMs: 400 * Self.day)
+      try await stack.settle()
+      #expect(try await stack.answer("l").active)
+      _ = try await stack.sim.amazonCancel(lifetime.receiptId)
+      #expect(!(try await stack.until("l") { !$0.active }.active))
+    }
+  }
+
+  @Test("a tier change now moves the user to the new tier; a deferred one waits for the renewal")
+  func tierChanges() async throws {
+    try await withStack { stack in
+      _ = try await eventually { try stack.sim.amazonNotificationEndpoint() == "confirmed" }
+      let basic = try await stack.local.amazonBuy(Stack.basic)
+      _ = try await stack.local.amazonSubmit(receiptId: basic.receiptId, amazonUserId: basic.userId, userId: "up")
+      #expect(try await stack.answer("up", "basic").active)
+      #expect(!(try await stack.answer("up", "premium").active))
+      _ = try await stack.sim.advance(byMs: 2 * Self.day)
+      _ = try await stack.sim.amazonChangeTier(basic.receiptId, to: Stack.premium, immediate: true)
+      let upgraded = try await stack.until("up", "premium") { $0.active }
+      #expect(upgraded.active && upgraded.productID == Stack.premium)
+
+      let premium = try await stack.local.amazonBuy(Stack.premium)
+      _ = try await stack.local.amazonSubmit(receiptId: premium.receiptId, amazonUserId: premium.userId, userId: "down")
+      _ = try await stack.sim.amazonChangeTier(premium.receiptId, to: Stack.basic, immediate: false)
+      try await stack.settle()
+      #expect(try await stack.answer("down", "premium").active, "a deferred change waits for the renewal")
+      _ = try await stack.sim.advance(byMs: 31 * Self.day)
+      #expect(try await stack.until("down", "basic") { $0.active && $0.productID == Stack.basic }.active)
+      #expect(!(try await stack.until("down", "premium") { !$0.active }.active))
+    }
+  }
+
   @Test("a receipt with the wrong Amazon user, or another Tollgate user's, is refused; forged SNS is not stored")
   func refusals() async throws {
     try await withStack { stack in
