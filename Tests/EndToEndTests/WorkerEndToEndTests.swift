@@ -106,7 +106,7 @@ struct WorkerEndToEndTests {
       try await Task.sleep(for: .milliseconds(300))  // let the duplicate arrive and be handled
       let renewed = try await stack.events("alice").filter { $0 == "renewed" }
       #expect(renewed.count == 1)
-      let deliveries = stack.sim.notifications.count
+      let deliveries = stack.sim.notifications.filter { $0.store == "apple" }.count
       #expect(deliveries >= 2)
       let counts = try await stack.worker.storage.inboxCounts()
       #expect((counts["pending"] ?? 0) + (counts["processing"] ?? 0) == 0)
