@@ -123,6 +123,36 @@ struct AmazonLifecycleEndToEndTests {
     }
   }
 
+  @Test(
+    "while RVS fails, a renewing subscriber keeps access; long after the end RVS answers 410 and nothing is re-granted")
+  func outageAndGone() async throws {
+    try await withStack { stack in
+      _ = try await eventually { try stack.sim.amazonNotificationEndpoint() == "confirmed" }
+      let purchase = try await stack.local.amazonBuy()
+      _ = try await stack.local.amazonSubmit(receiptId: purchase.receiptId, amazonUserId: purchase.userId, userId: "o")
+      try stack.sim.addFault(FaultRule(target: "amazon.rvs", mode: .error500, count: nil))
+      _ = try await stack.sim.advance(byMs: 31 * Self.day)
+      try await Task.sleep(for: .milliseconds(500))
+      #expect(try await stack.answer("o").active, "never revoke because RVS failed")
+      stack.sim.clearFaults()
+      let caughtUp = try await stack.until("o", timeout: .seconds(15)) {
+        $0.active && $0.expiresAtMs > stack.sim.clockNowMs + 20 * Self.day
+      }
+      #expect(caughtUp.state == .active)
+
+      // Cancelled by the customer, then long over: RVS answers 410; access stays ended.
+      _ = try await stack.sim.amazonCancel(purchase.receiptId)
+      #expect(!(try await stack.until("o") { !$0.active }.active))
+      _ = try await stack.sim.advance(byMs: 120 * Self.day)
+      try await stack.settle()
+      #expect(!(try await stack.answer("o").active))
+      let late = try await stack.local.amazonSubmit(
+        receiptId: purchase.receiptId, amazonUserId: purchase.userId, userId: "late")
+      #expect(late.status == .rejected)
+      #expect(late.rejectionReason.contains("410"), "\(late.rejectionReason)")
+    }
+  }
+
   @Test("a receipt with the wrong Amazon user, or another Tollgate user's, is refused; forged SNS is not stored")
   func refusals() async throws {
     try await withStack { stack in
