@@ -259,7 +259,7 @@ let package = Package(
       name: "tollgate",
       dependencies: [
         "TollgateCore", "TollgateStorage", "TollgateClient", "TollgateServer",
-        "TollgateIndex", "TollgateService", "AppStore", "GooglePlay", "TollgateCrypto",
+        "TollgateIndex", "TollgateService", "AppStore", "GooglePlay", "AmazonAppstore", "TollgateCrypto",
         "TollgateWorker", "TollgateWorkerSQLite", "AppStoreGateway", "GooglePlayGateway", "AmazonGateway",
         "StoreSimulator",
         "TollgateDemo", "TollgateBench",

@@ -10,7 +10,7 @@ struct Inspect: ParsableCommand {
       "Verify and decode a store payload. Prints JSON; exit 0 valid, 1 invalid, 2 unreadable input or bad usage.",
     subcommands: [
       AppleJWS.self, AppleReceipt.self, AppleNotification.self, GoogleSubscription.self, GoogleNotification.self,
-      GooglePurchase.self,
+      GooglePurchase.self, AmazonReceipt.self, AmazonNotification.self,
     ])
 
   struct AppleOptions: ParsableArguments {

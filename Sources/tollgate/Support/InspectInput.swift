@@ -34,6 +34,16 @@ enum InspectInput {
     return Array(data)
   }
 
+  /// The certificate in a PEM file; unreadable unless it holds one.
+  static func certificate(pemFile path: String) throws -> Certificate {
+    let text = try read(path)
+    do {
+      return try Certificate(pem: text)
+    } catch {
+      throw Unreadable(message: "\(path): not a PEM certificate (\(error))")
+    }
+  }
+
   /// Prints the document and exits 0 (valid) or 1 (invalid) as `inspect` says; unreadable input
   /// exits 2. For documents whose nested members carry verdicts of their own.
   static func exitWithVerdict(_ inspect: () throws -> (document: String, isValid: Bool)) throws {
