@@ -35,7 +35,8 @@ extension AmazonGateway {
     }
     let reference = ChainReference(
       store: .amazon, appId: app.appPackageName, lookupId: receiptId, purchaseId: receiptId,
-      environment: app.settings.usesSandbox ? .sandbox : nil, storeUserId: userId)
+      environment: app.settings.usesSandbox ? .sandbox : nil, storeUserId: userId,
+      relatedPurchaseIds: notification.relatedReceiptIds)
     return .chainChanged(
       reference, reason: "RTN \(notification.notificationType ?? "(no type)")", signed: nil)
   }

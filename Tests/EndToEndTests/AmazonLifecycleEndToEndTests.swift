@@ -112,6 +112,14 @@ struct AmazonLifecycleEndToEndTests {
       let upgraded = try await stack.until("up", "premium") { $0.active }
       #expect(upgraded.active && upgraded.productID == Stack.premium)
 
+      // Down a tier at once: the cancelled receipt (relatedReceipts) is read again and stops granting.
+      let high = try await stack.local.amazonBuy(Stack.premium)
+      _ = try await stack.local.amazonSubmit(receiptId: high.receiptId, amazonUserId: high.userId, userId: "now")
+      _ = try await stack.sim.advance(byMs: 2 * Self.day)
+      _ = try await stack.sim.amazonChangeTier(high.receiptId, to: Stack.basic, immediate: true)
+      #expect(!(try await stack.until("now", "premium") { !$0.active }.active))
+      #expect(try await stack.answer("now", "basic").active)
+
       let premium = try await stack.local.amazonBuy(Stack.premium)
       _ = try await stack.local.amazonSubmit(receiptId: premium.receiptId, amazonUserId: premium.userId, userId: "down")
       _ = try await stack.sim.amazonChangeTier(premium.receiptId, to: Stack.basic, immediate: false)

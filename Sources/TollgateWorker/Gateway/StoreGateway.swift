@@ -62,10 +62,14 @@ public struct ChainReference: Sendable, Hashable {
   /// The store's id of the buyer, where the store needs it to read the purchase (the Amazon user
   /// id that owns a receipt).
   public var storeUserId: String?
+  /// Other chains of the same store the store says this change touched (Amazon's
+  /// `relatedReceipts`: the receipt a tier change cancelled): read again soon after this one.
+  public var relatedPurchaseIds: [String]
 
   public init(
     store: Store, appId: String, lookupId: String, purchaseId: String? = nil, environment: StoreEnvironment?,
-    notSignedBeforeMs: Int64? = nil, revocations: [ReportedRevocation] = [], storeUserId: String? = nil
+    notSignedBeforeMs: Int64? = nil, revocations: [ReportedRevocation] = [], storeUserId: String? = nil,
+    relatedPurchaseIds: [String] = []
   ) {
     self.store = store
     self.appId = appId
@@ -75,6 +79,7 @@ public struct ChainReference: Sendable, Hashable {
     self.notSignedBeforeMs = notSignedBeforeMs
     self.revocations = revocations
     self.storeUserId = storeUserId
+    self.relatedPurchaseIds = relatedPurchaseIds
   }
 
   /// Two reads of one chain never interleave: the key names the chain as well as it is known.

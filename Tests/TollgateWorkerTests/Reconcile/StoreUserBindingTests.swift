@@ -42,4 +42,24 @@ struct StoreUserBindingTests {
       try #require(await parts.storage.subscription(store: .amazon, purchaseId: "receipt-2")).storeUserId
         == "amzn-alice")
   }
+
+  @Test("chains the store says a change touched (relatedReceipts) are read again soon")
+  func relatedChainsComeDue() async throws {
+    let parts = WorkerParts(store: .amazon) { $0.sweepIntervalMs = 10 * Self.day }
+    let old = withStoreUser(parts.boughtNow("receipt-old"), "amzn-alice")
+    try await parts.reconciler.apply(old, observedAtMs: parts.now, claimant: "alice", completes: nil, reason: "t")
+    let scheduled = try #require(await parts.storage.subscription(store: .amazon, purchaseId: "receipt-old"))
+    #expect(try #require(scheduled.nextCheckAtMs) > parts.now + Self.day)
+
+    parts.clock.advance(byMs: 3_600_000)
+    parts.gateway.answer("receipt-new", .success(withStoreUser(parts.boughtNow("receipt-new"), "amzn-alice")))
+    let reference = ChainReference(
+      store: .amazon, appId: FakeStoreGateway.appId, lookupId: "receipt-new", purchaseId: "receipt-new",
+      environment: nil, storeUserId: "amzn-alice", relatedPurchaseIds: ["receipt-old", "receipt-unknown"])
+    try await parts.refresher.refresh(
+      reference, claimant: nil, completes: nil, reason: "SUBSCRIPTION_MODIFIED_IMMEDIATE")
+    let due = try #require(await parts.storage.subscription(store: .amazon, purchaseId: "receipt-old"))
+    #expect(due.nextCheckAtMs == parts.now)
+    #expect(await parts.storage.dueSubscriptions(nowMs: parts.now, limit: 10).map(\.purchaseId) == ["receipt-old"])
+  }
 }
