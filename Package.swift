@@ -50,10 +50,15 @@ let package = Package(
     .target(name: "TollgateCrypto", dependencies: ["CTollgateCrypto"], swiftSettings: strict),
 
     // Google Play: Android Publisher models, RTDN and Pub/Sub push, OAuth and OIDC, the API client.
+    // The report every Google Play and Amazon `tollgate inspect` command prints.
+    .target(
+      name: "StoreInspection",
+      swiftSettings: strict
+    ),
     .target(
       name: "GooglePlay",
       dependencies: [
-        "TollgateCore", "TollgateCrypto",
+        "TollgateCore", "TollgateCrypto", "StoreInspection",
         .product(name: "AsyncHTTPClient", package: "async-http-client"),
         .product(name: "Logging", package: "swift-log"),
         .product(name: "NIOCore", package: "swift-nio"),
@@ -65,7 +70,7 @@ let package = Package(
     .target(
       name: "AmazonAppstore",
       dependencies: [
-        "TollgateCore", "TollgateCrypto",
+        "TollgateCore", "TollgateCrypto", "StoreInspection",
         .product(name: "AsyncHTTPClient", package: "async-http-client"),
         .product(name: "Logging", package: "swift-log"),
         .product(name: "NIOCore", package: "swift-nio"),
