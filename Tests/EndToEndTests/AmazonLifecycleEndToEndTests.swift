@@ -118,7 +118,7 @@ struct AmazonLifecycleEndToEndTests {
       _ = try await stack.sim.advance(byMs: 2 * Self.day)
       _ = try await stack.sim.amazonChangeTier(high.receiptId, to: Stack.basic, immediate: true)
       #expect(!(try await stack.until("now", "premium") { !$0.active }.active))
-      #expect(try await stack.answer("now", "basic").active)
+      #expect(try await stack.until("now", "basic") { $0.active }.active)
 
       let premium = try await stack.local.amazonBuy(Stack.premium)
       _ = try await stack.local.amazonSubmit(receiptId: premium.receiptId, amazonUserId: premium.userId, userId: "down")
