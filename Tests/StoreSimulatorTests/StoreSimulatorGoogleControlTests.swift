@@ -93,9 +93,7 @@ struct StoreSimulatorGoogleControlTests {
         }
       }
       try await Task.sleep(for: .milliseconds(250))
-      let started = ContinuousClock.now
       try await sim.advance(byMs: 30 * SimDuration.dayMs + 1)
-      #expect(ContinuousClock.now - started >= .milliseconds(140))
       #expect(follower.nowMs() >= sim.clockNowMs)
       group.cancelAll()
     }

@@ -14,8 +14,8 @@ final class VirtualNowMirror: Sendable {
     var polledAtRealMs: Int64?
   }
 
-  /// How long after a jump followers are given to poll.
-  static let followerCatchUpMs: Int64 = 150
+  /// The longest a push waits after a jump for a follower to poll.
+  static let followerCatchUpMs: Int64 = 1_000
   /// A follower is one that polled this recently.
   static let followerWindowMs: Int64 = 2_000
   private let state: Mutex<State>
@@ -36,17 +36,20 @@ final class VirtualNowMirror: Sendable {
   /// A follower read the clock (`GET /sim/clock`).
   func polled() { state.withLock { $0.polledAtRealMs = NotificationDispatcher.realNowMs() } }
 
-  /// Waits until followers polling over HTTP have had time to see the last jump (at most
-  /// `followerCatchUpMs`; no wait when nobody follows).
+  /// Waits until a follower polling over HTTP has read the clock since the last jump (at most
+  /// `followerCatchUpMs` after the jump, however loaded the machine; no wait when nobody follows).
   func letFollowersCatchUp() async {
-    let real = NotificationDispatcher.realNowMs()
-    let wait = state.withLock { state -> Int64 in
-      guard let polled = state.polledAtRealMs, real - polled < Self.followerWindowMs,
-        let changed = state.changedAtRealMs
-      else { return 0 }
-      return max(0, changed + Self.followerCatchUpMs - real)
+    while true {
+      let real = NotificationDispatcher.realNowMs()
+      let waiting = state.withLock { state -> Bool in
+        guard let polled = state.polledAtRealMs, real - polled < Self.followerWindowMs,
+          let changed = state.changedAtRealMs
+        else { return false }
+        return polled < changed && real < changed + Self.followerCatchUpMs
+      }
+      guard waiting else { return }
+      try? await Task.sleep(for: .milliseconds(10))
     }
-    if wait > 0 { try? await Task.sleep(for: .milliseconds(wait)) }
   }
 }
 
