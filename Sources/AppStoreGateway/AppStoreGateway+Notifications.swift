@@ -9,18 +9,49 @@ extension AppStoreGateway {
   static let v2Route = "app_store.v2"
   static let v1Route = "app_store.v1"
 
+  /// Both routes verify a notification before it is stored: a forged or foreign body costs a
+  /// signature check, never disk, and a notification is deduplicated by the UUID its verified
+  /// payload carries, so a forgery that claims a genuine notification's UUID cannot make the genuine
+  /// delivery a "duplicate".
   public var notificationRoutes: [NotificationRoute] {
     [
-      NotificationRoute(name: Self.v2Route, path: "/notifications/apple/v2") { body in
-        let facts = Self.unverifiedV2Facts(body)
-        guard facts.isWellFormed else { return nil }
-        return facts.notificationUUID ?? SHA256.hash(body).hexString
+      NotificationRoute(name: Self.v2Route, path: "/notifications/apple/v2") { request in
+        self.admitV2(request.body)
       },
-      NotificationRoute(name: Self.v1Route, path: "/notifications/apple/v1") { body in
-        guard (try? JSONSerialization.jsonObject(with: Data(body))) is [String: Any] else { return nil }
-        return SHA256.hash(body).hexString
+      NotificationRoute(name: Self.v1Route, path: "/notifications/apple/v1") { request in
+        self.admitV1(request.body)
       },
     ]
+  }
+
+  /// A V2 body is stored only when its signed payload verifies for a configured app (its chain to
+  /// Apple's roots, the app, the environment), under its verified notification UUID.
+  func admitV2(_ body: [UInt8]) -> NotificationAdmission {
+    let claimed = Self.unverifiedV2Facts(body)
+    guard claimed.isWellFormed else { return .refuse(status: 400, reason: "not a signed V2 notification") }
+    guard let app = app(bundleId: claimed.bundleId) else {
+      return .refuse(status: 403, reason: "a notification for an app that is not configured")
+    }
+    switch app.verifier.verifyNotificationBody(body) {
+    case .valid(let verified):
+      return .store(dedupeKey: verified.notification.notificationUUID ?? SHA256.hash(body).hexString)
+    case .invalid(let error):
+      return .refuse(status: 403, reason: "the signed payload does not verify: \(error.code)")
+    }
+  }
+
+  /// A V1 body is stored only when it carries the app's shared secret.
+  func admitV1(_ body: [UInt8]) -> NotificationAdmission {
+    guard (try? JSONSerialization.jsonObject(with: Data(body))) is [String: Any] else {
+      return .refuse(status: 400, reason: "not a JSON V1 notification")
+    }
+    guard let app = app(bundleId: Self.unverifiedV1BundleId(body)), let secret = app.sharedSecret else {
+      return .refuse(status: 403, reason: "a V1 notification for an app without a configured shared secret")
+    }
+    switch NotificationV1.verify(body: Data(body), sharedSecret: secret, bundleId: app.bundleId) {
+    case .valid: return .store(dedupeKey: SHA256.hash(body).hexString)
+    case .invalid(let error): return .refuse(status: 403, reason: "the V1 notification does not verify: \(error.code)")
+    }
   }
 
   func verifyV2(_ payload: [UInt8]) throws(AppleFailure) -> NotificationVerdict {

@@ -15,6 +15,8 @@ enum NotificationIntake {
     to router: Router<BasicRequestContext>, routes: [NotificationRoute], storage: any WorkerStorage,
     stats: WorkerStats, nowMs: @escaping @Sendable () -> Int64, logger: Logger
   ) {
+    // Every refusal is counted; only a few per route and minute are logged.
+    let sampler = LogSampler()
     for route in routes {
       router.post(RouterPath(route.path)) { request, _ -> Response in
         var request = request
@@ -31,18 +33,28 @@ enum NotificationIntake {
             logger: logger)
         case .acknowledge(let reason):
           stats.notificationNotStored(route: route.name, outcome: "acknowledged")
-          logger.warning(
-            "notification acknowledged, not stored",
-            metadata: ["notification.route": "\(route.name)", "reason": "\(reason)", "body.bytes": "\(bytes.count)"])
+          let sample = sampler.admit("\(route.name) acknowledged", nowMs: nowMs())
+          if sample.log {
+            logger.warning(
+              "notification acknowledged, not stored",
+              metadata: [
+                "notification.route": "\(route.name)", "reason": "\(reason)", "body.bytes": "\(bytes.count)",
+                "log.skipped_before": "\(sample.skippedBefore)",
+              ])
+          }
           return Response(status: .ok)
         case .refuse(let status, let reason):
           stats.notificationNotStored(route: route.name, outcome: "refused")
-          logger.warning(
-            "notification refused",
-            metadata: [
-              "notification.route": "\(route.name)", "http.status": "\(status)", "reason": "\(reason)",
-              "body.bytes": "\(bytes.count)",
-            ])
+          let sample = sampler.admit("\(route.name) refused", nowMs: nowMs())
+          if sample.log {
+            // The reason and the size, never the body: it may hold a forger's payload or a secret.
+            logger.warning(
+              "notification refused",
+              metadata: [
+                "notification.route": "\(route.name)", "http.status": "\(status)", "reason": "\(reason)",
+                "body.bytes": "\(bytes.count)", "log.skipped_before": "\(sample.skippedBefore)",
+              ])
+          }
           return Response(status: HTTPResponse.Status(code: status))
         }
       }
