@@ -79,6 +79,12 @@ struct EventDeriverTests {
     var paused = evaluation(.paused, expires: 50)
     paused.pausedUntilMs = 700
     #expect(CheckSchedule.next(after: paused, nowMs: 100, settings: settings) == 710, "checked when it resumes")
+    // Ended long ago: dormant, checked on the rare sweep; ended lately: the daily one.
+    settings.dormantAfterMs = 1_000
+    settings.dormantSweepIntervalMs = 5_000_000
+    #expect(CheckSchedule.next(after: evaluation(.expired, expires: 50), nowMs: 2_000, settings: settings) == 5_002_000)
+    #expect(CheckSchedule.next(after: evaluation(.expired, expires: 50), nowMs: 900, settings: settings) == 1_000_900)
+    #expect(CheckSchedule.next(after: evaluation(.active, expires: 5_000), nowMs: 2_000, settings: settings) == 5_010)
     let backoff = Backoff(baseMs: 1_000, maxMs: 60_000)
     for attempt in 1...10 {
       let delay = backoff.delayMs(attempt: attempt)

@@ -9,6 +9,11 @@ public struct WorkerSettings: Sendable, Decodable, Hashable {
   public var leaseMs: Int64 = 60_000
   /// Re-verify every subscription at least this often (the slow sweep).
   public var sweepIntervalMs: Int64 = 86_400_000
+  /// A chain whose access ended (expired, revoked) this long ago is dormant: it is re-verified
+  /// every `dormantSweepIntervalMs` instead of on the daily sweep (a resubscription comes with a
+  /// notification or a submission; the rare check catches one whose notification was lost).
+  public var dormantAfterMs: Int64 = 60 * 86_400_000
+  public var dormantSweepIntervalMs: Int64 = 30 * 86_400_000
   /// Re-verify this long after an expiry or grace boundary.
   public var recheckDelayMs: Int64 = 60_000
   /// Backoff after a failed store call: first delay and ceiling.
@@ -34,7 +39,8 @@ public struct WorkerSettings: Sendable, Decodable, Hashable {
   public init() {}
 
   enum CodingKeys: String, CodingKey {
-    case listen, database, pollMs, leaseMs, sweepIntervalMs, recheckDelayMs, backoffBaseMs, backoffMaxMs,
+    case listen, database, pollMs, leaseMs, sweepIntervalMs, dormantAfterMs, dormantSweepIntervalMs, recheckDelayMs,
+      backoffBaseMs, backoffMaxMs,
       notFoundRetryWindowMs, clockSkewToleranceMs, storeOutageLeewayMs, storeConcurrency, followClockURL,
       bindAppAccountToken
   }
@@ -47,6 +53,9 @@ public struct WorkerSettings: Sendable, Decodable, Hashable {
     pollMs = try c.decodeIfPresent(Int64.self, forKey: .pollMs) ?? d.pollMs
     leaseMs = try c.decodeIfPresent(Int64.self, forKey: .leaseMs) ?? d.leaseMs
     sweepIntervalMs = try c.decodeIfPresent(Int64.self, forKey: .sweepIntervalMs) ?? d.sweepIntervalMs
+    dormantAfterMs = try c.decodeIfPresent(Int64.self, forKey: .dormantAfterMs) ?? d.dormantAfterMs
+    dormantSweepIntervalMs =
+      try c.decodeIfPresent(Int64.self, forKey: .dormantSweepIntervalMs) ?? d.dormantSweepIntervalMs
     recheckDelayMs = try c.decodeIfPresent(Int64.self, forKey: .recheckDelayMs) ?? d.recheckDelayMs
     backoffBaseMs = try c.decodeIfPresent(Int64.self, forKey: .backoffBaseMs) ?? d.backoffBaseMs
     backoffMaxMs = try c.decodeIfPresent(Int64.self, forKey: .backoffMaxMs) ?? d.backoffMaxMs
@@ -65,6 +74,10 @@ public struct WorkerSettings: Sendable, Decodable, Hashable {
     if pollMs < 1 { problems.append("pollMs must be at least 1") }
     if leaseMs < 1_000 { problems.append("leaseMs must be at least 1000") }
     if sweepIntervalMs < 60_000 { problems.append("sweepIntervalMs must be at least 60000") }
+    if dormantAfterMs < 0 { problems.append("dormantAfterMs must not be negative") }
+    if dormantSweepIntervalMs < sweepIntervalMs {
+      problems.append("dormantSweepIntervalMs must be at least sweepIntervalMs")
+    }
     if backoffBaseMs < 1 || backoffMaxMs < backoffBaseMs {
       problems.append("backoffBaseMs must be ≥ 1 and ≤ backoffMaxMs")
     }

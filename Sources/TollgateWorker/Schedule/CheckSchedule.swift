@@ -2,14 +2,16 @@ import TollgateCore
 
 /// When to verify a subscription again: just after the next moment its state can change by
 /// itself (an expiry, the end of a grace period or of the renewal leeway), and at the latest at
-/// the slow sweep.
+/// the slow sweep (rarely, for a chain whose access ended long ago: a dormant one).
 enum CheckSchedule {
   /// - Parameter startsAtMs: when the chain's newest period starts by the store's clock, if after
   ///   `nowMs` (clock skew): it is checked again then, to confirm it.
   static func next(
     after evaluation: SubscriptionEvaluation, nowMs: Int64, startsAtMs: Int64? = nil, settings: WorkerSettings
   ) -> Int64 {
-    var candidates = [nowMs + settings.sweepIntervalMs]
+    let ended = evaluation.state == .expired || evaluation.state == .revoked
+    let dormant = ended && evaluation.accessEndsAtMs < nowMs - settings.dormantAfterMs
+    var candidates = [nowMs + (dormant ? settings.dormantSweepIntervalMs : settings.sweepIntervalMs)]
     if let startsAtMs, startsAtMs > nowMs { candidates.append(startsAtMs + settings.recheckDelayMs) }
     let boundaries = [
       evaluation.expiresAtMs, evaluation.accessEndsAtMs, evaluation.gracePeriodExpiresAtMs ?? Int64.max,
