@@ -137,4 +137,48 @@ struct SQLiteWorkerStorageTests {
     #expect(try await storage.user(store: .appStore, storeUserId: "amzn-2") == nil)
     #expect(try await storage.user(store: .amazon, storeUserId: "amzn-1") == nil)
   }
+
+  @Test("housekeeping deletes finished inbox items, old change-feed entries but the newest, and delivered old events")
+  func prune() async throws {
+    let dir = try TemporaryDirectory()
+    defer { dir.remove() }
+    let path = dir.file("db.sqlite")
+    let storage = try SQLiteWorkerStorage(path: path, nowMs: 1)
+    let entitlements = try SQLiteEntitlementStorage(path: path, nowMs: 1)
+    let (old, _) = try await storage.storeNotification(route: "r", dedupeKey: "old", payload: [1], nowMs: 10)
+    try await storage.finishInbox(id: old, state: .verified, outcome: "ok", nowMs: 20)
+    let (recent, _) = try await storage.storeNotification(route: "r", dedupeKey: "recent", payload: [2], nowMs: 10)
+    try await storage.finishInbox(id: recent, state: .rejected, outcome: "no", nowMs: 500)
+    _ = try await storage.storeNotification(route: "r", dedupeKey: "pending", payload: [3], nowMs: 10)
+    for (user, at) in [("a", Int64(30)), ("b", 40), ("c", 50)] {
+      var subscription = stored("otx-\(user)", user: user)
+      subscription.verifiedAtMs = at
+      try await storage.apply(
+        SubscriptionChange(
+          subscription: subscription, transactions: [],
+          events: [
+            WorkerEvent(
+              userId: user, kind: "purchased", store: .appStore, purchaseId: "otx-\(user)", productId: "monthly",
+              state: .active, atMs: at)
+          ], completes: nil, alsoRecompute: nil, reason: "t", nowMs: at),
+        recompute: recompute)
+    }
+    let events = try await storage.events(after: 0, limit: 10)
+    #expect(events.count == 3)
+    _ = try await storage.webhookCursor(endpoint: "https://hooks.example.com", nowMs: 60)
+    try await storage.advanceWebhookCursor(endpoint: "https://hooks.example.com", to: events[0].id, nowMs: 60)
+
+    let counts = try await storage.prune(
+      PrunePlan(
+        finishedInboxBeforeMs: 100, changeFeedBeforeMs: 1_000, eventsBeforeMs: 1_000,
+        eventsDeliveredThroughId: events[0].id))
+    #expect(counts == PruneCounts(inbox: 1, changeFeed: 2, events: 1))
+    #expect(try await storage.inboxCounts() == ["rejected": 1, "pending": 1])
+    let feed = try await entitlements.changes(after: 0, limit: 10)
+    #expect(feed.map(\.userId) == ["c"], "the newest change-feed entry always stays")
+    #expect(try await storage.events(after: 0, limit: 10).map(\.id) == events.dropFirst().map(\.id))
+    // The pruned notification's key is free again; a redelivery would be stored (and only re-read).
+    #expect(
+      try await storage.storeNotification(route: "r", dedupeKey: "old", payload: [1], nowMs: 2_000).duplicate == false)
+  }
 }

@@ -14,6 +14,11 @@ public struct WorkerSettings: Sendable, Decodable, Hashable {
   /// notification or a submission; the rare check catches one whose notification was lost).
   public var dormantAfterMs: Int64 = 60 * 86_400_000
   public var dormantSweepIntervalMs: Int64 = 30 * 86_400_000
+  /// Housekeeping: how long finished inbox items, change-feed entries and events (once every
+  /// webhook endpoint has them) are kept before they are deleted.
+  public var inboxRetentionMs: Int64 = 30 * 86_400_000
+  public var changeFeedRetentionMs: Int64 = 7 * 86_400_000
+  public var eventRetentionMs: Int64 = 90 * 86_400_000
   /// Re-verify this long after an expiry or grace boundary.
   public var recheckDelayMs: Int64 = 60_000
   /// Backoff after a failed store call: first delay and ceiling.
@@ -40,6 +45,7 @@ public struct WorkerSettings: Sendable, Decodable, Hashable {
 
   enum CodingKeys: String, CodingKey {
     case listen, database, pollMs, leaseMs, sweepIntervalMs, dormantAfterMs, dormantSweepIntervalMs, recheckDelayMs,
+      inboxRetentionMs, changeFeedRetentionMs, eventRetentionMs,
       backoffBaseMs, backoffMaxMs,
       notFoundRetryWindowMs, clockSkewToleranceMs, storeOutageLeewayMs, storeConcurrency, followClockURL,
       bindAppAccountToken
@@ -57,6 +63,10 @@ public struct WorkerSettings: Sendable, Decodable, Hashable {
     dormantSweepIntervalMs =
       try c.decodeIfPresent(Int64.self, forKey: .dormantSweepIntervalMs) ?? d.dormantSweepIntervalMs
     recheckDelayMs = try c.decodeIfPresent(Int64.self, forKey: .recheckDelayMs) ?? d.recheckDelayMs
+    inboxRetentionMs = try c.decodeIfPresent(Int64.self, forKey: .inboxRetentionMs) ?? d.inboxRetentionMs
+    changeFeedRetentionMs =
+      try c.decodeIfPresent(Int64.self, forKey: .changeFeedRetentionMs) ?? d.changeFeedRetentionMs
+    eventRetentionMs = try c.decodeIfPresent(Int64.self, forKey: .eventRetentionMs) ?? d.eventRetentionMs
     backoffBaseMs = try c.decodeIfPresent(Int64.self, forKey: .backoffBaseMs) ?? d.backoffBaseMs
     backoffMaxMs = try c.decodeIfPresent(Int64.self, forKey: .backoffMaxMs) ?? d.backoffMaxMs
     notFoundRetryWindowMs =
@@ -75,6 +85,12 @@ public struct WorkerSettings: Sendable, Decodable, Hashable {
     if leaseMs < 1_000 { problems.append("leaseMs must be at least 1000") }
     if sweepIntervalMs < 60_000 { problems.append("sweepIntervalMs must be at least 60000") }
     if dormantAfterMs < 0 { problems.append("dormantAfterMs must not be negative") }
+    for (name, value) in [
+      ("inboxRetentionMs", inboxRetentionMs), ("changeFeedRetentionMs", changeFeedRetentionMs),
+      ("eventRetentionMs", eventRetentionMs),
+    ] where value < 3_600_000 {
+      problems.append("\(name) must be at least 3600000 (an hour)")
+    }
     if dormantSweepIntervalMs < sweepIntervalMs {
       problems.append("dormantSweepIntervalMs must be at least sweepIntervalMs")
     }

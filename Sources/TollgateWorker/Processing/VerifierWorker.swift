@@ -17,6 +17,7 @@ public final class VerifierWorker: Service, Sendable {
   let processor: ItemProcessor
   let rescheduler: Rescheduler
   let sweeper: StoreSweeper
+  let housekeeping: Housekeeping
   let webhooks: WebhookDispatcher
   let stats: WorkerStats
   /// Which stores are failing now (the outage policy), shared by every read from a store.
@@ -77,6 +78,9 @@ public final class VerifierWorker: Service, Sendable {
     sweeper = StoreSweeper(
       gateways: gateways, refresher: verification.refresher, storage: storage, stats: stats,
       intervalMs: settings.sweepIntervalMs, nowMs: nowMs, logger: logger)
+    housekeeping = Housekeeping(
+      storage: storage, settings: settings, webhookEndpoints: configuration.webhooks.map(\.url), nowMs: nowMs,
+      logger: logger)
     unacknowledgedUrgent = Gauge(
       label: "tollgate_unacknowledged_purchases_near_deadline",
       factory: metrics?.factory ?? NOOPMetricsHandler.instance)
@@ -156,6 +160,7 @@ public final class VerifierWorker: Service, Sendable {
       group.addTask { await cancelWhenGracefulShutdown { await self.loop() } }
       group.addTask { await cancelWhenGracefulShutdown { await self.webhooks.run() } }
       group.addTask { await cancelWhenGracefulShutdown { await self.sweeper.run() } }
+      group.addTask { await cancelWhenGracefulShutdown { await self.housekeeping.run() } }
       // Renewed until graceful shutdown, then released; losing it to another worker stops this one.
       group.addTask { try await cancelWhenGracefulShutdown { try await self.lease.keepRenewed() } }
     }

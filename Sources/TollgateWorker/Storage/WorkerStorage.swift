@@ -110,6 +110,11 @@ public protocol WorkerStorage: Sendable {
   /// Gives the lease up, if `ownerId` still holds it.
   func releaseWorkerLease(ownerId: String) async throws
 
+  // MARK: Housekeeping
+
+  /// Deletes what `plan` says is past its use, in one transaction; returns how many rows went.
+  func prune(_ plan: PrunePlan) async throws -> PruneCounts
+
   // MARK: Catalog
 
   /// Keeps the active product catalog, so every process (the admin commands) uses the worker's.

@@ -220,6 +220,20 @@ actor FakeWorkerStorage: WorkerStorage {
     cursors[endpoint] = max(cursors[endpoint] ?? 0, eventId)
   }
 
+  // MARK: Housekeeping
+
+  /// Finished inbox items and old events go; the fake keeps no change feed.
+  func prune(_ plan: PrunePlan) -> PruneCounts {
+    let finished = items.filter { $0.value.status != .pending && $0.value.status != .processing }
+      .filter { $0.value.item.receivedAtMs < plan.finishedInboxBeforeMs }.map(\.key)
+    for id in finished { items.removeValue(forKey: id) }
+    let before = storedEvents.count
+    storedEvents.removeAll { stored in
+      stored.event.atMs < plan.eventsBeforeMs && stored.id <= (plan.eventsDeliveredThroughId ?? .max)
+    }
+    return PruneCounts(inbox: finished.count, events: before - storedEvents.count)
+  }
+
   // MARK: Catalog
 
   func saveCatalog(_ catalog: ProductCatalog, nowMs: Int64) { self.catalog = catalog }

@@ -1,0 +1,28 @@
+import TollgateStorage
+import TollgateWorker
+
+extension SQLiteWorkerStorage {
+  public func prune(_ plan: PrunePlan) async throws -> PruneCounts {
+    try await writer.write { db in
+      var counts = PruneCounts()
+      try db.execute(
+        """
+        DELETE FROM inbox WHERE status IN ('verified', 'rejected', 'failed')
+          AND COALESCE(completed_at_ms, received_at_ms) < ?
+        """, [.integer(plan.finishedInboxBeforeMs)])
+      counts.inbox = db.changes
+      try db.execute(
+        "DELETE FROM change_feed WHERE at_ms < ? AND seq < (SELECT MAX(seq) FROM change_feed)",
+        [.integer(plan.changeFeedBeforeMs)])
+      counts.changeFeed = db.changes
+      if let delivered = plan.eventsDeliveredThroughId {
+        try db.execute(
+          "DELETE FROM events WHERE at_ms < ? AND id <= ?", [.integer(plan.eventsBeforeMs), .integer(delivered)])
+      } else {
+        try db.execute("DELETE FROM events WHERE at_ms < ?", [.integer(plan.eventsBeforeMs)])
+      }
+      counts.events = db.changes
+      return counts
+    }
+  }
+}
