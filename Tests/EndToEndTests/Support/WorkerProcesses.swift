@@ -33,7 +33,12 @@ struct WorkerProcesses {
       simConfig.notificationRetryDelaysMs = [200, 500]
       simConfig.apple.apps[0].notificationURL = "http://127.0.0.1:\(port)/notifications/apple/v2"
       worker.merge(
-        ["listen": "127.0.0.1:\(port)", "pollMs": 5, "backoffBaseMs": 50, "backoffMaxMs": 200, "leaseMs": 1_000]
+        [
+          "listen": "127.0.0.1:\(port)", "pollMs": 5, "backoffBaseMs": 50, "backoffMaxMs": 200, "leaseMs": 1_000,
+          // The soak audits every acknowledged notification in the inbox over simulated years:
+          // housekeeping must not prune them first.
+          "inboxRetentionMs": 3_650 * 86_400_000,
+        ]
       ) { $1 }
     }
     let sim = try await StoreSimulator.start(config: simConfig, logger: Logger(label: "workers.sim"))
