@@ -78,7 +78,19 @@ struct Reconciler: Sendable {
     var alsoRecompute: String?
     var refusal: String?
 
-    if let claimant {
+    if let claimant, settings.bindAppAccountToken, let token = chain.appAccountToken, !token.isEmpty,
+      token.lowercased() != claimant.lowercased()
+    {
+      // The app told the store who the buyer is (appAccountToken, obfuscatedExternalAccountId),
+      // and it is someone else: a copied receipt or token is refused, and the refusal recorded.
+      refusal = "the purchase names another buyer (its app account token is not this user's)"
+      events.append(
+        WorkerEvent(
+          userId: owner ?? token.lowercased(), kind: "claim_refused", store: chain.store,
+          purchaseId: chain.purchaseId, productId: evaluation.productId, state: evaluation.state, atMs: now,
+          detail: "claimed by \(claimant), whose id differs from the purchase's app account token"))
+      if owner == nil { owner = token.lowercased() }
+    } else if let claimant {
       if let current = owner, current != claimant {
         let decision = catalog.transferPolicy.decide(
           purchaseSource: chain.history.source, ownerUserId: current, claimantUserId: claimant,

@@ -5,7 +5,8 @@ public struct WorkerEvent: Sendable, Hashable {
   public var userId: String?
   /// purchased, renewed, trial_converted, opted_out, opted_in, billing_issue, grace_started,
   /// recovered, expired, replaced (by another purchase: Google's linked token), refunded, revoked,
-  /// upgraded, transferred, transfer_refused.
+  /// upgraded, transferred, transfer_refused, claim_refused (the purchase's app account token names
+  /// another user).
   public var kind: String
   public var store: Store
   public var purchaseId: String
