@@ -113,14 +113,8 @@ public final class AmazonGateway: StoreGateway {
   ) -> VerifiedChain {
     let history = mapping.history
     let sha = SHA256.hash(Array(body)).hexString
-    let rows = history.transactions.map { transaction in
-      TransactionRow(
-        storeTransactionId: transaction.transactionId, productId: transaction.productId,
-        purchasedAtMs: transaction.purchaseDateMs,
-        expiresAtMs: transaction.expiresDateMs == Int64.max ? nil : transaction.expiresDateMs,
-        revokedAtMs: transaction.revocationDateMs, revocationReason: transaction.revocationReason?.rawValue,
-        offerType: transaction.offerType?.rawValue, environment: history.environment, payloadSHA256: sha,
-        signedAtMs: nil)
+    let rows = history.transactions.map {
+      TransactionRow($0, environment: history.environment, payloadSHA256: sha, signedAtMs: nil)
     }
     return VerifiedChain(
       store: .amazon, appId: app.appPackageName, purchaseId: receiptId, history: history, transactions: rows,

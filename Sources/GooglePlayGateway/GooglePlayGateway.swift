@@ -138,19 +138,13 @@ public final class GooglePlayGateway: StoreGateway {
         "a Google Play purchase grants nothing by its own answer",
         metadata: [
           "app.id": "\(app.packageName)", "google.notes": "\(mapping.notes)",
-          "subscription.purchase_token": "\(mapping.history.purchaseId.prefix(12))…",
+          "subscription.purchase_id": "\(Store.googlePlay.loggable(mapping.history.purchaseId))",
         ])
     }
     let history = mapping.history
     let sha = SHA256.hash(Array(body)).hexString
-    let rows = history.transactions.map { transaction in
-      TransactionRow(
-        storeTransactionId: transaction.transactionId, productId: transaction.productId,
-        purchasedAtMs: transaction.purchaseDateMs,
-        expiresAtMs: transaction.expiresDateMs == Int64.max ? nil : transaction.expiresDateMs,
-        revokedAtMs: transaction.revocationDateMs, revocationReason: transaction.revocationReason?.rawValue,
-        offerType: transaction.offerType?.rawValue, environment: history.environment, payloadSHA256: sha,
-        signedAtMs: nil)
+    let rows = history.transactions.map {
+      TransactionRow($0, environment: history.environment, payloadSHA256: sha, signedAtMs: nil)
     }
     return VerifiedChain(
       store: .googlePlay, appId: app.packageName, purchaseId: history.purchaseId, history: history,

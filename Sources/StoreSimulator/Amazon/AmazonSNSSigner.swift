@@ -1,5 +1,4 @@
 import Foundation
-import Synchronization
 import TollgateCrypto
 
 /// The simulated Amazon SNS signing identity: an RSA key and a certificate on it, served at
@@ -25,15 +24,15 @@ struct AmazonSNSSigner: Sendable {
       {
         return AmazonSNSSigner(key: try RSAPrivateKey(pem: keyPEM), certificate: try Certificate(pem: certPEM))
       }
-      let key = try sharedKey()
+      let key = try SimulatorKeys.rsa("amazon-sns")
       let certificate = try CertificateIssuer.issueSelfSigned(
         rsaKey: key, commonName: "sns.amazonaws.com", serial: Int64.random(in: 1...Int64.max),
         validity: .around(nowMs / 1000, years: 10))
       let signer = AmazonSNSSigner(key: key, certificate: certificate)
       if let directory {
         try FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: true)
-        try write(Array(try key.pkcs8PEM().utf8), to: "\(directory)/\(keyFile)")
-        try write(Array(signer.certificatePEM.utf8), to: "\(directory)/\(certificateFile)")
+        try SimulatorKeys.writePrivate(Array(try key.pkcs8PEM().utf8), to: "\(directory)/\(keyFile)")
+        try SimulatorKeys.writePrivate(Array(signer.certificatePEM.utf8), to: "\(directory)/\(certificateFile)")
       }
       return signer
     } catch {
@@ -44,14 +43,7 @@ struct AmazonSNSSigner: Sendable {
   private init(key: RSAPrivateKey, certificate: Certificate) {
     self.key = key
     self.certificate = certificate
-    let base64 = Base64.encode(certificate.der)
-    var lines: [Substring] = []
-    var rest = Substring(base64)
-    while !rest.isEmpty {
-      lines.append(rest.prefix(64))
-      rest = rest.dropFirst(64)
-    }
-    certificatePEM = "-----BEGIN CERTIFICATE-----\n" + lines.joined(separator: "\n") + "\n-----END CERTIFICATE-----\n"
+    certificatePEM = certificate.pemRepresentation
   }
 
   /// Base64 of the signature over `canonical`: SHA1withRSA for `SignatureVersion` 1,
@@ -65,24 +57,5 @@ struct AmazonSNSSigner: Sendable {
       // Signing with a loaded RSA key cannot fail short of a bug.
       preconditionFailure("cannot sign an SNS message: \(error)")
     }
-  }
-
-  /// One key for every simulator of the process that has no saved one: RSA-2048 generation takes
-  /// a tenth of a second or more, and tests start hundreds of simulators.
-  private static let generated = Mutex<RSAPrivateKey?>(nil)
-
-  private static func sharedKey() throws -> RSAPrivateKey {
-    if let key = generated.withLock({ $0 }) { return key }
-    let key = try RSAPrivateKey.generate(bits: 2048)
-    return generated.withLock { saved in
-      if let first = saved { return first }
-      saved = key
-      return key
-    }
-  }
-
-  private static func write(_ bytes: [UInt8], to path: String) throws {
-    try Data(bytes).write(to: URL(fileURLWithPath: path), options: .atomic)
-    try FileManager.default.setAttributes([.posixPermissions: 0o600], ofItemAtPath: path)
   }
 }

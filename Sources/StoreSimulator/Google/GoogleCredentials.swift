@@ -1,5 +1,4 @@
 import Foundation
-import Synchronization
 import TollgateCrypto
 
 /// The simulated Google identities: the service account whose JSON key the worker is given (its
@@ -50,7 +49,7 @@ struct GoogleCredentials: Sendable {
         let file = try JSONDecoder().decode(KeyFile.self, from: data)
         serviceAccount = (try RSAPrivateKey(pem: file.private_key), file.private_key_id, file.client_email)
       }
-      let accountKey = try serviceAccount?.0 ?? freshKey("service-account")
+      let accountKey = try serviceAccount?.0 ?? SimulatorKeys.rsa("service-account")
       let keyId =
         try serviceAccount?.1 ?? GoogleJWT.hex(SHA256.hash(accountKey.publicKey.derRepresentation()).prefix(20))
       return try GoogleCredentials(
@@ -111,7 +110,7 @@ struct GoogleCredentials: Sendable {
     let path = "\(directory)/\(Self.keyFile)"
     do {
       try FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: true)
-      try Self.write(keyFileJSON(tokenURI: tokenURI), to: path)
+      try SimulatorKeys.writePrivate(keyFileJSON(tokenURI: tokenURI), to: path)
     } catch {
       throw StoreSimulatorError(code: .startup, message: "cannot write \(path): \(error)", cause: error)
     }
@@ -120,28 +119,13 @@ struct GoogleCredentials: Sendable {
 
   /// The RSA key saved as PKCS#8 PEM in `directory/name`, or a new one (saved there).
   private static func loadOrCreateKey(_ directory: String?, _ name: String) throws -> RSAPrivateKey {
-    guard let directory else { return try freshKey(name) }
+    guard let directory else { return try SimulatorKeys.rsa(name) }
     let path = "\(directory)/\(name)"
     if let pem = try? String(contentsOfFile: path, encoding: .utf8) { return try RSAPrivateKey(pem: pem) }
-    let key = try freshKey(name)
+    let key = try SimulatorKeys.rsa(name)
     try FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: true)
-    try write(Array(try key.pkcs8PEM().utf8), to: path)
+    try SimulatorKeys.writePrivate(Array(try key.pkcs8PEM().utf8), to: path)
     return key
-  }
-
-  /// Keys generated in this process, by purpose. A simulator's keys stand for nothing real, and an
-  /// RSA-2048 key takes a tenth of a second or more to generate on the thread that asks: every
-  /// simulator of one process that needs new keys (tests start hundreds) shares one set, made once.
-  private static let generated = Mutex<[String: RSAPrivateKey]>([:])
-
-  private static func freshKey(_ purpose: String) throws -> RSAPrivateKey {
-    if let key = generated.withLock({ $0[purpose] }) { return key }
-    let key = try RSAPrivateKey.generate(bits: 2048)
-    return generated.withLock { keys in
-      if let first = keys[purpose] { return first }
-      keys[purpose] = key
-      return key
-    }
   }
 
   /// The licensing key as Play Console shows it: base64 of its SubjectPublicKeyInfo.
@@ -165,11 +149,5 @@ struct GoogleCredentials: Sendable {
     let hash = SHA256.hash(text)
     let digits = hash.map { String($0 % 10) }.joined()
     return "1" + digits.prefix(count - 1)
-  }
-
-  private static func write(_ bytes: [UInt8], to path: String) throws {
-    let url = URL(fileURLWithPath: path)
-    try Data(bytes).write(to: url, options: .atomic)
-    try FileManager.default.setAttributes([.posixPermissions: 0o600], ofItemAtPath: path)
   }
 }

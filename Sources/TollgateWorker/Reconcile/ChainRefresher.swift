@@ -41,21 +41,11 @@ struct ChainRefresher: Sendable {
         chain, observedAtMs: askedAtMs, claimant: claimant, completes: inboxId, reason: reason,
         notSignedBeforeMs: reference.notSignedBeforeMs, revocations: reference.revocations)
       await acknowledger.afterVerification(chain, outcome: outcome, gateway: gateway)
-      try await expediteRelated(reference)
+      // The chains the store says this change touched (a tier change's cancelled receipt) follow.
+      try await reconciler.readSoon(
+        store: reference.store, purchaseIds: reference.relatedPurchaseIds.filter { $0 != chain.purchaseId },
+        nowMs: reconciler.nowMs())
       return outcome
-    }
-  }
-
-  /// Makes the chains the store said this change touched due now, so their own state follows
-  /// (a tier change's cancelled receipt stops granting at once, not at its next scheduled check).
-  private func expediteRelated(_ reference: ChainReference) async throws {
-    let now = reconciler.nowMs()
-    for purchaseId in reference.relatedPurchaseIds where purchaseId != reference.purchaseId {
-      guard let related = try await storage.subscription(store: reference.store, purchaseId: purchaseId),
-        related.nextCheckAtMs.map({ $0 > now }) ?? true
-      else { continue }
-      try await storage.postponeCheck(
-        store: related.store, purchaseId: related.purchaseId, untilMs: now, failures: related.failures)
     }
   }
 

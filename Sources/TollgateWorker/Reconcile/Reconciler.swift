@@ -54,14 +54,21 @@ struct Reconciler: Sendable {
       }
     }
     let history = (existing.map { $0.history.merging(newer: chain.history) } ?? chain.history).applying(revocations)
-    var rows = chain.transactions
-    for revocation in revocations {
-      for index in rows.indices where revocation.covers(transactionId: rows[index].storeTransactionId) {
-        if let earlier = rows[index].revokedAtMs, earlier <= revocation.revokedAtMs { continue }
-        rows[index].revokedAtMs = revocation.revokedAtMs
-        rows[index].revocationReason = revocation.reason.rawValue
+    // The recorded rows carry the revocations the history now holds.
+    let revoked = Dictionary(
+      history.transactions.filter { $0.revocationDateMs != nil }.map { ($0.transactionId, $0) }
+    ) { a, _ in a }
+    let rows =
+      revocations.isEmpty
+      ? chain.transactions
+      : chain.transactions.map { row in
+        var row = row
+        if let transaction = revoked[row.storeTransactionId] {
+          row.revokedAtMs = transaction.revocationDateMs
+          row.revocationReason = transaction.revocationReason?.rawValue
+        }
+        return row
       }
-    }
     let evaluator = evaluator
     let evaluation = evaluator.evaluate(history, at: now)
     var owner = existing?.userId
@@ -148,10 +155,9 @@ struct Reconciler: Sendable {
         subscription: subscription, transactions: rows, events: events, completes: completion,
         alsoRecompute: alsoRecompute, reason: reason, nowMs: now),
       recompute: evaluator.recompute(nowMs: now))
-    if let previous = inheritedFrom, previous.nextCheckAtMs.map({ $0 > now }) ?? true {
+    if let previous = inheritedFrom {
       // The replaced purchase is read again soon, so its own state shows the replacement.
-      try await storage.postponeCheck(
-        store: previous.store, purchaseId: previous.purchaseId, untilMs: now, failures: previous.failures)
+      try await readSoon(store: previous.store, purchaseIds: [previous.purchaseId], nowMs: now)
     }
     logger.info(
       "subscription verified",
@@ -161,6 +167,17 @@ struct Reconciler: Sendable {
         "subscription.state": "\(evaluation.state.rawValue)", "events": "\(events.map(\.kind))",
       ])
     return Outcome(ownerUserId: owner, state: evaluation.state, refusal: refusal)
+  }
+
+  /// Makes the stored chains `purchaseIds` of `store` due at `nowMs` (unless they already are), so
+  /// their own state follows a change that touched them; unknown ids are skipped.
+  func readSoon(store: Store, purchaseIds: [String], nowMs now: Int64) async throws {
+    for purchaseId in purchaseIds {
+      guard let stored = try await storage.subscription(store: store, purchaseId: purchaseId),
+        stored.nextCheckAtMs.map({ $0 > now }) ?? true
+      else { continue }
+      try await storage.postponeCheck(store: store, purchaseId: purchaseId, untilMs: now, failures: stored.failures)
+    }
   }
 
   /// While its store cannot be read, evaluates a stored chain again under the outage policy and

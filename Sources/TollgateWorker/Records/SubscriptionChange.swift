@@ -29,6 +29,20 @@ public struct TransactionRow: Sendable, Hashable {
     self.payloadSHA256 = payloadSHA256
     self.signedAtMs = signedAtMs
   }
+
+  /// The row of a mapped transaction (a store whose answers carry no per-transaction payload:
+  /// the answer's hash stands for it). A transaction that never expires records no expiry.
+  public init(
+    _ transaction: StoreTransaction, environment: StoreEnvironment, payloadSHA256: String?, signedAtMs: Int64?
+  ) {
+    self.init(
+      storeTransactionId: transaction.transactionId, productId: transaction.productId,
+      purchasedAtMs: transaction.purchaseDateMs,
+      expiresAtMs: transaction.expiresDateMs == Int64.max ? nil : transaction.expiresDateMs,
+      revokedAtMs: transaction.revocationDateMs, revocationReason: transaction.revocationReason?.rawValue,
+      offerType: transaction.offerType?.rawValue, environment: environment, payloadSHA256: payloadSHA256,
+      signedAtMs: signedAtMs)
+  }
 }
 
 /// Everything one verification writes, atomically.

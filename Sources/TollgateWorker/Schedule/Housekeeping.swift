@@ -14,15 +14,7 @@ struct Housekeeping: Sendable {
   let logger: Logger
 
   func run() async {
-    var nextAtMs = nowMs()
-    while !Task.isCancelled {
-      let now = nowMs()
-      if now >= nextAtMs {
-        await pruneOnce(nowMs: now)
-        nextAtMs = now + 86_400_000
-      }
-      try? await Task.sleep(for: .seconds(1))
-    }
+    await ClockSchedule.every(86_400_000, nowMs: nowMs) { now in await pruneOnce(nowMs: now) }
   }
 
   @discardableResult

@@ -21,15 +21,9 @@ struct StoreSweeper: Sendable {
   /// simulator's), until cancelled.
   func run() async {
     var lookBackMs = Self.firstLookBackMs
-    var nextAtMs = nowMs()
-    while !Task.isCancelled {
-      let now = nowMs()
-      if now >= nextAtMs {
-        await sweepOnce(sinceMs: now - lookBackMs)
-        lookBackMs = intervalMs + 86_400_000
-        nextAtMs = now + intervalMs
-      }
-      try? await Task.sleep(for: .seconds(1))
+    await ClockSchedule.every(intervalMs, nowMs: nowMs) { now in
+      await sweepOnce(sinceMs: now - lookBackMs)
+      lookBackMs = intervalMs + 86_400_000
     }
   }
 
