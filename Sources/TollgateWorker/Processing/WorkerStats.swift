@@ -25,6 +25,7 @@ final class WorkerStats: Sendable {
   private let webhookFailureCounter: Counter
   let inboxPending: Gauge
   private let factory: any MetricsFactory
+  private let notStoredCounters = Mutex<[String: Counter]>([:])
 
   /// Dimensions are bounded: outcome and store, never a user or a purchase.
   init(factory: any MetricsFactory = NOOPMetricsHandler.instance, stores: [Store]) {
@@ -69,11 +70,19 @@ final class WorkerStats: Sendable {
   /// A notification request refused (unauthenticated, malformed) or acknowledged without being
   /// stored (authentic but not a notification). Dimensions: the route and the outcome, both bounded.
   func notificationNotStored(route: String, outcome: String) {
-    state.withLock { $0.notificationsNotStored["\(route) \(outcome)", default: 0] += 1 }
-    Counter(
-      label: "tollgate_notifications_not_stored_total", dimensions: [("route", route), ("outcome", outcome)],
-      factory: factory
-    ).increment()
+    let key = "\(route) \(outcome)"
+    // One counter per route and outcome, made the first time: a flood of forged requests costs a
+    // dictionary lookup each, not a trip through the metrics factory.
+    state.withLock { $0.notificationsNotStored[key, default: 0] += 1 }
+    let counter = notStoredCounters.withLock { counters in
+      if let counter = counters[key] { return counter }
+      let counter = Counter(
+        label: "tollgate_notifications_not_stored_total", dimensions: [("route", route), ("outcome", outcome)],
+        factory: factory)
+      counters[key] = counter
+      return counter
+    }
+    counter.increment()
   }
 
   func webhookFailure() {
