@@ -4,6 +4,8 @@ public enum EntitlementsMethod: UInt32, Sendable, CaseIterable {
   case getSubscription = 1
   case submitPurchase = 2
   case health = 3
+  case authenticate = 4
+  case getSubmission = 5
 
   public var name: String {
     switch self {
@@ -11,6 +13,8 @@ public enum EntitlementsMethod: UInt32, Sendable, CaseIterable {
     case .getSubscription: "GetSubscription"
     case .submitPurchase: "SubmitPurchase"
     case .health: "Health"
+    case .authenticate: "Authenticate"
+    case .getSubmission: "GetSubmission"
     }
   }
 }

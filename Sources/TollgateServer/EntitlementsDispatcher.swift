@@ -37,6 +37,9 @@ struct EntitlementsDispatcher: Sendable {
       case .health:
         let request = try Tollgate_V1_HealthRequest(serializedBytes: payload.readableBytesSpan)
         try output.writeResponseFrame(methodIndex: methodIndex, requestId: requestId, message: handler.health(request))
+      case .authenticate, .getSubmission:
+        output.writeResponseHeader(
+          status: .serviceFailed, methodIndex: methodIndex, requestId: requestId, messageLength: 0)
       case .submitPurchase:
         let request = try Tollgate_V1_SubmitPurchaseRequest(serializedBytes: payload.readableBytesSpan)
         let handler = self.handler

@@ -663,6 +663,107 @@ public nonisolated struct Tollgate_V1_HealthResponse: Sendable {
   fileprivate var _error: Tollgate_V1_Error? = nil
 }
 
+/// Authenticates the connection as a named caller (docs/protocol.md, "Authentication"). Until a
+/// connection has authenticated, a server with callers configured answers every other call with
+/// ERROR_CODE_UNAUTHENTICATED; a call outside the caller's scopes gets ERROR_CODE_PERMISSION_DENIED.
+/// A wrong name or key gets ERROR_CODE_UNAUTHENTICATED, and a connection that fails repeatedly is
+/// closed. Authenticating again replaces the connection's caller.
+public nonisolated struct Tollgate_V1_AuthenticateRequest: Sendable {
+  // SwiftProtobuf.Message conformance is added in an extension below. See the
+  // `Message` and `Message+*Additions` files in the SwiftProtobuf library for
+  // methods supported on all messages.
+
+  /// The caller's name, as configured.
+  public var caller: String = String()
+
+  /// Its secret key.
+  public var key: String = String()
+
+  public var unknownFields = SwiftProtobuf.UnknownStorage()
+
+  public init() {}
+}
+
+public nonisolated struct Tollgate_V1_AuthenticateResponse: Sendable {
+  // SwiftProtobuf.Message conformance is added in an extension below. See the
+  // `Message` and `Message+*Additions` files in the SwiftProtobuf library for
+  // methods supported on all messages.
+
+  public var error: Tollgate_V1_Error {
+    get {_error ?? Tollgate_V1_Error()}
+    set {_error = newValue}
+  }
+  /// Returns true if `error` has been explicitly set.
+  public var hasError: Bool {self._error != nil}
+  /// Clears the value of `error`. Subsequent reads from it will return its default value.
+  public mutating func clearError() {self._error = nil}
+
+  /// The authenticated caller and what it may call: "read" (IsSubscriber, GetSubscription,
+  /// Health), "submit" (SubmitPurchase, GetSubmission), "admin" (everything, and bare transaction
+  /// ids in SubmitPurchase).
+  public var caller: String = String()
+
+  public var scopes: [String] = []
+
+  public var unknownFields = SwiftProtobuf.UnknownStorage()
+
+  public init() {}
+
+  fileprivate var _error: Tollgate_V1_Error? = nil
+}
+
+public nonisolated struct Tollgate_V1_GetSubmissionRequest: Sendable {
+  // SwiftProtobuf.Message conformance is added in an extension below. See the
+  // `Message` and `Message+*Additions` files in the SwiftProtobuf library for
+  // methods supported on all messages.
+
+  /// As SubmitPurchaseResponse.submission_id returned it.
+  public var submissionID: String = String()
+
+  public var unknownFields = SwiftProtobuf.UnknownStorage()
+
+  public init() {}
+}
+
+/// A submission's status now; the same fields as SubmitPurchaseResponse. A caller reads only the
+/// submissions it made (an admin caller reads any); another caller's, or an unknown id, gets
+/// ERROR_CODE_NOT_FOUND.
+public nonisolated struct Tollgate_V1_GetSubmissionResponse: Sendable {
+  // SwiftProtobuf.Message conformance is added in an extension below. See the
+  // `Message` and `Message+*Additions` files in the SwiftProtobuf library for
+  // methods supported on all messages.
+
+  public var submissionID: String = String()
+
+  public var status: Tollgate_V1_SubmissionStatus = .unspecified
+
+  public var error: Tollgate_V1_Error {
+    get {_error ?? Tollgate_V1_Error()}
+    set {_error = newValue}
+  }
+  /// Returns true if `error` has been explicitly set.
+  public var hasError: Bool {self._error != nil}
+  /// Clears the value of `error`. Subsequent reads from it will return its default value.
+  public mutating func clearError() {self._error = nil}
+
+  /// With VERIFIED: the user's entitlements now.
+  public var entitlements: [Tollgate_V1_EntitlementStatus] = []
+
+  /// With REJECTED: why.
+  public var rejectionReason: String = String()
+
+  /// When the submission was stored, ms since epoch.
+  public var receivedAtMs: Int64 = 0
+
+  public var userID: String = String()
+
+  public var unknownFields = SwiftProtobuf.UnknownStorage()
+
+  public init() {}
+
+  fileprivate var _error: Tollgate_V1_Error? = nil
+}
+
 // MARK: - Code below here is support for the SwiftProtobuf runtime.
 
 fileprivate nonisolated let _protobuf_package = "tollgate.v1"
@@ -1316,6 +1417,179 @@ nonisolated extension Tollgate_V1_HealthResponse: SwiftProtobuf.Message, SwiftPr
     if lhs.uptimeMs != rhs.uptimeMs {return false}
     if lhs._error != rhs._error {return false}
     if lhs.reason != rhs.reason {return false}
+    if lhs.unknownFields != rhs.unknownFields {return false}
+    return true
+  }
+}
+
+nonisolated extension Tollgate_V1_AuthenticateRequest: SwiftProtobuf.Message, SwiftProtobuf._MessageImplementationBase, SwiftProtobuf._ProtoNameProviding {
+  public static let protoMessageName: String = _protobuf_package + ".AuthenticateRequest"
+  public static let _protobuf_nameMap = SwiftProtobuf._NameMap(bytecode: "\0\u{1}caller\0\u{1}key\0")
+
+  public mutating func decodeMessage<D: SwiftProtobuf.Decoder>(decoder: inout D) throws {
+    while let fieldNumber = try decoder.nextFieldNumber() {
+      // The use of inline closures is to circumvent an issue where the compiler
+      // allocates stack space for every case branch when no optimizations are
+      // enabled. https://github.com/apple/swift-protobuf/issues/1034
+      switch fieldNumber {
+      case 1: try { try decoder.decodeSingularStringField(value: &self.caller) }()
+      case 2: try { try decoder.decodeSingularStringField(value: &self.key) }()
+      default: break
+      }
+    }
+  }
+
+  public func traverse<V: SwiftProtobuf.Visitor>(visitor: inout V) throws {
+    if !self.caller.isEmpty {
+      try visitor.visitSingularStringField(value: self.caller, fieldNumber: 1)
+    }
+    if !self.key.isEmpty {
+      try visitor.visitSingularStringField(value: self.key, fieldNumber: 2)
+    }
+    try unknownFields.traverse(visitor: &visitor)
+  }
+
+  public static func ==(lhs: Tollgate_V1_AuthenticateRequest, rhs: Tollgate_V1_AuthenticateRequest) -> Bool {
+    if lhs.caller != rhs.caller {return false}
+    if lhs.key != rhs.key {return false}
+    if lhs.unknownFields != rhs.unknownFields {return false}
+    return true
+  }
+}
+
+nonisolated extension Tollgate_V1_AuthenticateResponse: SwiftProtobuf.Message, SwiftProtobuf._MessageImplementationBase, SwiftProtobuf._ProtoNameProviding {
+  public static let protoMessageName: String = _protobuf_package + ".AuthenticateResponse"
+  public static let _protobuf_nameMap = SwiftProtobuf._NameMap(bytecode: "\0\u{1}error\0\u{1}caller\0\u{1}scopes\0")
+
+  public mutating func decodeMessage<D: SwiftProtobuf.Decoder>(decoder: inout D) throws {
+    while let fieldNumber = try decoder.nextFieldNumber() {
+      // The use of inline closures is to circumvent an issue where the compiler
+      // allocates stack space for every case branch when no optimizations are
+      // enabled. https://github.com/apple/swift-protobuf/issues/1034
+      switch fieldNumber {
+      case 1: try { try decoder.decodeSingularMessageField(value: &self._error) }()
+      case 2: try { try decoder.decodeSingularStringField(value: &self.caller) }()
+      case 3: try { try decoder.decodeRepeatedStringField(value: &self.scopes) }()
+      default: break
+      }
+    }
+  }
+
+  public func traverse<V: SwiftProtobuf.Visitor>(visitor: inout V) throws {
+    // The use of inline closures is to circumvent an issue where the compiler
+    // allocates stack space for every if/case branch local when no optimizations
+    // are enabled. https://github.com/apple/swift-protobuf/issues/1034 and
+    // https://github.com/apple/swift-protobuf/issues/1182
+    try { if let v = self._error {
+      try visitor.visitSingularMessageField(value: v, fieldNumber: 1)
+    } }()
+    if !self.caller.isEmpty {
+      try visitor.visitSingularStringField(value: self.caller, fieldNumber: 2)
+    }
+    if !self.scopes.isEmpty {
+      try visitor.visitRepeatedStringField(value: self.scopes, fieldNumber: 3)
+    }
+    try unknownFields.traverse(visitor: &visitor)
+  }
+
+  public static func ==(lhs: Tollgate_V1_AuthenticateResponse, rhs: Tollgate_V1_AuthenticateResponse) -> Bool {
+    if lhs._error != rhs._error {return false}
+    if lhs.caller != rhs.caller {return false}
+    if lhs.scopes != rhs.scopes {return false}
+    if lhs.unknownFields != rhs.unknownFields {return false}
+    return true
+  }
+}
+
+nonisolated extension Tollgate_V1_GetSubmissionRequest: SwiftProtobuf.Message, SwiftProtobuf._MessageImplementationBase, SwiftProtobuf._ProtoNameProviding {
+  public static let protoMessageName: String = _protobuf_package + ".GetSubmissionRequest"
+  public static let _protobuf_nameMap = SwiftProtobuf._NameMap(bytecode: "\0\u{3}submission_id\0")
+
+  public mutating func decodeMessage<D: SwiftProtobuf.Decoder>(decoder: inout D) throws {
+    while let fieldNumber = try decoder.nextFieldNumber() {
+      // The use of inline closures is to circumvent an issue where the compiler
+      // allocates stack space for every case branch when no optimizations are
+      // enabled. https://github.com/apple/swift-protobuf/issues/1034
+      switch fieldNumber {
+      case 1: try { try decoder.decodeSingularStringField(value: &self.submissionID) }()
+      default: break
+      }
+    }
+  }
+
+  public func traverse<V: SwiftProtobuf.Visitor>(visitor: inout V) throws {
+    if !self.submissionID.isEmpty {
+      try visitor.visitSingularStringField(value: self.submissionID, fieldNumber: 1)
+    }
+    try unknownFields.traverse(visitor: &visitor)
+  }
+
+  public static func ==(lhs: Tollgate_V1_GetSubmissionRequest, rhs: Tollgate_V1_GetSubmissionRequest) -> Bool {
+    if lhs.submissionID != rhs.submissionID {return false}
+    if lhs.unknownFields != rhs.unknownFields {return false}
+    return true
+  }
+}
+
+nonisolated extension Tollgate_V1_GetSubmissionResponse: SwiftProtobuf.Message, SwiftProtobuf._MessageImplementationBase, SwiftProtobuf._ProtoNameProviding {
+  public static let protoMessageName: String = _protobuf_package + ".GetSubmissionResponse"
+  public static let _protobuf_nameMap = SwiftProtobuf._NameMap(bytecode: "\0\u{3}submission_id\0\u{1}status\0\u{1}error\0\u{1}entitlements\0\u{3}rejection_reason\0\u{3}received_at_ms\0\u{3}user_id\0")
+
+  public mutating func decodeMessage<D: SwiftProtobuf.Decoder>(decoder: inout D) throws {
+    while let fieldNumber = try decoder.nextFieldNumber() {
+      // The use of inline closures is to circumvent an issue where the compiler
+      // allocates stack space for every case branch when no optimizations are
+      // enabled. https://github.com/apple/swift-protobuf/issues/1034
+      switch fieldNumber {
+      case 1: try { try decoder.decodeSingularStringField(value: &self.submissionID) }()
+      case 2: try { try decoder.decodeSingularEnumField(value: &self.status) }()
+      case 3: try { try decoder.decodeSingularMessageField(value: &self._error) }()
+      case 4: try { try decoder.decodeRepeatedMessageField(value: &self.entitlements) }()
+      case 5: try { try decoder.decodeSingularStringField(value: &self.rejectionReason) }()
+      case 6: try { try decoder.decodeSingularInt64Field(value: &self.receivedAtMs) }()
+      case 7: try { try decoder.decodeSingularStringField(value: &self.userID) }()
+      default: break
+      }
+    }
+  }
+
+  public func traverse<V: SwiftProtobuf.Visitor>(visitor: inout V) throws {
+    // The use of inline closures is to circumvent an issue where the compiler
+    // allocates stack space for every if/case branch local when no optimizations
+    // are enabled. https://github.com/apple/swift-protobuf/issues/1034 and
+    // https://github.com/apple/swift-protobuf/issues/1182
+    if !self.submissionID.isEmpty {
+      try visitor.visitSingularStringField(value: self.submissionID, fieldNumber: 1)
+    }
+    if self.status != .unspecified {
+      try visitor.visitSingularEnumField(value: self.status, fieldNumber: 2)
+    }
+    try { if let v = self._error {
+      try visitor.visitSingularMessageField(value: v, fieldNumber: 3)
+    } }()
+    if !self.entitlements.isEmpty {
+      try visitor.visitRepeatedMessageField(value: self.entitlements, fieldNumber: 4)
+    }
+    if !self.rejectionReason.isEmpty {
+      try visitor.visitSingularStringField(value: self.rejectionReason, fieldNumber: 5)
+    }
+    if self.receivedAtMs != 0 {
+      try visitor.visitSingularInt64Field(value: self.receivedAtMs, fieldNumber: 6)
+    }
+    if !self.userID.isEmpty {
+      try visitor.visitSingularStringField(value: self.userID, fieldNumber: 7)
+    }
+    try unknownFields.traverse(visitor: &visitor)
+  }
+
+  public static func ==(lhs: Tollgate_V1_GetSubmissionResponse, rhs: Tollgate_V1_GetSubmissionResponse) -> Bool {
+    if lhs.submissionID != rhs.submissionID {return false}
+    if lhs.status != rhs.status {return false}
+    if lhs._error != rhs._error {return false}
+    if lhs.entitlements != rhs.entitlements {return false}
+    if lhs.rejectionReason != rhs.rejectionReason {return false}
+    if lhs.receivedAtMs != rhs.receivedAtMs {return false}
+    if lhs.userID != rhs.userID {return false}
     if lhs.unknownFields != rhs.unknownFields {return false}
     return true
   }

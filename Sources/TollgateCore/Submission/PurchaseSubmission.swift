@@ -15,6 +15,14 @@ public struct PurchaseSubmission: Sendable, Hashable, Codable {
   /// it, and its base64 RSA-SHA1 signature (a first check; state comes from Google's API).
   public var googlePurchaseData: String?
   public var googleSignature: String?
+  /// The authenticated RPC caller that submitted it (nil on a server without callers configured).
+  /// GetSubmission shows a submission to this caller only (and to admins).
+  public var caller: String?
+  /// The submitting caller had the `admin` scope, or the server runs without callers (every
+  /// connection may do everything, as on a loopback-only server). Only then may a bare App Store
+  /// transaction id, which proves nothing about who bought it, claim an unbound purchase (issue 17).
+  /// Nil in submissions stored before callers existed: treated as trusted, as they were then.
+  public var callerIsTrusted: Bool?
 
   public init(
     userId: String, store: Store, receipt: String? = nil, purchaseToken: String? = nil,

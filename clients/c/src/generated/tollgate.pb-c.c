@@ -502,6 +502,186 @@ void   tollgate__v1__health_response__free_unpacked
   assert(message->base.descriptor == &tollgate__v1__health_response__descriptor);
   protobuf_c_message_free_unpacked ((ProtobufCMessage*)message, allocator);
 }
+void   tollgate__v1__authenticate_request__init
+                     (Tollgate__V1__AuthenticateRequest         *message)
+{
+  static const Tollgate__V1__AuthenticateRequest init_value = TOLLGATE__V1__AUTHENTICATE_REQUEST__INIT;
+  *message = init_value;
+}
+size_t tollgate__v1__authenticate_request__get_packed_size
+                     (const Tollgate__V1__AuthenticateRequest *message)
+{
+  assert(message->base.descriptor == &tollgate__v1__authenticate_request__descriptor);
+  return protobuf_c_message_get_packed_size ((const ProtobufCMessage*)(message));
+}
+size_t tollgate__v1__authenticate_request__pack
+                     (const Tollgate__V1__AuthenticateRequest *message,
+                      uint8_t       *out)
+{
+  assert(message->base.descriptor == &tollgate__v1__authenticate_request__descriptor);
+  return protobuf_c_message_pack ((const ProtobufCMessage*)message, out);
+}
+size_t tollgate__v1__authenticate_request__pack_to_buffer
+                     (const Tollgate__V1__AuthenticateRequest *message,
+                      ProtobufCBuffer *buffer)
+{
+  assert(message->base.descriptor == &tollgate__v1__authenticate_request__descriptor);
+  return protobuf_c_message_pack_to_buffer ((const ProtobufCMessage*)message, buffer);
+}
+Tollgate__V1__AuthenticateRequest *
+       tollgate__v1__authenticate_request__unpack
+                     (ProtobufCAllocator  *allocator,
+                      size_t               len,
+                      const uint8_t       *data)
+{
+  return (Tollgate__V1__AuthenticateRequest *)
+     protobuf_c_message_unpack (&tollgate__v1__authenticate_request__descriptor,
+                                allocator, len, data);
+}
+void   tollgate__v1__authenticate_request__free_unpacked
+                     (Tollgate__V1__AuthenticateRequest *message,
+                      ProtobufCAllocator *allocator)
+{
+  if(!message)
+    return;
+  assert(message->base.descriptor == &tollgate__v1__authenticate_request__descriptor);
+  protobuf_c_message_free_unpacked ((ProtobufCMessage*)message, allocator);
+}
+void   tollgate__v1__authenticate_response__init
+                     (Tollgate__V1__AuthenticateResponse         *message)
+{
+  static const Tollgate__V1__AuthenticateResponse init_value = TOLLGATE__V1__AUTHENTICATE_RESPONSE__INIT;
+  *message = init_value;
+}
+size_t tollgate__v1__authenticate_response__get_packed_size
+                     (const Tollgate__V1__AuthenticateResponse *message)
+{
+  assert(message->base.descriptor == &tollgate__v1__authenticate_response__descriptor);
+  return protobuf_c_message_get_packed_size ((const ProtobufCMessage*)(message));
+}
+size_t tollgate__v1__authenticate_response__pack
+                     (const Tollgate__V1__AuthenticateResponse *message,
+                      uint8_t       *out)
+{
+  assert(message->base.descriptor == &tollgate__v1__authenticate_response__descriptor);
+  return protobuf_c_message_pack ((const ProtobufCMessage*)message, out);
+}
+size_t tollgate__v1__authenticate_response__pack_to_buffer
+                     (const Tollgate__V1__AuthenticateResponse *message,
+                      ProtobufCBuffer *buffer)
+{
+  assert(message->base.descriptor == &tollgate__v1__authenticate_response__descriptor);
+  return protobuf_c_message_pack_to_buffer ((const ProtobufCMessage*)message, buffer);
+}
+Tollgate__V1__AuthenticateResponse *
+       tollgate__v1__authenticate_response__unpack
+                     (ProtobufCAllocator  *allocator,
+                      size_t               len,
+                      const uint8_t       *data)
+{
+  return (Tollgate__V1__AuthenticateResponse *)
+     protobuf_c_message_unpack (&tollgate__v1__authenticate_response__descriptor,
+                                allocator, len, data);
+}
+void   tollgate__v1__authenticate_response__free_unpacked
+                     (Tollgate__V1__AuthenticateResponse *message,
+                      ProtobufCAllocator *allocator)
+{
+  if(!message)
+    return;
+  assert(message->base.descriptor == &tollgate__v1__authenticate_response__descriptor);
+  protobuf_c_message_free_unpacked ((ProtobufCMessage*)message, allocator);
+}
+void   tollgate__v1__get_submission_request__init
+                     (Tollgate__V1__GetSubmissionRequest         *message)
+{
+  static const Tollgate__V1__GetSubmissionRequest init_value = TOLLGATE__V1__GET_SUBMISSION_REQUEST__INIT;
+  *message = init_value;
+}
+size_t tollgate__v1__get_submission_request__get_packed_size
+                     (const Tollgate__V1__GetSubmissionRequest *message)
+{
+  assert(message->base.descriptor == &tollgate__v1__get_submission_request__descriptor);
+  return protobuf_c_message_get_packed_size ((const ProtobufCMessage*)(message));
+}
+size_t tollgate__v1__get_submission_request__pack
+                     (const Tollgate__V1__GetSubmissionRequest *message,
+                      uint8_t       *out)
+{
+  assert(message->base.descriptor == &tollgate__v1__get_submission_request__descriptor);
+  return protobuf_c_message_pack ((const ProtobufCMessage*)message, out);
+}
+size_t tollgate__v1__get_submission_request__pack_to_buffer
+                     (const Tollgate__V1__GetSubmissionRequest *message,
+                      ProtobufCBuffer *buffer)
+{
+  assert(message->base.descriptor == &tollgate__v1__get_submission_request__descriptor);
+  return protobuf_c_message_pack_to_buffer ((const ProtobufCMessage*)message, buffer);
+}
+Tollgate__V1__GetSubmissionRequest *
+       tollgate__v1__get_submission_request__unpack
+                     (ProtobufCAllocator  *allocator,
+                      size_t               len,
+                      const uint8_t       *data)
+{
+  return (Tollgate__V1__GetSubmissionRequest *)
+     protobuf_c_message_unpack (&tollgate__v1__get_submission_request__descriptor,
+                                allocator, len, data);
+}
+void   tollgate__v1__get_submission_request__free_unpacked
+                     (Tollgate__V1__GetSubmissionRequest *message,
+                      ProtobufCAllocator *allocator)
+{
+  if(!message)
+    return;
+  assert(message->base.descriptor == &tollgate__v1__get_submission_request__descriptor);
+  protobuf_c_message_free_unpacked ((ProtobufCMessage*)message, allocator);
+}
+void   tollgate__v1__get_submission_response__init
+                     (Tollgate__V1__GetSubmissionResponse         *message)
+{
+  static const Tollgate__V1__GetSubmissionResponse init_value = TOLLGATE__V1__GET_SUBMISSION_RESPONSE__INIT;
+  *message = init_value;
+}
+size_t tollgate__v1__get_submission_response__get_packed_size
+                     (const Tollgate__V1__GetSubmissionResponse *message)
+{
+  assert(message->base.descriptor == &tollgate__v1__get_submission_response__descriptor);
+  return protobuf_c_message_get_packed_size ((const ProtobufCMessage*)(message));
+}
+size_t tollgate__v1__get_submission_response__pack
+                     (const Tollgate__V1__GetSubmissionResponse *message,
+                      uint8_t       *out)
+{
+  assert(message->base.descriptor == &tollgate__v1__get_submission_response__descriptor);
+  return protobuf_c_message_pack ((const ProtobufCMessage*)message, out);
+}
+size_t tollgate__v1__get_submission_response__pack_to_buffer
+                     (const Tollgate__V1__GetSubmissionResponse *message,
+                      ProtobufCBuffer *buffer)
+{
+  assert(message->base.descriptor == &tollgate__v1__get_submission_response__descriptor);
+  return protobuf_c_message_pack_to_buffer ((const ProtobufCMessage*)message, buffer);
+}
+Tollgate__V1__GetSubmissionResponse *
+       tollgate__v1__get_submission_response__unpack
+                     (ProtobufCAllocator  *allocator,
+                      size_t               len,
+                      const uint8_t       *data)
+{
+  return (Tollgate__V1__GetSubmissionResponse *)
+     protobuf_c_message_unpack (&tollgate__v1__get_submission_response__descriptor,
+                                allocator, len, data);
+}
+void   tollgate__v1__get_submission_response__free_unpacked
+                     (Tollgate__V1__GetSubmissionResponse *message,
+                      ProtobufCAllocator *allocator)
+{
+  if(!message)
+    return;
+  assert(message->base.descriptor == &tollgate__v1__get_submission_response__descriptor);
+  protobuf_c_message_free_unpacked ((ProtobufCMessage*)message, allocator);
+}
 static const ProtobufCFieldDescriptor tollgate__v1__error__field_descriptors[2] =
 {
   {
@@ -1667,6 +1847,275 @@ const ProtobufCMessageDescriptor tollgate__v1__health_response__descriptor =
   (ProtobufCMessageInit) tollgate__v1__health_response__init,
   NULL,NULL,NULL    /* reserved[123] */
 };
+static const ProtobufCFieldDescriptor tollgate__v1__authenticate_request__field_descriptors[2] =
+{
+  {
+    "caller",
+    1,
+    PROTOBUF_C_LABEL_NONE,
+    PROTOBUF_C_TYPE_STRING,
+    0,   /* quantifier_offset */
+    offsetof(Tollgate__V1__AuthenticateRequest, caller),
+    NULL,
+    &protobuf_c_empty_string,
+    0,             /* flags */
+    0,NULL,NULL    /* reserved1,reserved2, etc */
+  },
+  {
+    "key",
+    2,
+    PROTOBUF_C_LABEL_NONE,
+    PROTOBUF_C_TYPE_STRING,
+    0,   /* quantifier_offset */
+    offsetof(Tollgate__V1__AuthenticateRequest, key),
+    NULL,
+    &protobuf_c_empty_string,
+    0,             /* flags */
+    0,NULL,NULL    /* reserved1,reserved2, etc */
+  },
+};
+static const unsigned tollgate__v1__authenticate_request__field_indices_by_name[] = {
+  0,   /* field[0] = caller */
+  1,   /* field[1] = key */
+};
+static const ProtobufCIntRange tollgate__v1__authenticate_request__number_ranges[1 + 1] =
+{
+  { 1, 0 },
+  { 0, 2 }
+};
+const ProtobufCMessageDescriptor tollgate__v1__authenticate_request__descriptor =
+{
+  PROTOBUF_C__MESSAGE_DESCRIPTOR_MAGIC,
+  "tollgate.v1.AuthenticateRequest",
+  "AuthenticateRequest",
+  "Tollgate__V1__AuthenticateRequest",
+  "tollgate.v1",
+  sizeof(Tollgate__V1__AuthenticateRequest),
+  2,
+  tollgate__v1__authenticate_request__field_descriptors,
+  tollgate__v1__authenticate_request__field_indices_by_name,
+  1,  tollgate__v1__authenticate_request__number_ranges,
+  (ProtobufCMessageInit) tollgate__v1__authenticate_request__init,
+  NULL,NULL,NULL    /* reserved[123] */
+};
+static const ProtobufCFieldDescriptor tollgate__v1__authenticate_response__field_descriptors[3] =
+{
+  {
+    "error",
+    1,
+    PROTOBUF_C_LABEL_NONE,
+    PROTOBUF_C_TYPE_MESSAGE,
+    0,   /* quantifier_offset */
+    offsetof(Tollgate__V1__AuthenticateResponse, error),
+    &tollgate__v1__error__descriptor,
+    NULL,
+    0,             /* flags */
+    0,NULL,NULL    /* reserved1,reserved2, etc */
+  },
+  {
+    "caller",
+    2,
+    PROTOBUF_C_LABEL_NONE,
+    PROTOBUF_C_TYPE_STRING,
+    0,   /* quantifier_offset */
+    offsetof(Tollgate__V1__AuthenticateResponse, caller),
+    NULL,
+    &protobuf_c_empty_string,
+    0,             /* flags */
+    0,NULL,NULL    /* reserved1,reserved2, etc */
+  },
+  {
+    "scopes",
+    3,
+    PROTOBUF_C_LABEL_REPEATED,
+    PROTOBUF_C_TYPE_STRING,
+    offsetof(Tollgate__V1__AuthenticateResponse, n_scopes),
+    offsetof(Tollgate__V1__AuthenticateResponse, scopes),
+    NULL,
+    &protobuf_c_empty_string,
+    0,             /* flags */
+    0,NULL,NULL    /* reserved1,reserved2, etc */
+  },
+};
+static const unsigned tollgate__v1__authenticate_response__field_indices_by_name[] = {
+  1,   /* field[1] = caller */
+  0,   /* field[0] = error */
+  2,   /* field[2] = scopes */
+};
+static const ProtobufCIntRange tollgate__v1__authenticate_response__number_ranges[1 + 1] =
+{
+  { 1, 0 },
+  { 0, 3 }
+};
+const ProtobufCMessageDescriptor tollgate__v1__authenticate_response__descriptor =
+{
+  PROTOBUF_C__MESSAGE_DESCRIPTOR_MAGIC,
+  "tollgate.v1.AuthenticateResponse",
+  "AuthenticateResponse",
+  "Tollgate__V1__AuthenticateResponse",
+  "tollgate.v1",
+  sizeof(Tollgate__V1__AuthenticateResponse),
+  3,
+  tollgate__v1__authenticate_response__field_descriptors,
+  tollgate__v1__authenticate_response__field_indices_by_name,
+  1,  tollgate__v1__authenticate_response__number_ranges,
+  (ProtobufCMessageInit) tollgate__v1__authenticate_response__init,
+  NULL,NULL,NULL    /* reserved[123] */
+};
+static const ProtobufCFieldDescriptor tollgate__v1__get_submission_request__field_descriptors[1] =
+{
+  {
+    "submission_id",
+    1,
+    PROTOBUF_C_LABEL_NONE,
+    PROTOBUF_C_TYPE_STRING,
+    0,   /* quantifier_offset */
+    offsetof(Tollgate__V1__GetSubmissionRequest, submission_id),
+    NULL,
+    &protobuf_c_empty_string,
+    0,             /* flags */
+    0,NULL,NULL    /* reserved1,reserved2, etc */
+  },
+};
+static const unsigned tollgate__v1__get_submission_request__field_indices_by_name[] = {
+  0,   /* field[0] = submission_id */
+};
+static const ProtobufCIntRange tollgate__v1__get_submission_request__number_ranges[1 + 1] =
+{
+  { 1, 0 },
+  { 0, 1 }
+};
+const ProtobufCMessageDescriptor tollgate__v1__get_submission_request__descriptor =
+{
+  PROTOBUF_C__MESSAGE_DESCRIPTOR_MAGIC,
+  "tollgate.v1.GetSubmissionRequest",
+  "GetSubmissionRequest",
+  "Tollgate__V1__GetSubmissionRequest",
+  "tollgate.v1",
+  sizeof(Tollgate__V1__GetSubmissionRequest),
+  1,
+  tollgate__v1__get_submission_request__field_descriptors,
+  tollgate__v1__get_submission_request__field_indices_by_name,
+  1,  tollgate__v1__get_submission_request__number_ranges,
+  (ProtobufCMessageInit) tollgate__v1__get_submission_request__init,
+  NULL,NULL,NULL    /* reserved[123] */
+};
+static const ProtobufCFieldDescriptor tollgate__v1__get_submission_response__field_descriptors[7] =
+{
+  {
+    "submission_id",
+    1,
+    PROTOBUF_C_LABEL_NONE,
+    PROTOBUF_C_TYPE_STRING,
+    0,   /* quantifier_offset */
+    offsetof(Tollgate__V1__GetSubmissionResponse, submission_id),
+    NULL,
+    &protobuf_c_empty_string,
+    0,             /* flags */
+    0,NULL,NULL    /* reserved1,reserved2, etc */
+  },
+  {
+    "status",
+    2,
+    PROTOBUF_C_LABEL_NONE,
+    PROTOBUF_C_TYPE_ENUM,
+    0,   /* quantifier_offset */
+    offsetof(Tollgate__V1__GetSubmissionResponse, status),
+    &tollgate__v1__submission_status__descriptor,
+    NULL,
+    0,             /* flags */
+    0,NULL,NULL    /* reserved1,reserved2, etc */
+  },
+  {
+    "error",
+    3,
+    PROTOBUF_C_LABEL_NONE,
+    PROTOBUF_C_TYPE_MESSAGE,
+    0,   /* quantifier_offset */
+    offsetof(Tollgate__V1__GetSubmissionResponse, error),
+    &tollgate__v1__error__descriptor,
+    NULL,
+    0,             /* flags */
+    0,NULL,NULL    /* reserved1,reserved2, etc */
+  },
+  {
+    "entitlements",
+    4,
+    PROTOBUF_C_LABEL_REPEATED,
+    PROTOBUF_C_TYPE_MESSAGE,
+    offsetof(Tollgate__V1__GetSubmissionResponse, n_entitlements),
+    offsetof(Tollgate__V1__GetSubmissionResponse, entitlements),
+    &tollgate__v1__entitlement_status__descriptor,
+    NULL,
+    0,             /* flags */
+    0,NULL,NULL    /* reserved1,reserved2, etc */
+  },
+  {
+    "rejection_reason",
+    5,
+    PROTOBUF_C_LABEL_NONE,
+    PROTOBUF_C_TYPE_STRING,
+    0,   /* quantifier_offset */
+    offsetof(Tollgate__V1__GetSubmissionResponse, rejection_reason),
+    NULL,
+    &protobuf_c_empty_string,
+    0,             /* flags */
+    0,NULL,NULL    /* reserved1,reserved2, etc */
+  },
+  {
+    "received_at_ms",
+    6,
+    PROTOBUF_C_LABEL_NONE,
+    PROTOBUF_C_TYPE_INT64,
+    0,   /* quantifier_offset */
+    offsetof(Tollgate__V1__GetSubmissionResponse, received_at_ms),
+    NULL,
+    NULL,
+    0,             /* flags */
+    0,NULL,NULL    /* reserved1,reserved2, etc */
+  },
+  {
+    "user_id",
+    7,
+    PROTOBUF_C_LABEL_NONE,
+    PROTOBUF_C_TYPE_STRING,
+    0,   /* quantifier_offset */
+    offsetof(Tollgate__V1__GetSubmissionResponse, user_id),
+    NULL,
+    &protobuf_c_empty_string,
+    0,             /* flags */
+    0,NULL,NULL    /* reserved1,reserved2, etc */
+  },
+};
+static const unsigned tollgate__v1__get_submission_response__field_indices_by_name[] = {
+  3,   /* field[3] = entitlements */
+  2,   /* field[2] = error */
+  5,   /* field[5] = received_at_ms */
+  4,   /* field[4] = rejection_reason */
+  1,   /* field[1] = status */
+  0,   /* field[0] = submission_id */
+  6,   /* field[6] = user_id */
+};
+static const ProtobufCIntRange tollgate__v1__get_submission_response__number_ranges[1 + 1] =
+{
+  { 1, 0 },
+  { 0, 7 }
+};
+const ProtobufCMessageDescriptor tollgate__v1__get_submission_response__descriptor =
+{
+  PROTOBUF_C__MESSAGE_DESCRIPTOR_MAGIC,
+  "tollgate.v1.GetSubmissionResponse",
+  "GetSubmissionResponse",
+  "Tollgate__V1__GetSubmissionResponse",
+  "tollgate.v1",
+  sizeof(Tollgate__V1__GetSubmissionResponse),
+  7,
+  tollgate__v1__get_submission_response__field_descriptors,
+  tollgate__v1__get_submission_response__field_indices_by_name,
+  1,  tollgate__v1__get_submission_response__number_ranges,
+  (ProtobufCMessageInit) tollgate__v1__get_submission_response__init,
+  NULL,NULL,NULL    /* reserved[123] */
+};
 static const ProtobufCEnumValue tollgate__v1__store__enum_values_by_number[5] =
 {
   { "STORE_UNSPECIFIED", "TOLLGATE__V1__STORE__STORE_UNSPECIFIED", 0 },
@@ -1881,14 +2330,18 @@ const ProtobufCEnumDescriptor tollgate__v1__serving_status__descriptor =
   tollgate__v1__serving_status__value_ranges,
   NULL,NULL,NULL,NULL   /* reserved[1234] */
 };
-static const ProtobufCMethodDescriptor tollgate__v1__entitlements__method_descriptors[4] =
+static const ProtobufCMethodDescriptor tollgate__v1__entitlements__method_descriptors[6] =
 {
   { "IsSubscriber", &tollgate__v1__is_subscriber_request__descriptor, &tollgate__v1__is_subscriber_response__descriptor },
   { "GetSubscription", &tollgate__v1__get_subscription_request__descriptor, &tollgate__v1__get_subscription_response__descriptor },
   { "SubmitPurchase", &tollgate__v1__submit_purchase_request__descriptor, &tollgate__v1__submit_purchase_response__descriptor },
   { "Health", &tollgate__v1__health_request__descriptor, &tollgate__v1__health_response__descriptor },
+  { "Authenticate", &tollgate__v1__authenticate_request__descriptor, &tollgate__v1__authenticate_response__descriptor },
+  { "GetSubmission", &tollgate__v1__get_submission_request__descriptor, &tollgate__v1__get_submission_response__descriptor },
 };
 const unsigned tollgate__v1__entitlements__method_indices_by_name[] = {
+  4,        /* Authenticate */
+  5,        /* GetSubmission */
   1,        /* GetSubscription */
   3,        /* Health */
   0,        /* IsSubscriber */
@@ -1901,7 +2354,7 @@ const ProtobufCServiceDescriptor tollgate__v1__entitlements__descriptor =
   "Entitlements",
   "Tollgate__V1__Entitlements",
   "tollgate.v1",
-  4,
+  6,
   tollgate__v1__entitlements__method_descriptors,
   tollgate__v1__entitlements__method_indices_by_name
 };
@@ -1936,6 +2389,22 @@ void tollgate__v1__entitlements__health(ProtobufCService *service,
 {
   assert(service->descriptor == &tollgate__v1__entitlements__descriptor);
   service->invoke(service, 3, (const ProtobufCMessage *) input, (ProtobufCClosure) closure, closure_data);
+}
+void tollgate__v1__entitlements__authenticate(ProtobufCService *service,
+                                              const Tollgate__V1__AuthenticateRequest *input,
+                                              Tollgate__V1__AuthenticateResponse_Closure closure,
+                                              void *closure_data)
+{
+  assert(service->descriptor == &tollgate__v1__entitlements__descriptor);
+  service->invoke(service, 4, (const ProtobufCMessage *) input, (ProtobufCClosure) closure, closure_data);
+}
+void tollgate__v1__entitlements__get_submission(ProtobufCService *service,
+                                                const Tollgate__V1__GetSubmissionRequest *input,
+                                                Tollgate__V1__GetSubmissionResponse_Closure closure,
+                                                void *closure_data)
+{
+  assert(service->descriptor == &tollgate__v1__entitlements__descriptor);
+  service->invoke(service, 5, (const ProtobufCMessage *) input, (ProtobufCClosure) closure, closure_data);
 }
 void tollgate__v1__entitlements__init (Tollgate__V1__Entitlements_Service *service,
                                        Tollgate__V1__Entitlements_ServiceDestroy destroy)

@@ -26,6 +26,10 @@ typedef struct Tollgate__V1__SubmitPurchaseRequest Tollgate__V1__SubmitPurchaseR
 typedef struct Tollgate__V1__SubmitPurchaseResponse Tollgate__V1__SubmitPurchaseResponse;
 typedef struct Tollgate__V1__HealthRequest Tollgate__V1__HealthRequest;
 typedef struct Tollgate__V1__HealthResponse Tollgate__V1__HealthResponse;
+typedef struct Tollgate__V1__AuthenticateRequest Tollgate__V1__AuthenticateRequest;
+typedef struct Tollgate__V1__AuthenticateResponse Tollgate__V1__AuthenticateResponse;
+typedef struct Tollgate__V1__GetSubmissionRequest Tollgate__V1__GetSubmissionRequest;
+typedef struct Tollgate__V1__GetSubmissionResponse Tollgate__V1__GetSubmissionResponse;
 
 
 /* --- enums --- */
@@ -378,6 +382,92 @@ struct  Tollgate__V1__HealthResponse
     , TOLLGATE__V1__SERVING_STATUS__SERVING_STATUS_UNSPECIFIED, 0, 0, 0, 0, 0, (char *)protobuf_c_empty_string, 0, NULL, (char *)protobuf_c_empty_string }
 
 
+/*
+ * Authenticates the connection as a named caller (docs/protocol.md, "Authentication"). Until a
+ * connection has authenticated, a server with callers configured answers every other call with
+ * ERROR_CODE_UNAUTHENTICATED; a call outside the caller's scopes gets ERROR_CODE_PERMISSION_DENIED.
+ * A wrong name or key gets ERROR_CODE_UNAUTHENTICATED, and a connection that fails repeatedly is
+ * closed. Authenticating again replaces the connection's caller.
+ */
+struct  Tollgate__V1__AuthenticateRequest
+{
+  ProtobufCMessage base;
+  /*
+   * The caller's name, as configured.
+   */
+  char *caller;
+  /*
+   * Its secret key.
+   */
+  char *key;
+};
+#define TOLLGATE__V1__AUTHENTICATE_REQUEST__INIT \
+ { PROTOBUF_C_MESSAGE_INIT (&tollgate__v1__authenticate_request__descriptor) \
+    , (char *)protobuf_c_empty_string, (char *)protobuf_c_empty_string }
+
+
+struct  Tollgate__V1__AuthenticateResponse
+{
+  ProtobufCMessage base;
+  Tollgate__V1__Error *error;
+  /*
+   * The authenticated caller and what it may call: "read" (IsSubscriber, GetSubscription,
+   * Health), "submit" (SubmitPurchase, GetSubmission), "admin" (everything, and bare transaction
+   * ids in SubmitPurchase).
+   */
+  char *caller;
+  size_t n_scopes;
+  char **scopes;
+};
+#define TOLLGATE__V1__AUTHENTICATE_RESPONSE__INIT \
+ { PROTOBUF_C_MESSAGE_INIT (&tollgate__v1__authenticate_response__descriptor) \
+    , NULL, (char *)protobuf_c_empty_string, 0,NULL }
+
+
+struct  Tollgate__V1__GetSubmissionRequest
+{
+  ProtobufCMessage base;
+  /*
+   * As SubmitPurchaseResponse.submission_id returned it.
+   */
+  char *submission_id;
+};
+#define TOLLGATE__V1__GET_SUBMISSION_REQUEST__INIT \
+ { PROTOBUF_C_MESSAGE_INIT (&tollgate__v1__get_submission_request__descriptor) \
+    , (char *)protobuf_c_empty_string }
+
+
+/*
+ * A submission's status now; the same fields as SubmitPurchaseResponse. A caller reads only the
+ * submissions it made (an admin caller reads any); another caller's, or an unknown id, gets
+ * ERROR_CODE_NOT_FOUND.
+ */
+struct  Tollgate__V1__GetSubmissionResponse
+{
+  ProtobufCMessage base;
+  char *submission_id;
+  Tollgate__V1__SubmissionStatus status;
+  Tollgate__V1__Error *error;
+  /*
+   * With VERIFIED: the user's entitlements now.
+   */
+  size_t n_entitlements;
+  Tollgate__V1__EntitlementStatus **entitlements;
+  /*
+   * With REJECTED: why.
+   */
+  char *rejection_reason;
+  /*
+   * When the submission was stored, ms since epoch.
+   */
+  int64_t received_at_ms;
+  char *user_id;
+};
+#define TOLLGATE__V1__GET_SUBMISSION_RESPONSE__INIT \
+ { PROTOBUF_C_MESSAGE_INIT (&tollgate__v1__get_submission_response__descriptor) \
+    , (char *)protobuf_c_empty_string, TOLLGATE__V1__SUBMISSION_STATUS__SUBMISSION_STATUS_UNSPECIFIED, NULL, 0,NULL, (char *)protobuf_c_empty_string, 0, (char *)protobuf_c_empty_string }
+
+
 /* Tollgate__V1__Error methods */
 void   tollgate__v1__error__init
                      (Tollgate__V1__Error         *message);
@@ -587,6 +677,82 @@ Tollgate__V1__HealthResponse *
 void   tollgate__v1__health_response__free_unpacked
                      (Tollgate__V1__HealthResponse *message,
                       ProtobufCAllocator *allocator);
+/* Tollgate__V1__AuthenticateRequest methods */
+void   tollgate__v1__authenticate_request__init
+                     (Tollgate__V1__AuthenticateRequest         *message);
+size_t tollgate__v1__authenticate_request__get_packed_size
+                     (const Tollgate__V1__AuthenticateRequest   *message);
+size_t tollgate__v1__authenticate_request__pack
+                     (const Tollgate__V1__AuthenticateRequest   *message,
+                      uint8_t             *out);
+size_t tollgate__v1__authenticate_request__pack_to_buffer
+                     (const Tollgate__V1__AuthenticateRequest   *message,
+                      ProtobufCBuffer     *buffer);
+Tollgate__V1__AuthenticateRequest *
+       tollgate__v1__authenticate_request__unpack
+                     (ProtobufCAllocator  *allocator,
+                      size_t               len,
+                      const uint8_t       *data);
+void   tollgate__v1__authenticate_request__free_unpacked
+                     (Tollgate__V1__AuthenticateRequest *message,
+                      ProtobufCAllocator *allocator);
+/* Tollgate__V1__AuthenticateResponse methods */
+void   tollgate__v1__authenticate_response__init
+                     (Tollgate__V1__AuthenticateResponse         *message);
+size_t tollgate__v1__authenticate_response__get_packed_size
+                     (const Tollgate__V1__AuthenticateResponse   *message);
+size_t tollgate__v1__authenticate_response__pack
+                     (const Tollgate__V1__AuthenticateResponse   *message,
+                      uint8_t             *out);
+size_t tollgate__v1__authenticate_response__pack_to_buffer
+                     (const Tollgate__V1__AuthenticateResponse   *message,
+                      ProtobufCBuffer     *buffer);
+Tollgate__V1__AuthenticateResponse *
+       tollgate__v1__authenticate_response__unpack
+                     (ProtobufCAllocator  *allocator,
+                      size_t               len,
+                      const uint8_t       *data);
+void   tollgate__v1__authenticate_response__free_unpacked
+                     (Tollgate__V1__AuthenticateResponse *message,
+                      ProtobufCAllocator *allocator);
+/* Tollgate__V1__GetSubmissionRequest methods */
+void   tollgate__v1__get_submission_request__init
+                     (Tollgate__V1__GetSubmissionRequest         *message);
+size_t tollgate__v1__get_submission_request__get_packed_size
+                     (const Tollgate__V1__GetSubmissionRequest   *message);
+size_t tollgate__v1__get_submission_request__pack
+                     (const Tollgate__V1__GetSubmissionRequest   *message,
+                      uint8_t             *out);
+size_t tollgate__v1__get_submission_request__pack_to_buffer
+                     (const Tollgate__V1__GetSubmissionRequest   *message,
+                      ProtobufCBuffer     *buffer);
+Tollgate__V1__GetSubmissionRequest *
+       tollgate__v1__get_submission_request__unpack
+                     (ProtobufCAllocator  *allocator,
+                      size_t               len,
+                      const uint8_t       *data);
+void   tollgate__v1__get_submission_request__free_unpacked
+                     (Tollgate__V1__GetSubmissionRequest *message,
+                      ProtobufCAllocator *allocator);
+/* Tollgate__V1__GetSubmissionResponse methods */
+void   tollgate__v1__get_submission_response__init
+                     (Tollgate__V1__GetSubmissionResponse         *message);
+size_t tollgate__v1__get_submission_response__get_packed_size
+                     (const Tollgate__V1__GetSubmissionResponse   *message);
+size_t tollgate__v1__get_submission_response__pack
+                     (const Tollgate__V1__GetSubmissionResponse   *message,
+                      uint8_t             *out);
+size_t tollgate__v1__get_submission_response__pack_to_buffer
+                     (const Tollgate__V1__GetSubmissionResponse   *message,
+                      ProtobufCBuffer     *buffer);
+Tollgate__V1__GetSubmissionResponse *
+       tollgate__v1__get_submission_response__unpack
+                     (ProtobufCAllocator  *allocator,
+                      size_t               len,
+                      const uint8_t       *data);
+void   tollgate__v1__get_submission_response__free_unpacked
+                     (Tollgate__V1__GetSubmissionResponse *message,
+                      ProtobufCAllocator *allocator);
 /* --- per-message closures --- */
 
 typedef void (*Tollgate__V1__Error_Closure)
@@ -622,6 +788,18 @@ typedef void (*Tollgate__V1__HealthRequest_Closure)
 typedef void (*Tollgate__V1__HealthResponse_Closure)
                  (const Tollgate__V1__HealthResponse *message,
                   void *closure_data);
+typedef void (*Tollgate__V1__AuthenticateRequest_Closure)
+                 (const Tollgate__V1__AuthenticateRequest *message,
+                  void *closure_data);
+typedef void (*Tollgate__V1__AuthenticateResponse_Closure)
+                 (const Tollgate__V1__AuthenticateResponse *message,
+                  void *closure_data);
+typedef void (*Tollgate__V1__GetSubmissionRequest_Closure)
+                 (const Tollgate__V1__GetSubmissionRequest *message,
+                  void *closure_data);
+typedef void (*Tollgate__V1__GetSubmissionResponse_Closure)
+                 (const Tollgate__V1__GetSubmissionResponse *message,
+                  void *closure_data);
 
 /* --- services --- */
 
@@ -645,6 +823,14 @@ struct Tollgate__V1__Entitlements_Service
                  const Tollgate__V1__HealthRequest *input,
                  Tollgate__V1__HealthResponse_Closure closure,
                  void *closure_data);
+  void (*authenticate)(Tollgate__V1__Entitlements_Service *service,
+                       const Tollgate__V1__AuthenticateRequest *input,
+                       Tollgate__V1__AuthenticateResponse_Closure closure,
+                       void *closure_data);
+  void (*get_submission)(Tollgate__V1__Entitlements_Service *service,
+                         const Tollgate__V1__GetSubmissionRequest *input,
+                         Tollgate__V1__GetSubmissionResponse_Closure closure,
+                         void *closure_data);
 };
 typedef void (*Tollgate__V1__Entitlements_ServiceDestroy)(Tollgate__V1__Entitlements_Service *);
 void tollgate__v1__entitlements__init (Tollgate__V1__Entitlements_Service *service,
@@ -656,7 +842,9 @@ void tollgate__v1__entitlements__init (Tollgate__V1__Entitlements_Service *servi
       function_prefix__ ## is_subscriber,\
       function_prefix__ ## get_subscription,\
       function_prefix__ ## submit_purchase,\
-      function_prefix__ ## health  }
+      function_prefix__ ## health,\
+      function_prefix__ ## authenticate,\
+      function_prefix__ ## get_submission  }
 void tollgate__v1__entitlements__is_subscriber(ProtobufCService *service,
                                                const Tollgate__V1__IsSubscriberRequest *input,
                                                Tollgate__V1__IsSubscriberResponse_Closure closure,
@@ -673,6 +861,14 @@ void tollgate__v1__entitlements__health(ProtobufCService *service,
                                         const Tollgate__V1__HealthRequest *input,
                                         Tollgate__V1__HealthResponse_Closure closure,
                                         void *closure_data);
+void tollgate__v1__entitlements__authenticate(ProtobufCService *service,
+                                              const Tollgate__V1__AuthenticateRequest *input,
+                                              Tollgate__V1__AuthenticateResponse_Closure closure,
+                                              void *closure_data);
+void tollgate__v1__entitlements__get_submission(ProtobufCService *service,
+                                                const Tollgate__V1__GetSubmissionRequest *input,
+                                                Tollgate__V1__GetSubmissionResponse_Closure closure,
+                                                void *closure_data);
 
 /* --- descriptors --- */
 
@@ -693,6 +889,10 @@ extern const ProtobufCMessageDescriptor tollgate__v1__submit_purchase_request__d
 extern const ProtobufCMessageDescriptor tollgate__v1__submit_purchase_response__descriptor;
 extern const ProtobufCMessageDescriptor tollgate__v1__health_request__descriptor;
 extern const ProtobufCMessageDescriptor tollgate__v1__health_response__descriptor;
+extern const ProtobufCMessageDescriptor tollgate__v1__authenticate_request__descriptor;
+extern const ProtobufCMessageDescriptor tollgate__v1__authenticate_response__descriptor;
+extern const ProtobufCMessageDescriptor tollgate__v1__get_submission_request__descriptor;
+extern const ProtobufCMessageDescriptor tollgate__v1__get_submission_response__descriptor;
 extern const ProtobufCServiceDescriptor tollgate__v1__entitlements__descriptor;
 
 PROTOBUF_C__END_DECLS

@@ -41,6 +41,24 @@ SUBSCRIPTION_STATE_REVOKED: SubscriptionState
 SUBSCRIPTION_STATE_TRIAL: SubscriptionState
 SUBSCRIPTION_STATE_UNSPECIFIED: SubscriptionState
 
+class AuthenticateRequest(_message.Message):
+    __slots__ = ["caller", "key"]
+    CALLER_FIELD_NUMBER: _ClassVar[int]
+    KEY_FIELD_NUMBER: _ClassVar[int]
+    caller: str
+    key: str
+    def __init__(self, caller: _Optional[str] = ..., key: _Optional[str] = ...) -> None: ...
+
+class AuthenticateResponse(_message.Message):
+    __slots__ = ["caller", "error", "scopes"]
+    CALLER_FIELD_NUMBER: _ClassVar[int]
+    ERROR_FIELD_NUMBER: _ClassVar[int]
+    SCOPES_FIELD_NUMBER: _ClassVar[int]
+    caller: str
+    error: Error
+    scopes: _containers.RepeatedScalarFieldContainer[str]
+    def __init__(self, error: _Optional[_Union[Error, _Mapping]] = ..., caller: _Optional[str] = ..., scopes: _Optional[_Iterable[str]] = ...) -> None: ...
+
 class EntitlementStatus(_message.Message):
     __slots__ = ["active", "entitlement", "environment", "expires_at_ms", "product_id", "state", "store", "store_subscription_id", "verified_at_ms", "will_renew"]
     ACTIVE_FIELD_NUMBER: _ClassVar[int]
@@ -72,6 +90,30 @@ class Error(_message.Message):
     code: ErrorCode
     message: str
     def __init__(self, code: _Optional[_Union[ErrorCode, str]] = ..., message: _Optional[str] = ...) -> None: ...
+
+class GetSubmissionRequest(_message.Message):
+    __slots__ = ["submission_id"]
+    SUBMISSION_ID_FIELD_NUMBER: _ClassVar[int]
+    submission_id: str
+    def __init__(self, submission_id: _Optional[str] = ...) -> None: ...
+
+class GetSubmissionResponse(_message.Message):
+    __slots__ = ["entitlements", "error", "received_at_ms", "rejection_reason", "status", "submission_id", "user_id"]
+    ENTITLEMENTS_FIELD_NUMBER: _ClassVar[int]
+    ERROR_FIELD_NUMBER: _ClassVar[int]
+    RECEIVED_AT_MS_FIELD_NUMBER: _ClassVar[int]
+    REJECTION_REASON_FIELD_NUMBER: _ClassVar[int]
+    STATUS_FIELD_NUMBER: _ClassVar[int]
+    SUBMISSION_ID_FIELD_NUMBER: _ClassVar[int]
+    USER_ID_FIELD_NUMBER: _ClassVar[int]
+    entitlements: _containers.RepeatedCompositeFieldContainer[EntitlementStatus]
+    error: Error
+    received_at_ms: int
+    rejection_reason: str
+    status: SubmissionStatus
+    submission_id: str
+    user_id: str
+    def __init__(self, submission_id: _Optional[str] = ..., status: _Optional[_Union[SubmissionStatus, str]] = ..., error: _Optional[_Union[Error, _Mapping]] = ..., entitlements: _Optional[_Iterable[_Union[EntitlementStatus, _Mapping]]] = ..., rejection_reason: _Optional[str] = ..., received_at_ms: _Optional[int] = ..., user_id: _Optional[str] = ...) -> None: ...
 
 class GetSubscriptionRequest(_message.Message):
     __slots__ = ["user_id"]
