@@ -13,6 +13,10 @@ let package = Package(
     .executable(name: "tollgate", targets: ["tollgate"]),
     .library(name: "TollgateClient", targets: ["TollgateClient"]),
   ],
+  traits: [
+    // Only scripts/fuzz enables it: TollgateFuzz then links the harnesses and runs them under libFuzzer.
+    .trait(name: "Fuzzing", description: "Build the libFuzzer driver (TollgateFuzz) with the fuzz harnesses.")
+  ],
   dependencies: [
     .package(url: "https://github.com/apple/swift-nio.git", from: "2.101.2"),
     .package(url: "https://github.com/apple/swift-protobuf.git", from: "1.39.0"),
@@ -278,6 +282,26 @@ let package = Package(
       swiftSettings: strict
     ),
 
+    // The fuzz harnesses (issue 17): each feeds arbitrary bytes to production parsing code (frames, the
+    // IsSubscriber scan, JWS and x5c, receipts, every store's notification bodies, the config file).
+    // Run under libFuzzer by scripts/fuzz (TollgateFuzz); FuzzCorpusTests replays Fuzz/corpus.
+    .target(
+      name: "FuzzTargets",
+      dependencies: [
+        "TollgateContract", "TollgateWire", "TollgateServer", "AppStore", "GooglePlay", "AmazonAppstore",
+        "TollgateWorker", "AppStoreGateway", "GooglePlayGateway", "AmazonGateway", "TollgateCore", "TollgateCrypto",
+        .product(name: "NIOCore", package: "swift-nio"),
+        .product(name: "SwiftProtobuf", package: "swift-protobuf"),
+      ],
+      swiftSettings: strict
+    ),
+    // The libFuzzer driver: links the harnesses only with the Fuzzing trait, so a plain build stays small.
+    .executableTarget(
+      name: "TollgateFuzz",
+      dependencies: [.byName(name: "FuzzTargets", condition: .when(traits: ["Fuzzing"]))],
+      swiftSettings: strict
+    ),
+
     // Test helpers shared by the test targets: golden frames, raw sockets, temporary databases, clocks.
     .target(
       name: "TollgateTesting",
@@ -421,6 +445,7 @@ let package = Package(
       ],
       swiftSettings: strict
     ),
+    .testTarget(name: "FuzzCorpusTests", dependencies: ["FuzzTargets"], swiftSettings: strict),
     .testTarget(
       name: "EndToEndTests",
       dependencies: [

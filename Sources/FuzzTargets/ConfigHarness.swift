@@ -1,0 +1,33 @@
+import AmazonGateway
+import AppStoreGateway
+import Foundation
+import GooglePlayGateway
+import TollgateWorker
+
+/// Input: a worker config file. Decoded as `tollgate worker` decodes it (the catalog and the
+/// worker's own sections, then each store's section by its gateway module) and checked. The
+/// sections' key files are dropped before their checks, which would read them.
+enum ConfigHarness {
+  static func run(_ bytes: [UInt8]) {
+    let data = Data(bytes)
+    var stores: [any StoreSettings] = []
+    if var settings = try? AppStoreSettings.section(in: data) {
+      for index in settings.apps.indices {
+        settings.apps[index].apiPrivateKeyFile = nil
+        settings.apps[index].rootCertificates = nil
+      }
+      stores.append(settings)
+    }
+    if var settings = try? GooglePlaySettings.section(in: data) {
+      for index in settings.apps.indices { settings.apps[index].serviceAccountKeyFile = nil }
+      stores.append(settings)
+    }
+    if var settings = try? AmazonSettings.section(in: data) {
+      for index in settings.apps.indices { settings.apps[index].sharedSecretFile = nil }
+      stores.append(settings)
+    }
+    guard let configuration = try? WorkerConfiguration.decode(data) else { return }
+    _ = configuration.problems(environment: ["TOLLGATE_FUZZ_SECRET": "secret"], stores: stores)
+    _ = try? configuration.catalog.validated()
+  }
+}
