@@ -1,4 +1,4 @@
-/* GetSubscription and Health: one request, one answer. */
+/* GetSubscription, GetSubmission and Health: one request, one answer. */
 #include "decode.h"
 #include "error.h"
 #include "exchange.h"
@@ -64,6 +64,27 @@ tollgate_status tollgate_get_subscription(tollgate_client *client, const char *u
     void *result = NULL;
     tollgate_status status = call(client, TG_METHOD_GET_SUBSCRIPTION, &message.base, decode_subscription_info, &result, error);
     *info = result;
+    return status;
+}
+
+static tollgate_status decode_get_submission(const uint8_t *payload, size_t length, void **result,
+                                             tollgate_error *error) {
+    tollgate_submission *submission;
+    tollgate_status status = tg_decode_get_submission(payload, length, &submission, error);
+    *result = submission;
+    return status;
+}
+
+tollgate_status tollgate_get_submission(tollgate_client *client, const char *submission_id,
+                                        tollgate_submission **submission, tollgate_error *error) {
+    if (!submission) return tg_error_set(error, TOLLGATE_USAGE, "submission must not be NULL");
+    *submission = NULL;
+    Tollgate__V1__GetSubmissionRequest message = TOLLGATE__V1__GET_SUBMISSION_REQUEST__INIT;
+    message.submission_id = tg_text(submission_id);
+    void *result = NULL;
+    tollgate_status status =
+        call(client, TG_METHOD_GET_SUBMISSION, &message.base, decode_get_submission, &result, error);
+    *submission = result;
     return status;
 }
 

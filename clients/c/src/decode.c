@@ -148,6 +148,30 @@ tollgate_status tg_decode_subscription_info(const uint8_t *payload, size_t lengt
     return status;
 }
 
+/* A submission's fields (SubmitPurchaseResponse and GetSubmissionResponse share them). */
+static tollgate_status make_submission(const char *submission_id, Tollgate__V1__SubmissionStatus status,
+                                       Tollgate__V1__EntitlementStatus *const *entitlements, size_t entitlement_count,
+                                       const char *rejection_reason, int64_t received_at_ms, const char *user_id,
+                                       tollgate_submission **submission, tollgate_error *error) {
+    tollgate_submission *made = calloc(1, sizeof *made);
+    bool complete = false;
+    if (made) {
+        made->status = (tollgate_submission_status)status;
+        made->submission_id = copy(submission_id);
+        made->rejection_reason = copy(rejection_reason);
+        made->received_at_ms = received_at_ms;
+        made->user_id = copy(user_id);
+        complete = copy_entitlements(entitlements, entitlement_count, &made->entitlements, &made->entitlement_count) &&
+                   made->submission_id && made->rejection_reason && made->user_id;
+    }
+    if (!complete) {
+        tollgate_submission_free(made);
+        return out_of_memory(error);
+    }
+    *submission = made;
+    return TOLLGATE_OK;
+}
+
 tollgate_status tg_decode_submission(const uint8_t *payload, size_t length, tollgate_submission **submission,
                                      tollgate_error *error) {
     *submission = NULL;
@@ -155,24 +179,63 @@ tollgate_status tg_decode_submission(const uint8_t *payload, size_t length, toll
     if (!response) return undecodable("SubmitPurchase", error);
     tollgate_status status = tg_application_error(response->error, error);
     if (status == TOLLGATE_OK) {
-        tollgate_submission *made = calloc(1, sizeof *made);
-        bool complete = false;
-        if (made) {
-            made->status = (tollgate_submission_status)response->status;
-            made->submission_id = copy(response->submission_id);
-            made->rejection_reason = copy(response->rejection_reason);
-            complete = copy_entitlements(response->entitlements, response->n_entitlements, &made->entitlements,
-                                         &made->entitlement_count) &&
-                       made->submission_id && made->rejection_reason;
+        status = make_submission(response->submission_id, response->status, response->entitlements,
+                                 response->n_entitlements, response->rejection_reason, 0, "", submission, error);
+    }
+    tollgate__v1__submit_purchase_response__free_unpacked(response, NULL);
+    return status;
+}
+
+tollgate_status tg_decode_get_submission(const uint8_t *payload, size_t length, tollgate_submission **submission,
+                                         tollgate_error *error) {
+    *submission = NULL;
+    Tollgate__V1__GetSubmissionResponse *response = tollgate__v1__get_submission_response__unpack(NULL, length, payload);
+    if (!response) return undecodable("GetSubmission", error);
+    tollgate_status status = tg_application_error(response->error, error);
+    if (status == TOLLGATE_OK) {
+        status = make_submission(response->submission_id, response->status, response->entitlements,
+                                 response->n_entitlements, response->rejection_reason, response->received_at_ms,
+                                 response->user_id, submission, error);
+    }
+    tollgate__v1__get_submission_response__free_unpacked(response, NULL);
+    return status;
+}
+
+void tg_identity_free(tollgate_identity *identity) {
+    if (!identity) return;
+    if (identity->scopes) {
+        for (size_t i = 0; i < identity->scope_count; i++) free(identity->scopes[i]);
+        free(identity->scopes);
+    }
+    free(identity->caller);
+    free(identity);
+}
+
+tollgate_status tg_decode_authenticate(const uint8_t *payload, size_t length, tollgate_identity **identity,
+                                       tollgate_error *error) {
+    *identity = NULL;
+    Tollgate__V1__AuthenticateResponse *response = tollgate__v1__authenticate_response__unpack(NULL, length, payload);
+    if (!response) return undecodable("Authenticate", error);
+    tollgate_status status = tg_application_error(response->error, error);
+    if (status == TOLLGATE_OK) {
+        tollgate_identity *made = calloc(1, sizeof *made);
+        bool complete = made && (made->caller = copy(response->caller)) != NULL;
+        if (complete && response->n_scopes > 0) {
+            made->scopes = calloc(response->n_scopes, sizeof *made->scopes);
+            complete = made->scopes != NULL;
+            if (complete) made->scope_count = response->n_scopes;
+            for (size_t i = 0; complete && i < response->n_scopes; i++) {
+                complete = (made->scopes[i] = copy(response->scopes[i])) != NULL;
+            }
         }
         if (complete) {
-            *submission = made;
+            *identity = made;
         } else {
-            tollgate_submission_free(made);
+            tg_identity_free(made);
             status = out_of_memory(error);
         }
     }
-    tollgate__v1__submit_purchase_response__free_unpacked(response, NULL);
+    tollgate__v1__authenticate_response__free_unpacked(response, NULL);
     return status;
 }
 

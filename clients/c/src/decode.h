@@ -20,6 +20,13 @@ tollgate_status tg_decode_subscription_info(const uint8_t *payload, size_t lengt
                                             tollgate_error *error);
 tollgate_status tg_decode_submission(const uint8_t *payload, size_t length, tollgate_submission **submission,
                                      tollgate_error *error);
+/* GetSubmission's answer, in SubmitPurchase's result struct (with received_at_ms and user_id). */
+tollgate_status tg_decode_get_submission(const uint8_t *payload, size_t length, tollgate_submission **submission,
+                                         tollgate_error *error);
+/* Authenticate's answer. */
+tollgate_status tg_decode_authenticate(const uint8_t *payload, size_t length, tollgate_identity **identity,
+                                       tollgate_error *error);
+void tg_identity_free(tollgate_identity *identity);
 tollgate_status tg_decode_health(const uint8_t *payload, size_t length, tollgate_health_report **report,
                                  tollgate_error *error);
 

@@ -39,6 +39,7 @@ const char *tollgate_status_name(tollgate_status status) {
     case TOLLGATE_BAD_RESPONSE: return "bad_response";
     case TOLLGATE_NO_MEMORY: return "no_memory";
     case TOLLGATE_USAGE: return "usage";
+    case TOLLGATE_TLS_FAILED: return "tls_failed";
     }
     return "unknown";
 }

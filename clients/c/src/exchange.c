@@ -10,6 +10,7 @@
 #include "error.h"
 #include "frame.h"
 #include "socket.h"
+#include "transport.h"
 
 enum { CALL_WAITING = 0, CALL_SENT = 1, CALL_DONE = 2 };
 
@@ -24,6 +25,8 @@ typedef struct exchange {
     size_t in_flight;
     size_t done;
     int64_t deadline_ms;   /* 0: none */
+    bool write_waits;      /* the last send could not take everything: wait for POLLOUT */
+    bool read_waits_for_write; /* TLS must write before it can read on */
 } exchange;
 
 static void restart_deadline(exchange *x) {
@@ -58,21 +61,20 @@ static bool encode_window(exchange *x, size_t window) {
     return true;
 }
 
-/* Sends what the socket takes now. */
+/* Sends what the connection takes now. */
 static tollgate_status flush(exchange *x, tollgate_error *error) {
     tg_buffer *out = &x->client->out;
+    x->write_waits = false;
     while (tg_buffer_length(out) > 0) {
-        ssize_t written = send(x->client->fd, out->data + out->start, tg_buffer_length(out), MSG_NOSIGNAL | MSG_DONTWAIT);
-        if (written > 0) {
-            tg_buffer_consume(out, (size_t)written);
-        } else if (written < 0 && errno == EINTR) {
-            continue;
-        } else if (written < 0 && (errno == EAGAIN || errno == EWOULDBLOCK)) {
+        size_t written = 0;
+        tg_io io = tg_transport_send(&x->client->transport, out->data + out->start, tg_buffer_length(out), &written,
+                                     x->client->peer, error);
+        if (io == TG_IO_FAILED) return error->code;
+        if (io != TG_IO_DONE) {
+            x->write_waits = io == TG_IO_WANT_WRITE;
             break;
-        } else {
-            return tg_error_set(error, TOLLGATE_CONNECTION_CLOSED, "sending to %s:%u: %s", x->client->host,
-                                (unsigned)x->client->port, strerror(errno));
         }
+        tg_buffer_consume(out, written);
     }
     return TOLLGATE_OK;
 }
@@ -112,20 +114,13 @@ static tollgate_status receive(exchange *x, tollgate_error *error) {
     tollgate_client *client = x->client;
     tg_buffer *in = &client->in;
     if (!tg_buffer_reserve(in, 16384)) return tg_error_set(error, TOLLGATE_NO_MEMORY, "out of memory");
-    ssize_t received;
-    do {
-        received = recv(client->fd, in->data + in->end, in->capacity - in->end, MSG_DONTWAIT);
-    } while (received < 0 && errno == EINTR);
-    if (received == 0) {
-        return tg_error_set(error, TOLLGATE_CONNECTION_CLOSED, "%s:%u closed the connection", client->host,
-                            (unsigned)client->port);
-    }
-    if (received < 0) {
-        if (errno == EAGAIN || errno == EWOULDBLOCK) return TOLLGATE_OK;
-        return tg_error_set(error, TOLLGATE_CONNECTION_CLOSED, "receiving from %s:%u: %s", client->host,
-                            (unsigned)client->port, strerror(errno));
-    }
-    in->end += (size_t)received;
+    size_t received = 0;
+    tg_io io = tg_transport_receive(&client->transport, in->data + in->end, in->capacity - in->end, &received,
+                                    client->peer, error);
+    if (io == TG_IO_FAILED) return error->code;
+    x->read_waits_for_write = io == TG_IO_WANT_WRITE;
+    if (io != TG_IO_DONE) return TOLLGATE_OK;
+    in->end += received;
     while (tg_buffer_length(in) >= TG_RESPONSE_HEADER_LENGTH) {
         tg_response_header header = tg_frame_read_response_header(in->data + in->start);
         if (header.message_length > client->options.max_response_bytes) {
@@ -147,23 +142,27 @@ static tollgate_status receive(exchange *x, tollgate_error *error) {
 }
 
 static tollgate_status wait_for_socket(exchange *x, tollgate_error *error) {
-    struct pollfd waiting = {.fd = x->client->fd, .events = POLLIN};
-    if (tg_buffer_length(&x->client->out) > 0) waiting.events |= POLLOUT;
+    tg_transport *transport = &x->client->transport;
+    if (tg_transport_has_buffered(transport)) return receive(x, error); /* poll would not see it */
+    struct pollfd waiting = {.fd = transport->fd, .events = POLLIN};
+    if (x->write_waits || x->read_waits_for_write) waiting.events |= POLLOUT;
     int ready;
     do {
         ready = poll(&waiting, 1, tg_poll_timeout(x->deadline_ms));
     } while (ready < 0 && errno == EINTR);
     if (ready < 0) return tg_error_set(error, TOLLGATE_CONNECTION_CLOSED, "poll: %s", strerror(errno));
     if (ready == 0) {
-        return tg_error_set(error, TOLLGATE_TIMEOUT, "no answer from %s:%u within %d ms", x->client->host,
-                            (unsigned)x->client->port, x->client->options.call_timeout_ms);
+        return tg_error_set(error, TOLLGATE_TIMEOUT, "no answer from %s within %d ms", x->client->peer,
+                            x->client->options.call_timeout_ms);
     }
-    if (waiting.revents & (POLLIN | POLLHUP | POLLERR)) return receive(x, error);
+    /* TLS may need to read before a write can go on, and the other way round: let it try. */
+    if ((waiting.revents & (POLLIN | POLLHUP | POLLERR)) || transport->ssl) return receive(x, error);
     return TOLLGATE_OK;
 }
 
-tollgate_status tg_exchange(tollgate_client *client, const tg_exchange_ops *ops, void *context, size_t count,
-                            size_t window, tollgate_error *error) {
+/* Runs the calls on the connection the client has now. */
+static tollgate_status run(tollgate_client *client, const tg_exchange_ops *ops, void *context, size_t count,
+                           size_t window, tollgate_error *error) {
     if (count == 0) return TOLLGATE_OK;
     if (window == 0 || window > count) window = count;
     uint8_t small[64] = {0};
@@ -181,19 +180,17 @@ tollgate_status tg_exchange(tollgate_client *client, const tg_exchange_ops *ops,
         return tg_error_copy(error, &failure);
     }
     tollgate_error failure;
-    tollgate_status status = tg_client_ensure_connected(client, &failure);
-    if (status == TOLLGATE_OK) {
-        x.first_id = client->next_request_id;
-        client->next_request_id += (uint32_t)count;
-        restart_deadline(&x);
-        while (x.done < count) {
-            if (!encode_window(&x, window)) {
-                status = tg_error_set(&failure, TOLLGATE_NO_MEMORY, "out of memory");
-                break;
-            }
-            if ((status = flush(&x, &failure)) != TOLLGATE_OK) break;
-            if ((status = wait_for_socket(&x, &failure)) != TOLLGATE_OK) break;
+    tollgate_status status = TOLLGATE_OK;
+    x.first_id = client->next_request_id;
+    client->next_request_id += (uint32_t)count;
+    restart_deadline(&x);
+    while (x.done < count) {
+        if (!encode_window(&x, window)) {
+            status = tg_error_set(&failure, TOLLGATE_NO_MEMORY, "out of memory");
+            break;
         }
+        if ((status = flush(&x, &failure)) != TOLLGATE_OK) break;
+        if ((status = wait_for_socket(&x, &failure)) != TOLLGATE_OK) break;
     }
     if (status != TOLLGATE_OK) {
         abort_exchange(&x, &failure, error);
@@ -202,4 +199,21 @@ tollgate_status tg_exchange(tollgate_client *client, const tg_exchange_ops *ops,
     }
     if (x.states != small) free(x.states);
     return status;
+}
+
+tollgate_status tg_exchange(tollgate_client *client, const tg_exchange_ops *ops, void *context, size_t count,
+                            size_t window, tollgate_error *error) {
+    if (count == 0) return TOLLGATE_OK;
+    tollgate_error failure;
+    tollgate_status status = tg_client_ensure_connected(client, &failure);
+    if (status != TOLLGATE_OK) {
+        for (size_t i = 0; i < count; i++) ops->failed(context, i, &failure);
+        return tg_error_copy(error, &failure);
+    }
+    return run(client, ops, context, count, window, error);
+}
+
+tollgate_status tg_exchange_connected(tollgate_client *client, const tg_exchange_ops *ops, void *context,
+                                      size_t count, tollgate_error *error) {
+    return run(client, ops, context, count, count, error);
 }

@@ -28,6 +28,11 @@ typedef struct tg_exchange_ops {
 tollgate_status tg_exchange(tollgate_client *client, const tg_exchange_ops *ops, void *context, size_t count,
                             size_t window, tollgate_error *error);
 
+/* Like tg_exchange, on the connection as it is (no reconnection): for Authenticate, which runs
+ * as part of connecting. */
+tollgate_status tg_exchange_connected(tollgate_client *client, const tg_exchange_ops *ops, void *context,
+                                      size_t count, tollgate_error *error);
+
 /* protobuf-c wants every string field non-NULL: a caller's NULL means empty. */
 static inline char *tg_text(const char *value) { return (char *)(value ? value : ""); }
 

@@ -18,7 +18,9 @@ enum {
     TG_METHOD_IS_SUBSCRIBER = 0,
     TG_METHOD_GET_SUBSCRIPTION = 1,
     TG_METHOD_SUBMIT_PURCHASE = 2,
-    TG_METHOD_HEALTH = 3
+    TG_METHOD_HEALTH = 3,
+    TG_METHOD_AUTHENTICATE = 4,
+    TG_METHOD_GET_SUBMISSION = 5
 };
 
 /* Response header status codes (ProtobufC_RPC_Status_Code). */

@@ -41,6 +41,7 @@ void tollgate_submission_free(tollgate_submission *submission) {
     if (!submission) return;
     free(submission->submission_id);
     free(submission->rejection_reason);
+    free(submission->user_id);
     free_entitlements(submission->entitlements, submission->entitlement_count);
     free(submission);
 }

@@ -10,6 +10,7 @@
 #include <stdio.h>
 #include <string.h>
 #include <sys/socket.h>
+#include <sys/un.h>
 #include <time.h>
 #include <unistd.h>
 
@@ -87,6 +88,29 @@ tollgate_status tg_socket_connect(const char *host, uint16_t port, int timeout_m
         return tg_error_set(error, TOLLGATE_CONNECT_FAILED, "connect to %s:%u: %s", host, (unsigned)port,
                             strerror(failure));
     }
+    return TOLLGATE_OK;
+}
+
+tollgate_status tg_socket_connect_unix(const char *path, int *fd, tollgate_error *error) {
+    struct sockaddr_un address = {.sun_family = AF_UNIX};
+    size_t length = strlen(path);
+    if (length == 0 || length >= sizeof address.sun_path) {
+        return tg_error_set(error, TOLLGATE_USAGE, "unix socket path must have 1 to %zu bytes",
+                            sizeof address.sun_path - 1);
+    }
+    memcpy(address.sun_path, path, length + 1);
+    int socket_fd = socket(AF_UNIX, SOCK_STREAM | SOCK_NONBLOCK | SOCK_CLOEXEC, 0);
+    if (socket_fd < 0) return tg_error_set(error, TOLLGATE_CONNECT_FAILED, "socket: %s", strerror(errno));
+    int result;
+    do {
+        result = connect(socket_fd, (struct sockaddr *)&address, sizeof address);
+    } while (result != 0 && errno == EINTR);
+    if (result != 0) {
+        int failure = errno;
+        close(socket_fd);
+        return tg_error_set(error, TOLLGATE_CONNECT_FAILED, "connect to unix:%s: %s", path, strerror(failure));
+    }
+    *fd = socket_fd;
     return TOLLGATE_OK;
 }
 

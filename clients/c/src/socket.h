@@ -1,4 +1,4 @@
-/* TCP plumbing: connecting with a timeout, and telling whether an idle peer hung up. Sockets are
+/* Socket plumbing: connecting (TCP with a timeout, or a Unix socket), and telling whether an idle peer hung up. Sockets are
  * non-blocking; the waiting happens in poll() with the caller's deadline. */
 #ifndef TG_SOCKET_H
 #define TG_SOCKET_H
@@ -11,6 +11,10 @@
 /* Resolves host and connects to the first address that answers within timeout_ms (each attempt;
  * <= 0 waits forever). On success *fd is a non-blocking, close-on-exec socket with TCP_NODELAY. */
 tollgate_status tg_socket_connect(const char *host, uint16_t port, int timeout_ms, int *fd, tollgate_error *error);
+
+/* Connects the Unix domain socket at path (the connection is local: no timeout applies). On
+ * success *fd is a non-blocking, close-on-exec socket. */
+tollgate_status tg_socket_connect_unix(const char *path, int *fd, tollgate_error *error);
 
 /* True when an idle connection can no longer carry a call: the peer closed or reset it, or sent
  * bytes nobody asked for. Never blocks. */

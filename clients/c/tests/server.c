@@ -42,6 +42,17 @@ static pid_t spawn(char *const argv[], const char *log_path) {
     _exit(127);
 }
 
+bool test_make_certs(const char *dir) {
+    char *argv[] = {TOLLGATE_REPO_DIR "/clients/test-certs", (char *)dir, NULL};
+    pid_t pid = spawn(argv, "/dev/null");
+    int status = 0;
+    if (pid < 0 || waitpid(pid, &status, 0) != pid || !WIFEXITED(status) || WEXITSTATUS(status) != 0) {
+        fprintf(stderr, "    clients/test-certs %s failed\n", dir);
+        return false;
+    }
+    return true;
+}
+
 bool test_seed(const char *database, int users, const char *inactive_share) {
     char count[16];
     snprintf(count, sizeof count, "%d", users);

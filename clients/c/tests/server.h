@@ -20,6 +20,9 @@ const char *test_tollgate_bin(void);
 bool test_make_dir(char *path, size_t size);
 void test_remove_dir(const char *path);
 
+/* clients/test-certs DIR: a throwaway test CA, server and client certificates (see the script). */
+bool test_make_certs(const char *dir);
+
 /* `tollgate seed --database DATABASE --users USERS --inactive-share SHARE` */
 bool test_seed(const char *database, int users, const char *inactive_share);
 

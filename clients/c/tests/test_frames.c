@@ -38,6 +38,19 @@ static void request_health(void) {
     check_request("request-health.hex", TG_METHOD_HEALTH, 0xdeadbeef, &request.base);
 }
 
+static void request_authenticate(void) {
+    Tollgate__V1__AuthenticateRequest request = TOLLGATE__V1__AUTHENTICATE_REQUEST__INIT;
+    request.caller = "web";
+    request.key = "example-key-0001";
+    check_request("request-authenticate.hex", TG_METHOD_AUTHENTICATE, 1, &request.base);
+}
+
+static void request_get_submission(void) {
+    Tollgate__V1__GetSubmissionRequest request = TOLLGATE__V1__GET_SUBMISSION_REQUEST__INIT;
+    request.submission_id = "sub-0001";
+    check_request("request-get-submission.hex", TG_METHOD_GET_SUBMISSION, 9, &request.base);
+}
+
 /* Reads a golden response: its header, and a pointer to its payload inside `frame`. */
 static int read_response(const char *file, uint8_t *frame, size_t capacity, tg_response_header *header) {
     size_t length = golden_read(file, frame, capacity);
@@ -88,6 +101,65 @@ static void response_success_not_found(void) {
     CHECK(!tollgate_status_is_retryable(error.code));
 }
 
+static void response_success_authenticate(void) {
+    uint8_t frame[256];
+    tg_response_header header;
+    REQUIRE(read_response("response-success-authenticate.hex", frame, sizeof frame, &header));
+    CHECK_INT(tg_frame_status(header.status_code), TOLLGATE_OK);
+    CHECK_INT(header.method_index, TG_METHOD_AUTHENTICATE);
+    CHECK_INT(header.request_id, 1);
+    tollgate_identity *identity = NULL;
+    tollgate_error error = {0};
+    CHECK_INT(tg_decode_authenticate(frame + TG_RESPONSE_HEADER_LENGTH, header.message_length, &identity, &error),
+              TOLLGATE_OK);
+    REQUIRE(identity != NULL);
+    CHECK_STR(identity->caller, "web");
+    CHECK_INT(identity->scope_count, 2);
+    if (identity->scope_count == 2) {
+        CHECK_STR(identity->scopes[0], "read");
+        CHECK_STR(identity->scopes[1], "submit");
+    }
+    tg_identity_free(identity);
+}
+
+static void response_unauthenticated(void) {
+    uint8_t frame[256];
+    tg_response_header header;
+    REQUIRE(read_response("response-unauthenticated.hex", frame, sizeof frame, &header));
+    CHECK_INT(tg_frame_status(header.status_code), TOLLGATE_OK);
+    CHECK_INT(header.method_index, TG_METHOD_AUTHENTICATE);
+    CHECK_INT(header.request_id, 1);
+    tollgate_identity *identity = NULL;
+    tollgate_error error = {0};
+    CHECK_INT(tg_decode_authenticate(frame + TG_RESPONSE_HEADER_LENGTH, header.message_length, &identity, &error),
+              TOLLGATE_UNAUTHENTICATED);
+    CHECK(identity == NULL);
+    CHECK_STR(error.message, "unknown caller or wrong key");
+    CHECK_STR(tollgate_status_name(error.code), "unauthenticated");
+    CHECK(!tollgate_status_is_retryable(error.code));
+}
+
+static void response_success_get_submission(void) {
+    uint8_t frame[256];
+    tg_response_header header;
+    REQUIRE(read_response("response-success-get-submission.hex", frame, sizeof frame, &header));
+    CHECK_INT(tg_frame_status(header.status_code), TOLLGATE_OK);
+    CHECK_INT(header.method_index, TG_METHOD_GET_SUBMISSION);
+    CHECK_INT(header.request_id, 9);
+    tollgate_submission *submission = NULL;
+    tollgate_error error = {0};
+    CHECK_INT(tg_decode_get_submission(frame + TG_RESPONSE_HEADER_LENGTH, header.message_length, &submission, &error),
+              TOLLGATE_OK);
+    REQUIRE(submission != NULL);
+    CHECK_STR(submission->submission_id, "sub-0001");
+    CHECK_INT(submission->status, TOLLGATE_SUBMISSION_REJECTED);
+    CHECK_STR(submission->rejection_reason, "sandbox receipt in production");
+    CHECK_INT(submission->received_at_ms, 1700000000000LL);
+    CHECK_STR(submission->user_id, "user-42");
+    CHECK_INT(submission->entitlement_count, 0);
+    tollgate_submission_free(submission);
+}
+
 static void response_service_failed(void) {
     uint8_t frame[64];
     tg_response_header header;
@@ -136,6 +208,8 @@ static void status_names(void) {
     CHECK_STR(tollgate_status_name(TOLLGATE_TOO_MANY_PENDING), "too_many_pending");
     CHECK_STR(tollgate_status_name(TOLLGATE_INVALID_ARGUMENT), "invalid_argument");
     CHECK_STR(tollgate_status_name((tollgate_status)77), "unknown");
+    CHECK_STR(tollgate_status_name(TOLLGATE_TLS_FAILED), "tls_failed");
+    CHECK(!tollgate_status_is_retryable(TOLLGATE_TLS_FAILED));
     CHECK_STR(tollgate_state_name(TOLLGATE_STATE_GRACE_PERIOD), "grace_period");
     CHECK_STR(tollgate_state_name((tollgate_subscription_state)42), "unknown");
     CHECK_STR(tollgate_store_name(TOLLGATE_STORE_GOOGLE_PLAY), "google_play");
@@ -146,8 +220,13 @@ int main(void) {
         {"request_is_subscriber", request_is_subscriber},
         {"request_get_subscription", request_get_subscription},
         {"request_health", request_health},
+        {"request_authenticate", request_authenticate},
+        {"request_get_submission", request_get_submission},
         {"response_success_is_subscriber", response_success_is_subscriber},
         {"response_success_not_found", response_success_not_found},
+        {"response_success_authenticate", response_success_authenticate},
+        {"response_unauthenticated", response_unauthenticated},
+        {"response_success_get_submission", response_success_get_submission},
         {"response_service_failed", response_service_failed},
         {"response_too_many_pending", response_too_many_pending},
         {"unknown_frame_status_is_a_bad_response", unknown_frame_status_is_a_bad_response},

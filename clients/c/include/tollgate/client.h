@@ -1,9 +1,27 @@
 /* Tollgate C client: the connection and the calls.
  *
- * A tollgate_client is one TCP connection to `tollgate serve` speaking protobuf-c-rpc's default
- * framing (docs/protocol.md). Every call blocks until its answer, its timeout or a transport
- * error. The *_batch calls pipeline: they keep up to max_in_flight requests on the wire at once
- * and match the answers by request id, so one connection carries many calls per round trip.
+ * A tollgate_client is one connection to `tollgate serve` speaking protobuf-c-rpc's default
+ * framing (docs/protocol.md): TCP, TCP with TLS, or a Unix domain socket. Every call blocks until
+ * its answer, its timeout or a transport error. The *_batch calls pipeline: they keep up to
+ * max_in_flight requests on the wire at once and match the answers by request id, so one
+ * connection carries many calls per round trip.
+ *
+ * Addresses
+ *   host is a host name or IP address with a TCP port, or "unix:/path/to/socket" for a Unix
+ *   domain socket (port is then ignored: pass 0).
+ *
+ * Authentication
+ *   With options.caller set, every connection (the first and every reconnection) sends
+ *   Authenticate(caller, key) before any other call. A refusal fails the connect, or the call that
+ *   reconnected, with TOLLGATE_UNAUTHENTICATED and drops the connection. The key is copied at
+ *   connect, wiped from memory at close, and never appears in an error message.
+ *
+ * TLS
+ *   With options.tls set, the connection is TLS 1.2 or newer (OpenSSL), verified against
+ *   options.tls_ca_file (NULL: the system's roots) for options.tls_server_name (NULL: host; an IP
+ *   address is checked against the certificate's IP addresses). Verification cannot be turned
+ *   off. options.tls_certificate_file and tls_private_key_file present a client certificate
+ *   (mutual TLS). A handshake or certificate failure is TOLLGATE_TLS_FAILED.
  *
  * Connection lifecycle
  *   - tollgate_connect() connects at once and fails early when the server cannot be reached.
@@ -31,6 +49,7 @@
 #ifndef TOLLGATE_CLIENT_H
 #define TOLLGATE_CLIENT_H
 
+#include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
 
@@ -51,19 +70,39 @@ typedef struct tollgate_options {
     int call_timeout_ms;
     /* Longest response payload accepted; a longer one is TOLLGATE_BAD_RESPONSE. Default 16 MiB. */
     uint32_t max_response_bytes;
+
+    /* Authentication: the caller's name and its secret key (both copied at connect). NULL caller:
+     * no Authenticate call (a server without callers configured, or --insecure-no-auth). */
+    const char *caller;
+    const char *key;
+
+    /* TLS on the connection (default false). The file names are copied at connect; the files are
+     * read at connect (PEM). */
+    bool tls;
+    const char *tls_ca_file;          /* CA certificates that verify the server; NULL: system roots */
+    const char *tls_server_name;      /* the name the server's certificate must carry; NULL: host */
+    const char *tls_certificate_file; /* mutual TLS: this client's certificate (chain); NULL: none */
+    const char *tls_private_key_file; /* mutual TLS: its private key */
 } tollgate_options;
 
 /* Fills options with the defaults. */
 void tollgate_options_init(tollgate_options *options);
 
-/* Connects to host:port with connect and call timeouts of timeout_ms. On success *client is a
- * new client to release with tollgate_close(); on failure it is NULL. */
+/* Connects to host:port (or "unix:/path", port 0) with connect and call timeouts of timeout_ms;
+ * no authentication, no TLS. On success *client is a new client to release with tollgate_close();
+ * on failure it is NULL. */
 tollgate_status tollgate_connect(const char *host, uint16_t port, int timeout_ms, tollgate_client **client,
                                  tollgate_error *error);
 
-/* Like tollgate_connect(), with every option given (NULL: the defaults). */
+/* Like tollgate_connect(), with every option given (NULL: the defaults): connects, completes the
+ * TLS handshake and authenticates before returning. Unreadable TLS files are TOLLGATE_USAGE. */
 tollgate_status tollgate_connect_with(const char *host, uint16_t port, const tollgate_options *options,
                                       tollgate_client **client, tollgate_error *error);
+
+/* Who the server says this client is: the caller and scopes its answer to the latest Authenticate
+ * named. NULL when options.caller is NULL. Owned by the client; valid until the next call (a
+ * reconnection authenticates again) or tollgate_close(). */
+const tollgate_identity *tollgate_client_identity(const tollgate_client *client);
 
 /* Closes the connection and frees the client. NULL is accepted. */
 void tollgate_close(tollgate_client *client);
@@ -97,6 +136,12 @@ typedef struct tollgate_purchase {
 /* Submits one purchase. The call timeout should exceed wait_ms. */
 tollgate_status tollgate_submit_purchase(tollgate_client *client, const tollgate_purchase *purchase,
                                          tollgate_submission **submission, tollgate_error *error);
+
+/* A submission's status now, by the id SubmitPurchase returned (for a caller whose wait ran
+ * out): the same fields, plus received_at_ms and user_id. TOLLGATE_NOT_FOUND for an unknown id or
+ * another caller's submission. Needs the "submit" scope on an authenticated server. */
+tollgate_status tollgate_get_submission(tollgate_client *client, const char *submission_id,
+                                        tollgate_submission **submission, tollgate_error *error);
 
 /* ---- Pipelined batches ----
  *

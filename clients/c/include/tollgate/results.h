@@ -124,16 +124,26 @@ typedef struct tollgate_subscription_info {
 
 void tollgate_subscription_info_free(tollgate_subscription_info *info);
 
-/* SubmitPurchase's answer. */
+/* SubmitPurchase's and GetSubmission's answer. */
 typedef struct tollgate_submission {
     char *submission_id;
     tollgate_submission_status status;
     size_t entitlement_count;          /* with VERIFIED: the user's entitlements afterwards */
     tollgate_entitlement_status *entitlements;
     char *rejection_reason;            /* with REJECTED: why */
+    int64_t received_at_ms;            /* GetSubmission: when it was stored (SubmitPurchase: 0) */
+    char *user_id;                     /* GetSubmission: whose purchase it is (SubmitPurchase: "") */
 } tollgate_submission;
 
 void tollgate_submission_free(tollgate_submission *submission);
+
+/* Authenticate's answer: the caller the server recognised and its scopes ("read", "submit",
+ * "admin"). */
+typedef struct tollgate_identity {
+    char *caller;
+    size_t scope_count;
+    char **scopes;
+} tollgate_identity;
 
 /* Health's answer. */
 typedef struct tollgate_health_report {

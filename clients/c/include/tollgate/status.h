@@ -39,7 +39,10 @@ typedef enum tollgate_status {
     TOLLGATE_CONNECTION_CLOSED = 203,/* the connection broke before the answer came */
     TOLLGATE_BAD_RESPONSE = 204,     /* the server's bytes do not follow the protocol */
     TOLLGATE_NO_MEMORY = 205,
-    TOLLGATE_USAGE = 206             /* the library was called wrongly (a NULL where a value is needed) */
+    TOLLGATE_USAGE = 206,            /* the library was called wrongly (a NULL where a value is needed,
+                                        an unreadable TLS file) */
+    TOLLGATE_TLS_FAILED = 207        /* the TLS handshake failed: the server's certificate did not verify
+                                        for the name, or the server refused this client's certificate */
 } tollgate_status;
 
 /* What a failed call tells its caller: the status and a human-readable message (the server's
