@@ -1,12 +1,13 @@
 from __future__ import annotations
 
 import json
+import subprocess
 from pathlib import Path
 from typing import Iterator
 
 import pytest
 
-from live_server import ServerProcess, seed
+from live_server import REPO, ServerProcess, seed
 
 USERS = 50
 
@@ -46,3 +47,12 @@ def pending_server(database: Path, tmp_path: Path) -> Iterator[ServerProcess]:
     process.start()
     yield process
     process.stop()
+
+
+@pytest.fixture(scope="session")
+def certs(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    """A throwaway PKI made for this run by clients/test-certs: ca.pem, server.pem/.key,
+    client.pem/.key, other-ca.pem, other-client.pem/.key."""
+    directory = tmp_path_factory.mktemp("certs")
+    subprocess.run([str(REPO / "clients" / "test-certs"), str(directory)], check=True)
+    return directory

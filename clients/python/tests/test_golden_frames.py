@@ -8,6 +8,8 @@ import pytest
 from golden import golden
 from tollgate import (
     BadResponseError,
+    SubmissionStatus,
+    UnauthenticatedError,
     Environment,
     InternalError,
     NotFoundError,
@@ -32,6 +34,16 @@ def test_request_get_subscription() -> None:
 
 def test_request_health() -> None:
     assert encode_request(Method.HEALTH, 0xDEADBEEF, _methods.health_request()) == golden("request-health.hex")
+
+
+def test_request_authenticate() -> None:
+    frame = encode_request(Method.AUTHENTICATE, 1, _methods.authenticate_request("web", "example-key-0001"))
+    assert frame == golden("request-authenticate.hex")
+
+
+def test_request_get_submission() -> None:
+    frame = encode_request(Method.GET_SUBMISSION, 9, _methods.get_submission_request("sub-0001"))
+    assert frame == golden("request-get-submission.hex")
 
 
 def decode_one(data: bytes):
@@ -63,6 +75,36 @@ def test_response_success_not_found() -> None:
     assert raised.value.message == "no subscriptions or grants for this user"
     assert raised.value.proto_code == 2
     assert not raised.value.retryable
+
+
+def test_response_success_authenticate() -> None:
+    frame = decode_one(golden("response-success-authenticate.hex"))
+    assert (frame.status_code, frame.method_index, frame.request_id) == (0, 4, 1)
+    identity = _methods.AUTHENTICATE.decode(frame)
+    assert identity.caller == "web"
+    assert identity.scopes == ("read", "submit")
+
+
+def test_response_unauthenticated() -> None:
+    frame = decode_one(golden("response-unauthenticated.hex"))
+    assert (frame.status_code, frame.method_index, frame.request_id) == (0, 4, 1)
+    with pytest.raises(UnauthenticatedError) as raised:
+        _methods.AUTHENTICATE.decode(frame)
+    assert raised.value.message == "unknown caller or wrong key"
+    assert raised.value.proto_code == 3
+    assert not raised.value.retryable
+
+
+def test_response_success_get_submission() -> None:
+    frame = decode_one(golden("response-success-get-submission.hex"))
+    assert (frame.status_code, frame.method_index, frame.request_id) == (0, 5, 9)
+    submission = _methods.GET_SUBMISSION.decode(frame)
+    assert submission.submission_id == "sub-0001"
+    assert submission.status is SubmissionStatus.REJECTED
+    assert submission.rejection_reason == "sandbox receipt in production"
+    assert submission.received_at_ms == 1700000000000
+    assert submission.user_id == "user-42"
+    assert submission.entitlements == ()
 
 
 def test_response_service_failed() -> None:

@@ -1,7 +1,7 @@
-"""Python client for the Tollgate entitlement service (protobuf-c-rpc over TCP).
+"""Python client for the Tollgate entitlement service (protobuf-c-rpc over TCP, TLS or a Unix socket).
 
-    from tollgate import Client
-    with Client("127.0.0.1", 7701) as client:
+    from tollgate import Client, TLSConfig
+    with Client("tollgate.internal", 7701, caller="web", key=key, tls=TLSConfig(ca_file="ca.pem")) as client:
         if client.is_subscriber("user-42", "premium").active:
             ...
 
@@ -27,6 +27,7 @@ from .errors import (
     PermissionDeniedError,
     ResourceExhaustedError,
     ServiceFailedError,
+    TLSError,
     TollgateError,
     TooManyPendingError,
     TransportError,
@@ -34,10 +35,12 @@ from .errors import (
     UnavailableError,
 )
 from .gate import EntitlementRequired, requires_entitlement
+from .security import TLSConfig
 from .models import (
     EntitlementStatus,
     Environment,
     Health,
+    Identity,
     IsSubscriberResult,
     Purchase,
     ServingStatus,
@@ -66,6 +69,7 @@ __all__ = [
     "ErrorCode",
     "FrameError",
     "Health",
+    "Identity",
     "InternalError",
     "InvalidArgumentError",
     "IsSubscriberResult",
@@ -81,6 +85,8 @@ __all__ = [
     "Subscription",
     "SubscriptionInfo",
     "SubscriptionState",
+    "TLSConfig",
+    "TLSError",
     "TollgateError",
     "TooManyPendingError",
     "TransportError",

@@ -1,4 +1,4 @@
-"""The four methods, shared by the sync and asyncio clients: building each request payload, and
+"""The methods, shared by the sync and asyncio clients: building each request payload, and
 turning an answer frame into a result or the exception it stands for."""
 
 from __future__ import annotations
@@ -14,6 +14,7 @@ from .models import (
     EntitlementStatus,
     Environment,
     Health,
+    Identity,
     IsSubscriberResult,
     Purchase,
     ServingStatus,
@@ -124,6 +125,21 @@ def _submission(r: pb.SubmitPurchaseResponse) -> Submission:
     )
 
 
+def _get_submission(r: pb.GetSubmissionResponse) -> Submission:
+    return Submission(
+        submission_id=r.submission_id,
+        status=enum_value(SubmissionStatus, r.status),
+        entitlements=tuple(_entitlement(e) for e in r.entitlements),
+        rejection_reason=r.rejection_reason,
+        received_at_ms=r.received_at_ms,
+        user_id=r.user_id,
+    )
+
+
+def _identity(r: pb.AuthenticateResponse) -> Identity:
+    return Identity(caller=r.caller, scopes=tuple(r.scopes))
+
+
 def _health(r: pb.HealthResponse) -> Health:
     return Health(
         status=enum_value(ServingStatus, r.status),
@@ -147,6 +163,12 @@ SUBMIT_PURCHASE: MethodSpec[Submission] = MethodSpec(
     Method.SUBMIT_PURCHASE, "SubmitPurchase", pb.SubmitPurchaseResponse, _submission
 )
 HEALTH: MethodSpec[Health] = MethodSpec(Method.HEALTH, "Health", pb.HealthResponse, _health)
+AUTHENTICATE: MethodSpec[Identity] = MethodSpec(
+    Method.AUTHENTICATE, "Authenticate", pb.AuthenticateResponse, _identity
+)
+GET_SUBMISSION: MethodSpec[Submission] = MethodSpec(
+    Method.GET_SUBMISSION, "GetSubmission", pb.GetSubmissionResponse, _get_submission
+)
 
 
 def is_subscriber_request(user_id: str, entitlement: str) -> bytes:
@@ -155,6 +177,14 @@ def is_subscriber_request(user_id: str, entitlement: str) -> bytes:
 
 def get_subscription_request(user_id: str) -> bytes:
     return pb.GetSubscriptionRequest(user_id=user_id).SerializeToString()
+
+
+def authenticate_request(caller: str, key: str) -> bytes:
+    return pb.AuthenticateRequest(caller=caller, key=key).SerializeToString()
+
+
+def get_submission_request(submission_id: str) -> bytes:
+    return pb.GetSubmissionRequest(submission_id=submission_id).SerializeToString()
 
 
 def health_request() -> bytes:

@@ -1,5 +1,5 @@
 """A thread-safe pool of connections to one server: a thread takes a connection, runs its calls,
-and gives it back. Broken connections are dropped; idle ones the server closed are replaced
+and gives it back. Each new connection is opened (and authenticated) by the client's opener. Broken connections are dropped; idle ones the server closed are replaced
 before use, so a server restart between calls costs no failed call."""
 
 from __future__ import annotations
@@ -7,23 +7,18 @@ from __future__ import annotations
 import threading
 import time
 from contextlib import contextmanager
-from typing import Iterator
+from typing import Callable, Iterator
 
 from ._connection import Connection
 from .errors import CallTimeoutError, ConnectionClosedError
 
 
 class Pool:
-    def __init__(
-        self, host: str, port: int, size: int, connect_timeout: float | None, max_response_bytes: int
-    ) -> None:
+    def __init__(self, open_connection: Callable[[], Connection], size: int) -> None:
         if size < 1:
             raise ValueError("pool size must be at least 1")
-        self.host = host
-        self.port = port
+        self._open_connection = open_connection
         self._size = size
-        self._connect_timeout = connect_timeout
-        self._max_response_bytes = max_response_bytes
         self._idle: list[Connection] = []
         self._open = 0  # idle + in use + being opened
         self._closed = False
@@ -68,7 +63,7 @@ class Pool:
                     raise CallTimeoutError(f"all {self._size} connections stayed busy")
                 self._changed.wait(left)
         try:
-            return Connection(self.host, self.port, self._connect_timeout, self._max_response_bytes)
+            return self._open_connection()
         except BaseException:
             with self._changed:
                 self._open -= 1

@@ -1,16 +1,26 @@
-"""The asyncio client: one connection carrying many calls at once, answers matched by request id."""
+"""The asyncio client: one connection (TCP, TLS or a Unix socket) carrying many calls at once, answers
+matched by request id."""
 
 from __future__ import annotations
 
 import asyncio
 import socket
+import ssl
 from typing import TypeVar
 
 from . import _methods
 from ._methods import MethodSpec
-from .errors import BadResponseError, CallTimeoutError, ConnectError, ConnectionClosedError, TollgateError
+from .errors import (
+    BadResponseError,
+    CallTimeoutError,
+    ConnectError,
+    ConnectionClosedError,
+    TLSError,
+    TollgateError,
+)
 from .framing import DEFAULT_MAX_RESPONSE_BYTES, ResponseDecoder, ResponseFrame, encode_request
-from .models import Health, IsSubscriberResult, Purchase, Submission, SubscriptionInfo
+from .models import Health, Identity, IsSubscriberResult, Purchase, Submission, SubscriptionInfo
+from .security import Endpoint, TLSConfig, authentication_failed, describe, make_endpoint, tls_error
 
 R = TypeVar("R")
 
@@ -44,6 +54,9 @@ class _Protocol(asyncio.Protocol):
                 future.set_result(frame)
 
     def connection_lost(self, exc: Exception | None) -> None:
+        if isinstance(exc, ssl.SSLError) and not isinstance(exc, (ssl.SSLEOFError, ssl.SSLZeroReturnError)):
+            self._fail_all(tls_error(exc, self.peer, handshake=False))  # e.g. our certificate refused
+            return
         reason = f": {exc}" if exc else ""
         self._fail_all(ConnectionClosedError(f"{self.peer} closed the connection{reason}"))
 
@@ -57,6 +70,9 @@ class _Protocol(asyncio.Protocol):
 
 class AsyncClient:
     """An asyncio client of the Tollgate entitlement service.
+
+    Addresses, ``tls`` and ``caller``/``key`` work as for :class:`tollgate.Client`: every new
+    connection authenticates before its first call, and a refusal raises UnauthenticatedError.
 
     Calls share one connection and may run concurrently (``asyncio.gather``): every call is in
     flight at once and answers are matched by request id. When the connection breaks, the calls
@@ -75,16 +91,21 @@ class AsyncClient:
         connect_timeout: float | None = 5.0,
         timeout: float | None = 5.0,
         max_response_bytes: int = DEFAULT_MAX_RESPONSE_BYTES,
+        caller: str | None = None,
+        key: str | None = None,
+        tls: TLSConfig | bool | None = None,
     ) -> None:
         self.host = host
         self.port = port
         self.connect_timeout = connect_timeout
         self.timeout = timeout
+        self._endpoint: Endpoint = make_endpoint(host, port, tls, caller, key)
         self._max_response_bytes = max_response_bytes
         self._protocol: _Protocol | None = None
         self._socket: socket.socket | None = None
         self._connecting: asyncio.Lock | None = None
         self._closed = False
+        self._identity: Identity | None = None
 
     async def __aenter__(self) -> AsyncClient:
         await self.connect()
@@ -94,7 +115,13 @@ class AsyncClient:
         await self.close()
 
     def __repr__(self) -> str:
-        return f"AsyncClient({self.host!r}, {self.port})"
+        return describe("AsyncClient", self._endpoint)
+
+    @property
+    def identity(self) -> Identity | None:
+        """The caller and scopes the server named in its latest answer to Authenticate (None
+        before the first connection, or without credentials)."""
+        return self._identity
 
     async def connect(self) -> None:
         """Connects now (calls connect on demand anyway): fails early when the server is unreachable."""
@@ -125,13 +152,20 @@ class AsyncClient:
         server's per-connection limit raise TooManyPendingError."""
         return await self._call(_methods.SUBMIT_PURCHASE, _methods.submit_purchase_request(purchase), timeout)
 
+    async def get_submission(self, submission_id: str, *, timeout: float | None = None) -> Submission:
+        """A submission's status now, by the id :meth:`submit_purchase` returned, with
+        ``received_at_ms`` and ``user_id``. NotFoundError for an unknown id or another caller's."""
+        return await self._call(_methods.GET_SUBMISSION, _methods.get_submission_request(submission_id), timeout)
+
     async def health(self, *, timeout: float | None = None) -> Health:
         return await self._call(_methods.HEALTH, _methods.health_request(), timeout)
 
     # ---- plumbing -------------------------------------------------------------------------------
 
     async def _call(self, method: MethodSpec[R], payload: bytes, timeout: float | None) -> R:
-        protocol = await self._connected()
+        return await self._call_on(await self._connected(), method, payload, timeout)
+
+    async def _call_on(self, protocol: _Protocol, method: MethodSpec[R], payload: bytes, timeout: float | None) -> R:
         loop = asyncio.get_running_loop()
         request_id = protocol.next_id
         protocol.next_id = (request_id + 1) & 0xFFFFFFFF or 1
@@ -151,7 +185,7 @@ class AsyncClient:
     def _expire(self, protocol: _Protocol, request_id: int, timeout: float) -> None:
         future = protocol.pending.pop(request_id, None)
         if future is not None and not future.done():
-            future.set_exception(CallTimeoutError(f"no answer from {self.host}:{self.port} within {timeout} s"))
+            future.set_exception(CallTimeoutError(f"no answer from {self._endpoint.peer} within {timeout} s"))
 
     async def _connected(self) -> _Protocol:
         protocol = self._protocol
@@ -181,14 +215,32 @@ class AsyncClient:
             return True
 
     async def _open(self) -> _Protocol:
+        protocol = await self._open_transport()
+        credentials = self._endpoint.credentials
+        if credentials is not None:
+            request = _methods.authenticate_request(credentials.caller, credentials.key)
+            try:
+                self._identity = await self._call_on(protocol, _methods.AUTHENTICATE, request, self.timeout)
+            except TollgateError as error:
+                if protocol.transport is not None:
+                    protocol.transport.abort()
+                raise authentication_failed(error, credentials.caller) from None
+        return protocol
+
+    async def _open_transport(self) -> _Protocol:
+        endpoint = self._endpoint
+        peer = endpoint.peer
         loop = asyncio.get_running_loop()
-        peer = f"{self.host}:{self.port}"
-        try:
-            addresses = await loop.getaddrinfo(self.host, self.port, type=socket.SOCK_STREAM)
-        except socket.gaierror as error:
-            raise ConnectError(f"cannot resolve {self.host}: {error.strerror}") from error
+        path = endpoint.unix_path
+        if path is not None:
+            candidates = [(socket.AF_UNIX, socket.SOCK_STREAM, 0, "", path)]
+        else:
+            try:
+                candidates = await loop.getaddrinfo(self.host, self.port, type=socket.SOCK_STREAM)
+            except socket.gaierror as error:
+                raise ConnectError(f"cannot resolve {self.host}: {error.strerror}") from error
         failure: OSError | None = None
-        for family, kind, proto, _, address in addresses:
+        for family, kind, proto, _, address in candidates:
             sock = socket.socket(family, kind, proto)
             sock.setblocking(False)
             try:
@@ -200,10 +252,27 @@ class AsyncClient:
                 sock.close()
                 failure = error
                 continue
-            sock.setsockopt(socket.IPPROTO_TCP, socket.TCP_NODELAY, 1)
-            _, protocol = await loop.create_connection(
-                lambda: _Protocol(self._max_response_bytes, peer), sock=sock
-            )
+            if family != socket.AF_UNIX:
+                sock.setsockopt(socket.IPPROTO_TCP, socket.TCP_NODELAY, 1)
+            try:
+                _, protocol = await loop.create_connection(
+                    lambda: _Protocol(self._max_response_bytes, peer),
+                    sock=sock,
+                    ssl=endpoint.tls,
+                    server_hostname=endpoint.server_name,
+                    ssl_handshake_timeout=self.connect_timeout if endpoint.tls is not None else None,
+                )
+            except (asyncio.TimeoutError, TimeoutError) as error:
+                sock.close()
+                raise CallTimeoutError(f"TLS handshake with {peer}: no answer within {self.connect_timeout} s") from error
+            except ssl.SSLError as error:
+                sock.close()
+                if isinstance(error, (ssl.SSLEOFError, ssl.SSLZeroReturnError)):
+                    raise TLSError(f"TLS handshake with {peer}: the connection closed during the handshake") from error
+                raise tls_error(error, peer, handshake=True) from error
+            except OSError as error:
+                sock.close()
+                raise TLSError(f"TLS handshake with {peer}: {error.strerror or error}") from error
             self._socket = sock
             return protocol
         reason = failure.strerror if failure is not None and failure.strerror else str(failure)

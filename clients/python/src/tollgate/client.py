@@ -1,4 +1,4 @@
-"""The blocking client: thread-safe, over a pool of connections."""
+"""The blocking client: thread-safe, over a pool of connections (TCP, TLS or a Unix socket)."""
 
 from __future__ import annotations
 
@@ -6,16 +6,24 @@ from typing import Iterable, Sequence, TypeVar
 
 from . import _methods
 from ._methods import MethodSpec
+from ._connection import Connection
 from ._pool import Pool
 from .errors import TollgateError
 from .framing import DEFAULT_MAX_RESPONSE_BYTES
-from .models import Health, IsSubscriberResult, Purchase, Submission, SubscriptionInfo
+from .models import Health, Identity, IsSubscriberResult, Purchase, Submission, SubscriptionInfo
+from .security import TLSConfig, describe, make_endpoint
 
 R = TypeVar("R")
 
 
 class Client:
     """A client of the Tollgate entitlement service.
+
+    ``host`` and ``port`` name a TCP server; ``Client("unix:/run/tollgate.sock")`` a Unix domain
+    socket (the port is then ignored). ``tls=True`` (the system's roots) or a :class:`TLSConfig`
+    speaks TLS, always verified. With ``caller`` and ``key``, every new connection sends
+    Authenticate before any other call; a refusal raises :class:`UnauthenticatedError` from the
+    call that needed the connection. The key never shows in a repr or a message.
 
     Thread-safe: each call borrows one of up to ``pool_size`` connections for its duration, so
     that many threads can share one client. A connection that broke is dropped and the next call
@@ -35,11 +43,18 @@ class Client:
         connect_timeout: float | None = 5.0,
         timeout: float | None = 5.0,
         max_response_bytes: int = DEFAULT_MAX_RESPONSE_BYTES,
+        caller: str | None = None,
+        key: str | None = None,
+        tls: TLSConfig | bool | None = None,
     ) -> None:
         self.host = host
         self.port = port
         self.timeout = timeout
-        self._pool = Pool(host, port, pool_size, connect_timeout, max_response_bytes)
+        self._endpoint = make_endpoint(host, port, tls, caller, key)
+        self._connect_timeout = connect_timeout
+        self._max_response_bytes = max_response_bytes
+        self._identity: Identity | None = None
+        self._pool = Pool(self._open_connection, pool_size)
 
     def __enter__(self) -> Client:
         return self
@@ -52,7 +67,19 @@ class Client:
         self._pool.close()
 
     def __repr__(self) -> str:
-        return f"Client({self.host!r}, {self.port})"
+        return describe("Client", self._endpoint)
+
+    @property
+    def identity(self) -> Identity | None:
+        """The caller and scopes the server named in its latest answer to Authenticate (None
+        before the first connection, or without credentials)."""
+        return self._identity
+
+    def _open_connection(self) -> Connection:
+        connection = Connection(self._endpoint, self._connect_timeout, self._max_response_bytes, self.timeout)
+        if connection.identity is not None:
+            self._identity = connection.identity
+        return connection
 
     # ---- calls ----------------------------------------------------------------------------------
 
@@ -67,6 +94,12 @@ class Client:
     def submit_purchase(self, purchase: Purchase, *, timeout: float | None = None) -> Submission:
         """Submits a purchase for verification. The timeout should exceed ``purchase.wait_ms``."""
         return self._one(_methods.SUBMIT_PURCHASE, _methods.submit_purchase_request(purchase), timeout)
+
+    def get_submission(self, submission_id: str, *, timeout: float | None = None) -> Submission:
+        """A submission's status now, by the id :meth:`submit_purchase` returned (for a caller whose
+        wait ran out), with ``received_at_ms`` and ``user_id``. NotFoundError for an unknown id or
+        another caller's submission."""
+        return self._one(_methods.GET_SUBMISSION, _methods.get_submission_request(submission_id), timeout)
 
     def health(self, *, timeout: float | None = None) -> Health:
         return self._one(_methods.HEALTH, _methods.health_request(), timeout)

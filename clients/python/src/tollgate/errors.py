@@ -7,10 +7,10 @@ and ``retryable``. Three families, as in docs/protocol.md:
   (INVALID_ARGUMENT, NOT_FOUND, ...).
 * :class:`FrameError` -- the server refused the frame: status 1 SERVICE_FAILED or
   status 2 TOO_MANY_PENDING.
-* :class:`TransportError` -- this side: cannot connect, connection closed, timeout, or bytes that
-  do not follow the protocol.
+* :class:`TransportError` -- this side: cannot connect, connection closed, timeout, bytes that
+  do not follow the protocol, or a TLS handshake that failed.
 
-Messages never contain receipts or tokens.
+Messages never contain receipts, tokens or keys.
 """
 
 from __future__ import annotations
@@ -36,6 +36,7 @@ class ErrorCode(enum.Enum):
     TIMEOUT = "timeout"
     CONNECTION_CLOSED = "connection_closed"
     BAD_RESPONSE = "bad_response"
+    TLS_FAILED = "tls_failed"
 
 
 _RETRYABLE = frozenset(
@@ -186,3 +187,10 @@ class BadResponseError(TransportError):
     """The server's bytes do not follow the protocol."""
 
     code = ErrorCode.BAD_RESPONSE
+
+
+class TLSError(TransportError):
+    """The TLS handshake failed: the server's certificate did not verify for the name, or the server
+    refused this client's certificate (mutual TLS). Not retryable: the configuration is wrong."""
+
+    code = ErrorCode.TLS_FAILED

@@ -25,6 +25,8 @@ class Method(enum.IntEnum):
     GET_SUBSCRIPTION = 1
     SUBMIT_PURCHASE = 2
     HEALTH = 3
+    AUTHENTICATE = 4
+    GET_SUBMISSION = 5
 
 
 class FrameStatus(enum.IntEnum):

@@ -127,12 +127,24 @@ class SubscriptionInfo:
 
 @dataclass(frozen=True, slots=True)
 class Submission:
-    """SubmitPurchase's answer."""
+    """SubmitPurchase's and GetSubmission's answer. ``received_at_ms`` and ``user_id`` come with
+    GetSubmission only (0 and "" from SubmitPurchase)."""
 
     submission_id: str
     status: SubmissionStatus | int
     entitlements: tuple[EntitlementStatus, ...]
     rejection_reason: str
+    received_at_ms: int = 0
+    user_id: str = ""
+
+
+@dataclass(frozen=True, slots=True)
+class Identity:
+    """Authenticate's answer: the caller the server recognised and its scopes ("read", "submit",
+    "admin")."""
+
+    caller: str
+    scopes: tuple[str, ...]
 
 
 @dataclass(frozen=True, slots=True)
