@@ -208,7 +208,7 @@ let package = Package(
     .target(
       name: "TollgateServer",
       dependencies: [
-        "TollgateContract", "TollgateWire", "CTollgateNet",
+        "TollgateContract", "TollgateWire", "CTollgateNet", "TollgateCore", "TollgateCrypto",
         .product(name: "NIOCore", package: "swift-nio"),
         .product(name: "SwiftProtobuf", package: "swift-protobuf"),
         .product(name: "Logging", package: "swift-log"),

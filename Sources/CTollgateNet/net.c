@@ -12,7 +12,10 @@
 #include <string.h>
 #include <sys/epoll.h>
 #include <sys/eventfd.h>
+#include <malloc.h>
 #include <sys/socket.h>
+#include <sys/stat.h>
+#include <sys/un.h>
 #include <time.h>
 #include <unistd.h>
 
@@ -183,3 +186,43 @@ int tg_net_connect(const char *host, int port) {
   fcntl(fd, F_SETFL, flags | O_NONBLOCK);
   return fd;
 }
+
+int tg_net_listen_unix(const char *path, int backlog) {
+  struct sockaddr_un address;
+  memset(&address, 0, sizeof address);
+  address.sun_family = AF_UNIX;
+  if (strlen(path) >= sizeof address.sun_path) {
+    errno = ENAMETOOLONG;
+    return -1;
+  }
+  strcpy(address.sun_path, path);
+  // A socket file left by a server that is gone is replaced; any other file is not.
+  struct stat existing;
+  if (lstat(path, &existing) == 0) {
+    if (!S_ISSOCK(existing.st_mode)) {
+      errno = EEXIST;
+      return -1;
+    }
+    int probe = socket(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0);
+    if (probe >= 0) {
+      int alive = connect(probe, (struct sockaddr *)&address, sizeof address) == 0;
+      close(probe);
+      if (alive) {
+        errno = EADDRINUSE;
+        return -1;
+      }
+    }
+    unlink(path);
+  }
+  int fd = socket(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC | SOCK_NONBLOCK, 0);
+  if (fd < 0) return -1;
+  if (bind(fd, (struct sockaddr *)&address, sizeof address) != 0 || listen(fd, backlog) != 0) {
+    int saved = errno;
+    close(fd);
+    errno = saved;
+    return -1;
+  }
+  return fd;
+}
+
+void tg_net_release_free_memory(void) { malloc_trim(0); }

@@ -1,12 +1,34 @@
+import CTollgateNet
+import Logging
 import NIOCore
 import SwiftProtobuf
 import TollgateContract
+import TollgateCore
 import TollgateWire
 
 /// Turns one request frame into its answer: decode, call the handler, encode. The only place that
 /// maps a method index to code.
 struct EntitlementsDispatcher: Sendable {
   let handler: any EntitlementsHandler
+  let access: ServerAccess
+  let submitLimiter: SubmitRateLimiter
+  /// Failed Authenticate calls after which a connection is closed.
+  let maximumFailedAuthentications: Int
+  let logger: Logger
+  /// Failed authentications and refused submissions reach the log a few times a minute per caller.
+  let logSampler = LogSampler(perMinute: 10)
+
+  init(
+    handler: any EntitlementsHandler, access: ServerAccess = .open,
+    submitLimiter: SubmitRateLimiter = SubmitRateLimiter(perSecond: 50, burst: 100),
+    maximumFailedAuthentications: Int = 3, logger: Logger = Logger(label: "tollgate.rpc")
+  ) {
+    self.handler = handler
+    self.access = access
+    self.submitLimiter = submitLimiter
+    self.maximumFailedAuthentications = maximumFailedAuthentications
+    self.logger = logger
+  }
 
   enum Outcome {
     /// The answer frame is in the output buffer.
@@ -16,14 +38,26 @@ struct EntitlementsDispatcher: Sendable {
     case deferred(@Sendable () async throws -> ByteBuffer)
   }
 
-  /// Appends the answer to `output`, or hands back the work of a deferred call.
-  func dispatch(methodIndex: UInt32, requestId: UInt32, payload: ByteBuffer, into output: inout ByteBuffer) -> Outcome {
+  /// Appends the answer to `output`, or hands back the work of a deferred call. `caller` is the
+  /// connection's: Authenticate changes it, every other call is checked against its scopes.
+  func dispatch(
+    methodIndex: UInt32, requestId: UInt32, payload: ByteBuffer, caller: inout ConnectionCaller,
+    into output: inout ByteBuffer
+  ) -> Outcome {
     guard let method = EntitlementsMethod(rawValue: methodIndex) else {
       output.writeResponseHeader(
         status: .serviceFailed, methodIndex: methodIndex, requestId: requestId, messageLength: 0)
       return .answered
     }
     do {
+      if method != .authenticate {
+        if let refusal = Self.refusal(of: method, by: caller.identity) {
+          try output.writeResponseFrame(
+            methodIndex: methodIndex, requestId: requestId, message: Self.errorResponse(for: method, refusal))
+          return .answered
+        }
+      }
+      let identity = caller.identity ?? .anyone
       switch method {
       case .isSubscriber:
         // Off the hot path: calls its handler left, and frames its scan did not take.
@@ -37,13 +71,27 @@ struct EntitlementsDispatcher: Sendable {
       case .health:
         let request = try Tollgate_V1_HealthRequest(serializedBytes: payload.readableBytesSpan)
         try output.writeResponseFrame(methodIndex: methodIndex, requestId: requestId, message: handler.health(request))
-      case .authenticate, .getSubmission:
-        output.writeResponseHeader(
-          status: .serviceFailed, methodIndex: methodIndex, requestId: requestId, messageLength: 0)
+      case .authenticate:
+        let request = try Tollgate_V1_AuthenticateRequest(serializedBytes: payload.readableBytesSpan)
+        try output.writeResponseFrame(
+          methodIndex: methodIndex, requestId: requestId, message: authenticate(request, caller: &caller))
       case .submitPurchase:
         let request = try Tollgate_V1_SubmitPurchaseRequest(serializedBytes: payload.readableBytesSpan)
+        guard submitLimiter.admit(identity.name) else {
+          sampledWarning("submissions over the caller's rate refused", caller: identity.name)
+          var response = Tollgate_V1_SubmitPurchaseResponse()
+          response.error = Tollgate_V1_Error(
+            .resourceExhausted,
+            "over \(Int(submitLimiter.perSecond)) SubmitPurchase calls per second for this caller; retry later")
+          try output.writeResponseFrame(methodIndex: methodIndex, requestId: requestId, message: response)
+          return .answered
+        }
         let handler = self.handler
-        return .deferred { try await handler.submitPurchase(request).encoded() }
+        return .deferred { try await handler.submitPurchase(request, caller: identity).encoded() }
+      case .getSubmission:
+        let request = try Tollgate_V1_GetSubmissionRequest(serializedBytes: payload.readableBytesSpan)
+        let handler = self.handler
+        return .deferred { try await handler.getSubmission(request, caller: identity).encoded() }
       }
     } catch {
       // Undecodable payload (or, in theory, an unencodable response): the call fails, the
@@ -52,6 +100,74 @@ struct EntitlementsDispatcher: Sendable {
         status: .serviceFailed, methodIndex: methodIndex, requestId: requestId, messageLength: 0)
     }
     return .answered
+  }
+
+  /// Checks a caller's name and key; after `maximumFailedAuthentications` failures in a row the
+  /// connection is closed once the answer is written.
+  private func authenticate(
+    _ request: Tollgate_V1_AuthenticateRequest, caller: inout ConnectionCaller
+  ) -> Tollgate_V1_AuthenticateResponse {
+    var response = Tollgate_V1_AuthenticateResponse()
+    guard case .callers(let registry) = access else {
+      // No callers configured: every connection may call everything already.
+      response.scopes = CallerScopes.all.names
+      return response
+    }
+    guard let key = registry.authenticate(name: request.caller, key: request.key) else {
+      caller.failedAttempts += 1
+      if caller.failedAttempts >= maximumFailedAuthentications { caller.mustClose = true }
+      sampledWarning("authentication failed", caller: request.caller)
+      response.error = Tollgate_V1_Error(.unauthenticated, "unknown caller or wrong key")
+      return response
+    }
+    caller.failedAttempts = 0
+    caller.key = key
+    caller.generation = registry.generation
+    caller.identity = CallerIdentity(name: key.name, scopes: key.scopes)
+    response.caller = key.name
+    response.scopes = key.scopes.names
+    return response
+  }
+
+  /// Why `identity` may not call `method`, or nil when it may.
+  static func refusal(of method: EntitlementsMethod, by identity: CallerIdentity?) -> Tollgate_V1_Error? {
+    guard let identity else {
+      return Tollgate_V1_Error(.unauthenticated, "authenticate first (call Authenticate with a caller name and key)")
+    }
+    let needed: CallerScopes =
+      switch method {
+      case .isSubscriber, .getSubscription, .health: .read
+      case .submitPurchase, .getSubmission: .submit
+      case .authenticate: []
+      }
+    guard identity.scopes.allow(needed) else {
+      return Tollgate_V1_Error(
+        .permissionDenied,
+        "caller \(identity.name ?? "") may not call \(method.name): it needs the \(needed.names.joined()) scope")
+    }
+    return nil
+  }
+
+  /// The method's response carrying only `error`.
+  static func errorResponse(for method: EntitlementsMethod, _ error: Tollgate_V1_Error) -> any SwiftProtobuf.Message {
+    switch method {
+    case .isSubscriber: Tollgate_V1_IsSubscriberResponse.with { $0.error = error }
+    case .getSubscription: Tollgate_V1_GetSubscriptionResponse.with { $0.error = error }
+    case .submitPurchase: Tollgate_V1_SubmitPurchaseResponse.with { $0.error = error }
+    case .health: Tollgate_V1_HealthResponse.with { $0.error = error }
+    case .authenticate: Tollgate_V1_AuthenticateResponse.with { $0.error = error }
+    case .getSubmission: Tollgate_V1_GetSubmissionResponse.with { $0.error = error }
+    }
+  }
+
+  private func sampledWarning(_ message: Logger.Message, caller: String?) {
+    let nowMs = Int64(tg_net_now_ns() / 1_000_000)
+    let key = "\(message)|\(caller ?? "")"
+    let (log, skipped) = logSampler.admit(key, nowMs: nowMs)
+    guard log else { return }
+    var metadata: Logger.Metadata = ["rpc.caller": "\(String((caller ?? "").prefix(64)))"]
+    if skipped > 0 { metadata["log.skipped"] = "\(skipped)" }
+    logger.warning(message, metadata: metadata)
   }
 
   /// The most IsSubscriber calls answered together.
@@ -79,10 +195,13 @@ struct EntitlementsDispatcher: Sendable {
               UnsafeBufferPointer(rebasing: requests[next..<count]),
               requestIds: UnsafeBufferPointer(rebasing: requestIds[next..<count]), into: &output)
             guard next < count else { break }
-            // Left to the message path (an invalid request, answered with its error).
+            // Left to the message path (an invalid request, answered with its error). The hot path
+            // runs only for connections that may read, so their caller is not changed here.
+            var reader = ConnectionCaller.reader
             _ = dispatch(
               methodIndex: EntitlementsMethod.isSubscriber.rawValue, requestId: requestIds[next],
-              payload: ByteBuffer(bytes: UnsafeRawBufferPointer(rebasing: bytes[payloads[next]])), into: &output)
+              payload: ByteBuffer(bytes: UnsafeRawBufferPointer(rebasing: bytes[payloads[next]])), caller: &reader,
+              into: &output)
             next += 1
           }
           return consumed

@@ -5,12 +5,18 @@ import TollgateWire
 /// server decodes requests and encodes answers.
 ///
 /// The synchronous methods run on the connection's event loop and must not block: they answer
-/// from memory. `submitPurchase` may wait on storage and runs off the event loop.
+/// from memory. `submitPurchase` and `getSubmission` may wait on storage and run off the event loop.
+/// The server has checked the caller's scopes before calling any of them.
 /// Application errors travel in the response's `error` field; these methods never throw.
 public protocol EntitlementsHandler: Sendable {
   func isSubscriber(_ request: Tollgate_V1_IsSubscriberRequest) -> Tollgate_V1_IsSubscriberResponse
   func getSubscription(_ request: Tollgate_V1_GetSubscriptionRequest) -> Tollgate_V1_GetSubscriptionResponse
-  func submitPurchase(_ request: Tollgate_V1_SubmitPurchaseRequest) async -> Tollgate_V1_SubmitPurchaseResponse
+  /// `caller` made the call (authenticated, or `.anyone` on a server without callers).
+  func submitPurchase(_ request: Tollgate_V1_SubmitPurchaseRequest, caller: CallerIdentity) async
+    -> Tollgate_V1_SubmitPurchaseResponse
+  /// A submission's status, for the caller that made it (or any, for a trusted caller).
+  func getSubmission(_ request: Tollgate_V1_GetSubmissionRequest, caller: CallerIdentity) async
+    -> Tollgate_V1_GetSubmissionResponse
   func health(_ request: Tollgate_V1_HealthRequest) -> Tollgate_V1_HealthResponse
 
   /// The hot path: answers a read's IsSubscriber requests together, in order, without protobuf

@@ -24,6 +24,23 @@ public final class RPCServer: Service, Sendable {
     /// On shutdown, how long deferred calls in flight may take to be answered before their
     /// connections close anyway.
     public var shutdownGracePeriod: Duration
+    /// Who may call: everyone (no callers configured) or configured callers.
+    public var access: ServerAccess = .open
+    /// Connections open at once, over every listener; more are closed as soon as accepted.
+    public var maximumConnections = 10_000
+    /// A connection with nothing received, pending or unwritten for this long is closed.
+    public var idleTimeout: Duration = .seconds(300)
+    /// A request frame begun must be complete within this; else its connection is closed.
+    public var readTimeout: Duration = .seconds(10)
+    /// Bytes of partial request frames held over every connection; a connection whose frame
+    /// would pass it is closed.
+    public var maximumBufferedBytes = 256 << 20
+    /// SubmitPurchase calls per second per caller (a token bucket holding `submitBurstPerCaller`);
+    /// more are answered with ERROR_CODE_RESOURCE_EXHAUSTED.
+    public var submitsPerSecondPerCaller = 50
+    public var submitBurstPerCaller = 100
+    /// Failed Authenticate calls in a row after which the connection is closed.
+    public var maximumFailedAuthentications = 3
 
     public static var defaults: Config {
       Config(
@@ -42,6 +59,13 @@ public final class RPCServer: Service, Sendable {
     }
   }
 
+  /// A listener as bound: its address with the real port when bound to port 0.
+  public struct BoundListener: Sendable, Hashable {
+    public var address: RPCListenAddress
+    /// The TCP address (nil for a Unix socket).
+    public var socketAddress: SocketAddress?
+  }
+
   private enum State {
     /// Bound, not run yet.
     case bound
@@ -51,23 +75,33 @@ public final class RPCServer: Service, Sendable {
     case closed
   }
 
-  /// The address the server listens on (with the real port when bound to port 0).
+  /// The first TCP listener's address (with the real port when bound to port 0); for a server
+  /// that listens on a Unix socket only, that socket's path.
   public let localAddress: SocketAddress
+  /// Every listener, in the order given.
+  public let listeners: [BoundListener]
   private let shared: ServerLoop.Shared
   private let threads: Int
   private let state = Mutex(State.bound)
   /// Every loop has ended (or none ever will): signalled once.
   private let ended = LoopExit()
 
-  private init(localAddress: SocketAddress, shared: ServerLoop.Shared, threads: Int) {
-    self.localAddress = localAddress
+  private init(listeners: [BoundListener], shared: ServerLoop.Shared, threads: Int) throws {
+    self.listeners = listeners
+    if let tcp = listeners.lazy.compactMap(\.socketAddress).first {
+      localAddress = tcp
+    } else if case .unix(let path) = listeners.first?.address {
+      localAddress = try SocketAddress(unixDomainSocketPath: path)
+    } else {
+      throw RPCServerError.noListeners
+    }
     self.shared = shared
     self.threads = max(1, threads)
   }
 
   deinit {
     // Never run and never closed: the listener is still open.
-    if case .bound = state.withLock({ $0 }) { Glibc.close(shared.listenFd) }
+    if case .bound = state.withLock({ $0 }) { closeListeningSockets() }
   }
 
   public var port: Int { localAddress.port ?? 0 }
@@ -78,26 +112,76 @@ public final class RPCServer: Service, Sendable {
     host: String, port: Int, config: Config = .defaults, handler: any EntitlementsHandler,
     threads: Int? = nil, logger: Logger
   ) throws -> RPCServer {
-    var boundPort: Int32 = 0
-    var address = [CChar](repeating: 0, count: 64)
-    let listenFd = tg_net_listen(host, Int32(port), 1024, &boundPort, &address, address.count)
-    guard listenFd >= 0 else {
-      throw listenFd == -2
-        ? RPCServerError.unresolvableHost(host) : RPCServerError.bindFailed(host: host, port: port, errno: errno)
-    }
-    let localAddress: SocketAddress
+    try bind(
+      listeners: [.tcp(host: host, port: port)], config: config, handler: handler, threads: threads, logger: logger)
+  }
+
+  /// Listens on every address of `listeners` (at least one); `run()` serves them all on
+  /// `threads` event loops (nil: one per core).
+  public static func bind(
+    listeners addresses: [RPCListenAddress], config: Config = .defaults, handler: any EntitlementsHandler,
+    threads: Int? = nil, logger: Logger
+  ) throws -> RPCServer {
+    guard !addresses.isEmpty else { throw RPCServerError.noListeners }
+    var sockets: [ListeningSocket] = []
+    var bound: [BoundListener] = []
     do {
-      let text = String(decoding: address.prefix { $0 != 0 }.map { UInt8(bitPattern: $0) }, as: UTF8.self)
-      localAddress = try SocketAddress(ipAddress: text, port: Int(boundPort))
+      for address in addresses {
+        let (socket, listener) = try listen(on: address)
+        sockets.append(socket)
+        bound.append(listener)
+      }
     } catch {
-      Glibc.close(listenFd)
+      for socket in sockets { Glibc.close(socket.fd) }
       throw error
     }
+    let dispatcher = EntitlementsDispatcher(
+      handler: handler, access: config.access,
+      submitLimiter: SubmitRateLimiter(perSecond: config.submitsPerSecondPerCaller, burst: config.submitBurstPerCaller),
+      maximumFailedAuthentications: max(1, config.maximumFailedAuthentications), logger: logger)
     let shared = ServerLoop.Shared(
-      dispatcher: EntitlementsDispatcher(handler: handler), config: config, listenFd: listenFd,
-      deferredCalls: DeferredCalls(), logger: logger)
-    return RPCServer(localAddress: localAddress, shared: shared, threads: threads ?? System.coreCount)
+      dispatcher: dispatcher, config: config, listeners: sockets, deferredCalls: DeferredCalls(),
+      counters: ServerCounters(), logger: logger)
+    do {
+      return try RPCServer(listeners: bound, shared: shared, threads: threads ?? System.coreCount)
+    } catch {
+      for socket in sockets { Glibc.close(socket.fd) }
+      throw error
+    }
   }
+
+  private static func listen(on address: RPCListenAddress) throws -> (ListeningSocket, BoundListener) {
+    switch address {
+    case .tcp(let host, let port):
+      var boundPort: Int32 = 0
+      var text = [CChar](repeating: 0, count: 64)
+      let fd = tg_net_listen(host, Int32(port), 1024, &boundPort, &text, text.count)
+      guard fd >= 0 else {
+        throw fd == -2
+          ? RPCServerError.unresolvableHost(host) : RPCServerError.bindFailed(host: host, port: port, errno: errno)
+      }
+      do {
+        let numeric = String(decoding: text.prefix { $0 != 0 }.map { UInt8(bitPattern: $0) }, as: UTF8.self)
+        let socketAddress = try SocketAddress(ipAddress: numeric, port: Int(boundPort))
+        return (
+          ListeningSocket(fd: fd, address: address),
+          BoundListener(address: .tcp(host: numeric, port: Int(boundPort)), socketAddress: socketAddress)
+        )
+      } catch {
+        Glibc.close(fd)
+        throw error
+      }
+    case .unix(let path):
+      let fd = tg_net_listen_unix(path, 1024)
+      guard fd >= 0 else { throw RPCServerError.unixSocketFailed(path: path, errno: errno) }
+      return (ListeningSocket(fd: fd, address: address), BoundListener(address: address, socketAddress: nil))
+    }
+  }
+
+  /// Open connections, over every listener.
+  public var openConnections: Int { shared.counters.openConnections }
+  /// Bytes held for partial request frames, over every connection.
+  public var bufferedBytes: Int { shared.counters.buffered }
 
   /// Serves until graceful shutdown, cancellation or `close()`: then stops accepting and reading,
   /// lets the calls in flight answer (up to `shutdownGracePeriod`; those still running then are
@@ -146,10 +230,18 @@ public final class RPCServer: Service, Sendable {
     closeListener()
   }
 
-  /// Closes the listener and wakes `close()`; called once, by whoever moved the state to closed.
+  /// Closes the listeners and wakes `close()`; called once, by whoever moved the state to closed.
   private func closeListener() {
-    Glibc.close(shared.listenFd)
+    closeListeningSockets()
     ended.finish()
+  }
+
+  /// Closes the listening sockets and removes the Unix sockets' files.
+  private func closeListeningSockets() {
+    for socket in shared.listeners {
+      Glibc.close(socket.fd)
+      if case .unix(let path) = socket.address { unlink(path) }
+    }
   }
 
   /// Stops the server as graceful shutdown does and returns when every connection is closed (at

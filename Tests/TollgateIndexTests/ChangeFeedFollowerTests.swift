@@ -158,8 +158,9 @@ final class StallingStorage: EntitlementStorage {
   {
     try await base.replaceEntitlements(userId: userId, with: records, reason: reason, nowMs: nowMs)
   }
-  func submitPurchase(_ submission: PurchaseSubmission, nowMs: Int64) async throws -> Int64 {
-    try await base.submitPurchase(submission, nowMs: nowMs)
+  func submitPurchase(_ submission: PurchaseSubmission, nowMs: Int64, maximumPendingForUser: Int) async throws -> Int64
+  {
+    try await base.submitPurchase(submission, nowMs: nowMs, maximumPendingForUser: maximumPendingForUser)
   }
   func submission(id: Int64) async throws -> SubmissionRecord? { try await base.submission(id: id) }
 }

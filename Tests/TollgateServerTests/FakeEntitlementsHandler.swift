@@ -46,12 +46,25 @@ final class FakeEntitlementsHandler: EntitlementsHandler {
     return response
   }
 
-  func submitPurchase(_ request: Tollgate_V1_SubmitPurchaseRequest) async -> Tollgate_V1_SubmitPurchaseResponse {
+  func submitPurchase(_ request: Tollgate_V1_SubmitPurchaseRequest, caller: CallerIdentity) async
+    -> Tollgate_V1_SubmitPurchaseResponse
+  {
     submitted.add(1, ordering: .relaxed)
     // Until release(), or until the server cancels the call (as SubmissionWaiter honours it).
     _ = await eventually(timeout: .seconds(30)) { released.load(ordering: .relaxed) || Task.isCancelled }
     var response = Tollgate_V1_SubmitPurchaseResponse()
     response.submissionID = "s-\(request.userID)"
+    response.status = .pending
+    return response
+  }
+
+  /// Echoes the id, with the calling caller's name as `user_id` (so tests see who called).
+  func getSubmission(_ request: Tollgate_V1_GetSubmissionRequest, caller: CallerIdentity) async
+    -> Tollgate_V1_GetSubmissionResponse
+  {
+    var response = Tollgate_V1_GetSubmissionResponse()
+    response.submissionID = request.submissionID
+    response.userID = caller.name ?? "(anyone)"
     response.status = .pending
     return response
   }

@@ -22,9 +22,12 @@ struct IsSubscriberBatchTests {
     func getSubscription(_ request: Tollgate_V1_GetSubscriptionRequest) -> Tollgate_V1_GetSubscriptionResponse {
       .init()
     }
-    func submitPurchase(_ request: Tollgate_V1_SubmitPurchaseRequest) async -> Tollgate_V1_SubmitPurchaseResponse {
-      .init()
-    }
+    func submitPurchase(_ request: Tollgate_V1_SubmitPurchaseRequest, caller: CallerIdentity) async
+      -> Tollgate_V1_SubmitPurchaseResponse
+    { .init() }
+    func getSubmission(_ request: Tollgate_V1_GetSubmissionRequest, caller: CallerIdentity) async
+      -> Tollgate_V1_GetSubmissionResponse
+    { .init() }
     func health(_ request: Tollgate_V1_HealthRequest) -> Tollgate_V1_HealthResponse { .init() }
 
     func answerIsSubscriber(

@@ -3,6 +3,7 @@ import Testing
 import TollgateContract
 import TollgateCore
 import TollgateIndex
+import TollgateServer
 import TollgateService
 import TollgateStorage
 import TollgateTesting
@@ -36,7 +37,10 @@ struct EntitlementsResponderTests {
     let service: EntitlementsResponder
     let clock: ManualClock
 
-    init(records: [EntitlementRecord], nowMs: Int64 = 1_000_000) async throws {
+    init(
+      records: [EntitlementRecord], nowMs: Int64 = 1_000_000,
+      responder: EntitlementsResponder.Config = .defaults
+    ) async throws {
       dir = try TemporaryDirectory()
       storage = try SQLiteEntitlementStorage(path: dir.file("db.sqlite"), nowMs: 1)
       for (user, userRecords) in Dictionary(grouping: records, by: \.userId) {
@@ -48,7 +52,8 @@ struct EntitlementsResponderTests {
         storage: storage, index: index, nowMs: clock.function, logger: Logger(label: "test"))
       try await follower.loadSnapshot()
       service = EntitlementsResponder(
-        index: index, follower: follower, storage: storage, nowMs: clock.function, logger: Logger(label: "test"))
+        index: index, follower: follower, storage: storage, config: responder, nowMs: clock.function,
+        logger: Logger(label: "test"))
     }
 
     func isSubscriber(_ user: String, _ entitlement: String = "premium") -> Tollgate_V1_IsSubscriberResponse {
@@ -182,22 +187,82 @@ struct EntitlementsResponderTests {
     request.store = .googlePlay
     request.purchaseToken = "tok"
     #expect(
-      await f.service.submitPurchase(request).error.message == "store GOOGLE_PLAY needs purchase_token and product_id")
+      await f.service.submitPurchase(request, caller: .anyone).error.message
+        == "store GOOGLE_PLAY needs purchase_token and product_id")
     request.store = .unspecified
-    #expect(await f.service.submitPurchase(request).error.code == .invalidArgument)
+    #expect(await f.service.submitPurchase(request, caller: .anyone).error.code == .invalidArgument)
     request.store = .promotional
-    #expect(await f.service.submitPurchase(request).error.code == .invalidArgument)
+    #expect(await f.service.submitPurchase(request, caller: .anyone).error.code == .invalidArgument)
 
     request.store = .appStore
     request.receipt = "2000000123"
     request.waitMs = 30
-    let response = await f.service.submitPurchase(request)
+    let response = await f.service.submitPurchase(request, caller: .anyone)
     #expect(!response.hasError)
     #expect(response.status == .pending)
     let id = try #require(Int64(response.submissionID))
     let stored = try #require(try await f.storage.submission(id: id))
     #expect(stored.submission.receipt == "2000000123")
     #expect(stored.submission.store == .appStore)
+  }
+
+  @Test("SubmitPurchase records its caller; GetSubmission shows a submission to that caller and to admins only")
+  func submissionsBelongToTheirCaller() async throws {
+    let f = try await Fixture(records: [])
+    defer { f.dir.remove() }
+    var request = Tollgate_V1_SubmitPurchaseRequest()
+    request.userID = "u"
+    request.store = .appStore
+    request.receipt = "2000000123"
+    let web = CallerIdentity(name: "web", scopes: [.read, .submit])
+    let response = await f.service.submitPurchase(request, caller: web)
+    let id = try #require(Int64(response.submissionID))
+    let stored = try #require(try await f.storage.submission(id: id))
+    #expect(stored.submission.caller == "web")
+    #expect(stored.submission.callerIsTrusted == false)
+
+    var get = Tollgate_V1_GetSubmissionRequest()
+    get.submissionID = response.submissionID
+    let own = await f.service.getSubmission(get, caller: web)
+    #expect(!own.hasError)
+    #expect(own.status == .pending)
+    #expect(own.userID == "u")
+    #expect(own.submissionID == response.submissionID)
+    let other = await f.service.getSubmission(get, caller: CallerIdentity(name: "game", scopes: [.submit]))
+    #expect(other.error.code == .notFound)
+    #expect(other.status == .unspecified)
+    let admin = await f.service.getSubmission(get, caller: CallerIdentity(name: "ops", scopes: [.admin]))
+    #expect(admin.status == .pending)
+    #expect(await f.service.getSubmission(get, caller: .anyone).status == .pending)
+    get.submissionID = "99999"
+    #expect(await f.service.getSubmission(get, caller: .anyone).error.code == .notFound)
+    get.submissionID = "not-a-number"
+    #expect(await f.service.getSubmission(get, caller: .anyone).error.code == .invalidArgument)
+
+    let trusted = await f.service.submitPurchase(request, caller: CallerIdentity(name: "ops", scopes: [.admin]))
+    let trustedId = try #require(Int64(trusted.submissionID))
+    #expect(try await f.storage.submission(id: trustedId)?.submission.callerIsTrusted == true)
+  }
+
+  @Test("A user with the most pending submissions gets RESOURCE_EXHAUSTED; other users do not")
+  func pendingSubmissionsPerUserAreBounded() async throws {
+    var config = EntitlementsResponder.Config.defaults
+    config.maximumPendingPerUser = 3
+    let f = try await Fixture(records: [], responder: config)
+    defer { f.dir.remove() }
+    var request = Tollgate_V1_SubmitPurchaseRequest()
+    request.userID = "flood"
+    request.store = .appStore
+    for number in 0..<3 {
+      request.receipt = "20000001\(number)"
+      #expect(await f.service.submitPurchase(request, caller: .anyone).status == .pending)
+    }
+    request.receipt = "200000019"
+    let refused = await f.service.submitPurchase(request, caller: .anyone)
+    #expect(refused.error.code == .resourceExhausted)
+    #expect(refused.submissionID.isEmpty)
+    request.userID = "someone-else"
+    #expect(await f.service.submitPurchase(request, caller: .anyone).status == .pending)
   }
 
   @Test("Health reports the index and turns DEGRADED when the feed has not been read for a while")

@@ -1,5 +1,6 @@
 import NIOCore
 import NIOPosix
+import Synchronization
 
 /// A response frame parsed by hand from the protocol description, independent of Tollgate's codec.
 public struct RawResponse: Sendable, Hashable {
@@ -43,7 +44,26 @@ public enum RawWire {
           try NIOAsyncChannel<ByteBuffer, ByteBuffer>(wrappingChannelSynchronously: channel)
         }
       }
-    return try await channel.executeThenClose { inbound, outbound in
+    return try await exchange(over: channel, chunks: chunks, frames: frames, timeout: timeout)
+  }
+
+  /// `exchange` over a Unix domain socket.
+  public static func exchange(
+    unixSocket path: String, chunks: [[UInt8]], frames: Int, timeout: TimeAmount = .seconds(5)
+  ) async throws -> [RawResponse] {
+    let channel = try await ClientBootstrap(group: MultiThreadedEventLoopGroup.singleton)
+      .connect(unixDomainSocketPath: path) { channel in
+        channel.eventLoop.makeCompletedFuture {
+          try NIOAsyncChannel<ByteBuffer, ByteBuffer>(wrappingChannelSynchronously: channel)
+        }
+      }
+    return try await exchange(over: channel, chunks: chunks, frames: frames, timeout: timeout)
+  }
+
+  private static func exchange(
+    over channel: NIOAsyncChannel<ByteBuffer, ByteBuffer>, chunks: [[UInt8]], frames: Int, timeout: TimeAmount
+  ) async throws -> [RawResponse] {
+    try await channel.executeThenClose { inbound, outbound in
       for chunk in chunks {
         try await outbound.write(ByteBuffer(bytes: chunk))
       }
@@ -85,5 +105,74 @@ public enum RawWire {
       RawResponse(status: u32(0), methodIndex: u32(4), requestId: u32(12), payload: Array(bytes[16..<(16 + length)])),
       16 + length
     )
+  }
+}
+
+/// One raw connection kept open across sends: for tests of what a connection's state does over
+/// time (authentication, reloads, timeouts). Answers are collected as they come.
+public final class RawConnection: Sendable {
+  private final class Collector: ChannelInboundHandler, Sendable {
+    typealias InboundIn = ByteBuffer
+    let bytes = Mutex<[UInt8]>([])
+
+    func channelRead(context: ChannelHandlerContext, data: NIOAny) {
+      let buffer = Self.unwrapInboundIn(data)
+      bytes.withLock { $0 += Array(buffer.readableBytesView) }
+    }
+  }
+
+  private let channel: any Channel
+  private let collector: Collector
+
+  private init(channel: any Channel, collector: Collector) {
+    self.channel = channel
+    self.collector = collector
+  }
+
+  public static func connect(port: Int, host: String = "127.0.0.1") async throws -> RawConnection {
+    let collector = Collector()
+    let channel = try await ClientBootstrap(group: MultiThreadedEventLoopGroup.singleton)
+      .channelInitializer { channel in
+        channel.eventLoop.makeCompletedFuture { try channel.pipeline.syncOperations.addHandler(collector) }
+      }
+      .connect(host: host, port: port).get()
+    return RawConnection(channel: channel, collector: collector)
+  }
+
+  public func send(_ bytes: [UInt8]) async throws {
+    try await channel.writeAndFlush(ByteBuffer(bytes: bytes))
+  }
+
+  /// The next `frames` answers; fewer if the server closes first or `timeout` passes.
+  public func receive(frames: Int, timeout: Duration = .seconds(5)) async throws -> [RawResponse] {
+    let deadline = ContinuousClock.now + timeout
+    var responses: [RawResponse] = []
+    while responses.count < frames {
+      let parsed = collector.bytes.withLock { bytes -> RawResponse? in
+        guard let (response, used) = RawWire.parse(bytes) else { return nil }
+        bytes.removeFirst(used)
+        return response
+      }
+      if let parsed {
+        responses.append(parsed)
+        continue
+      }
+      guard channel.isActive, ContinuousClock.now < deadline else { break }
+      try await Task.sleep(for: .milliseconds(5))
+    }
+    return responses
+  }
+
+  /// Waits until the server closes the connection (true), or `timeout` passes (false).
+  public func waitForClose(timeout: Duration) async -> Bool {
+    let deadline = ContinuousClock.now + timeout
+    while ContinuousClock.now < deadline, channel.isActive {
+      try? await Task.sleep(for: .milliseconds(20))
+    }
+    return !channel.isActive
+  }
+
+  public func close() async throws {
+    try? await channel.close()
   }
 }

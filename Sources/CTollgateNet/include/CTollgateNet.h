@@ -45,6 +45,11 @@ void tg_net_eventfd_drain(int fd);
 /// address (at most address_capacity bytes with the NUL) on success. -1 and errno on a system
 /// error; -2 when the host does not resolve.
 int tg_net_listen(const char *host, int port, int backlog, int *bound_port, char *address, size_t address_capacity);
+/// A non-blocking listening Unix domain socket at path. A socket file nobody listens on any more is
+/// replaced; EADDRINUSE when a server listens there, EEXIST when path is another kind of file.
+int tg_net_listen_unix(const char *path, int backlog);
+/// Gives memory the allocator keeps after large frees back to the system (malloc_trim).
+void tg_net_release_free_memory(void);
 /// accept4 a connection, non-blocking and close-on-exec, with TCP_NODELAY.
 int tg_net_accept(int listen_fd);
 /// send(2) without SIGPIPE; the count written.

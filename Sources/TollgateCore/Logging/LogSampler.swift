@@ -3,7 +3,7 @@ import Synchronization
 /// Lets through a few log lines per key and minute, and counts the rest: a flood of forged
 /// notifications is counted in full (metrics) but cannot flood the log. The first line of the
 /// next minute says how many were left out.
-final class LogSampler: Sendable {
+public final class LogSampler: Sendable {
   private struct Window {
     var startedAtMs: Int64
     var logged = 0
@@ -11,15 +11,15 @@ final class LogSampler: Sendable {
   }
 
   private let windows = Mutex<[String: Window]>([:])
-  let perMinute: Int
+  public let perMinute: Int
 
-  init(perMinute: Int = 10) {
+  public init(perMinute: Int = 10) {
     self.perMinute = perMinute
   }
 
   /// Whether to log this occurrence of `key` at `nowMs`, and how many were left out of the log
   /// since the last line that was (reported once, with the next line let through).
-  func admit(_ key: String, nowMs: Int64) -> (log: Bool, skippedBefore: Int) {
+  public func admit(_ key: String, nowMs: Int64) -> (log: Bool, skippedBefore: Int) {
     windows.withLock { windows in
       var window = windows[key] ?? Window(startedAtMs: nowMs)
       var skippedBefore = 0

@@ -3,27 +3,38 @@ import NIOCore
 import TollgateWire
 
 /// One client connection's state, owned by its loop's thread: the frame decoder, received bytes of
-/// a frame not complete yet, answers the socket has not taken yet, and the deferred calls in flight.
+/// a frame not complete yet, answers the socket has not taken yet, the deferred calls in flight,
+/// its caller and its timers.
 final class ServerConnection {
   let token: ConnectionToken
   var decoder: RequestFrameDecoder
   /// Received bytes not decoded yet (a partial frame); nil when a read ended on a frame boundary.
   var partial: ByteBuffer?
+  /// The bytes `partial` is counted for in the server-wide bound.
+  var partialCharge = 0
+  /// When the current partial frame began (monotonic ns); nil without one.
+  var partialSinceNs: UInt64?
+  /// When bytes last arrived or an answer was last produced (monotonic ns).
+  var lastActiveNs: UInt64
   /// Answers the socket would not take yet; nil when everything was written.
   var unsent: ByteBuffer?
-  /// Deferred calls (SubmitPurchase) not answered yet.
+  /// Deferred calls (SubmitPurchase, GetSubmission) not answered yet.
   var pending = 0
   /// False while the peer is not reading its answers (backpressure) and during shutdown.
   var reading = true
   /// What epoll watches for now (`tg_net_readable`/`tg_net_writable`); a new connection is
   /// registered for reading.
   var watched = tg_net_readable
+  /// Who calls on this connection.
+  var caller: ConnectionCaller
 
   var fd: Int32 { token.fd }
 
-  init(token: ConnectionToken, maximumPayloadLength: Int) {
+  init(token: ConnectionToken, maximumPayloadLength: Int, caller: ConnectionCaller, nowNs: UInt64) {
     self.token = token
     self.decoder = RequestFrameDecoder(maximumPayloadLength: maximumPayloadLength)
+    self.caller = caller
+    self.lastActiveNs = nowNs
   }
 
   /// Nothing left to do for it: no call in flight, nothing left to write.

@@ -2,6 +2,7 @@ import CTollgateNet
 import Glibc
 import Logging
 import NIOCore
+import TollgateCore
 import TollgateWire
 
 /// One event-loop thread of the RPC server, on epoll directly: a read per readable event, every
@@ -16,13 +17,20 @@ final class ServerLoop {
   struct Shared: Sendable {
     let dispatcher: EntitlementsDispatcher
     let config: RPCServer.Config
-    let listenFd: Int32
+    /// The listening sockets; every loop watches them all.
+    let listeners: [ListeningSocket]
     let deferredCalls: DeferredCalls
+    let counters: ServerCounters
     let logger: Logger
+    /// Refused connections and closed slow clients reach the log a few times a minute.
+    let logSampler = LogSampler(perMinute: 10)
   }
 
-  private static let listenToken = UInt64.max
-  private static let wakeToken = UInt64.max - 1
+  private static let wakeToken = UInt64.max
+  /// Listener `i` is watched with token `listenerToken - i` (connection tokens stay far below).
+  private static let listenerToken = UInt64.max - 1
+  /// How often connections are checked against the idle and read timeouts.
+  private static let sweepIntervalNs: UInt64 = 1_000_000_000
   /// The most bytes taken from a socket per readable event.
   private static let readSize = 65_536
   /// New connections accepted per wake-up before other connections get their turn.
@@ -43,6 +51,9 @@ final class ServerLoop {
   /// After running out of descriptors, accepting resumes at this moment (monotonic ns).
   private var acceptPausedUntilNs: UInt64?
   private var shutdownDeadlineNs: UInt64?
+  /// The clock at the latest wake-up (monotonic ns): when connections were last active.
+  private var nowNs: UInt64 = tg_net_now_ns()
+  private var nextSweepNs: UInt64 = 0
 
   /// Watching the listener: not paused and not shutting down.
   private var isAccepting: Bool { acceptPausedUntilNs == nil && shutdownDeadlineNs == nil }
@@ -62,7 +73,7 @@ final class ServerLoop {
     let epoll = tg_net_epoll_create()
     guard epoll >= 0 else { throw .eventLoopSetupFailed(errno: errno) }
     guard tg_net_epoll_watch(epoll, mailbox.wakeFd, tg_net_readable, wakeToken, 0) == 0,
-      watchListener(epoll: epoll, listenFd: shared.listenFd)
+      watchListeners(epoll: epoll, shared: shared)
     else {
       let failure = errno
       Glibc.close(epoll)
@@ -71,9 +82,16 @@ final class ServerLoop {
     return epoll
   }
 
-  /// Adds the shared listener to `epoll`; only one loop is woken per new connection.
-  private static func watchListener(epoll: Int32, listenFd: Int32) -> Bool {
-    tg_net_epoll_watch(epoll, listenFd, tg_net_readable | tg_net_exclusive, listenToken, 0) == 0
+  /// Adds the shared listeners to `epoll`; only one loop is woken per new connection.
+  private static func watchListeners(epoll: Int32, shared: Shared) -> Bool {
+    shared.listeners.indices.allSatisfy { number in
+      tg_net_epoll_watch(
+        epoll, shared.listeners[number].fd, tg_net_readable | tg_net_exclusive, listenerToken - UInt64(number), 0) == 0
+    }
+  }
+
+  private func unwatchListeners() {
+    for listener in shared.listeners { _ = tg_net_epoll_unwatch(epoll, listener.fd) }
   }
 
   /// Serves until shutdown has closed every connection.
@@ -86,9 +104,14 @@ final class ServerLoop {
         if connectionCount == 0 { break }
       }
       if let until = acceptPausedUntilNs, now >= until { resumeAccepting() }
+      if now >= nextSweepNs {
+        closeExpiredConnections(now: now)
+        nextSweepNs = now + Self.sweepIntervalNs
+      }
       let count = events.withUnsafeMutableBufferPointer {
         tg_net_epoll_wait(epoll, $0.baseAddress!, Int32($0.count), timeoutMs(now: now))
       }
+      nowNs = tg_net_now_ns()
       guard count >= 0 else {
         shared.logger.critical("the server's event loop failed", metadata: ["error": "\(errno)"])
         closeIdleConnections(all: true)
@@ -96,8 +119,9 @@ final class ServerLoop {
       }
       for event in events[0..<Int(count)] {
         switch event.token {
-        case Self.listenToken: acceptConnections()
         case Self.wakeToken: handleMailbox()
+        case (Self.listenerToken - UInt64(shared.listeners.count) + 1)...Self.listenerToken:
+          acceptConnections(from: shared.listeners[Int(Self.listenerToken - event.token)])
         default: handle(event)
         }
       }
@@ -111,15 +135,16 @@ final class ServerLoop {
     var next = UInt64.max
     if let until = acceptPausedUntilNs { next = min(next, until) }
     if let deadline = shutdownDeadlineNs { next = min(next, deadline) }
+    if connectionCount > 0 { next = min(next, nextSweepNs) }
     guard next != .max else { return -1 }
     return next <= now ? 0 : Int32(min((next - now) / 1_000_000 + 1, 1_000))
   }
 
   // MARK: Connections
 
-  private func acceptConnections() {
+  private func acceptConnections(from listener: ListeningSocket) {
     for _ in 0..<Self.acceptBurst where isAccepting {
-      let fd = tg_net_accept(shared.listenFd)
+      let fd = tg_net_accept(listener.fd)
       guard fd >= 0 else {
         switch errno {
         case EAGAIN, EWOULDBLOCK: return
@@ -135,8 +160,26 @@ final class ServerLoop {
           return
         }
       }
+      guard shared.counters.openConnection(limit: shared.config.maximumConnections) else {
+        // Over the cap: the client sees the connection closed at once, rather than waiting in
+        // the backlog for a slot that may never come.
+        Glibc.close(fd)
+        sampledWarning(
+          "connection refused: the server has its maximum of connections open",
+          metadata: ["rpc.max_connections": "\(shared.config.maximumConnections)"])
+        continue
+      }
       register(fd)
     }
+  }
+
+  /// A warning that reaches the log at most a few times a minute (a flood cannot flood the log).
+  private func sampledWarning(_ message: Logger.Message, metadata: Logger.Metadata = [:]) {
+    let (log, skipped) = shared.logSampler.admit("\(message)", nowMs: Int64(nowNs / 1_000_000))
+    guard log else { return }
+    var metadata = metadata
+    if skipped > 0 { metadata["log.skipped"] = "\(skipped)" }
+    shared.logger.warning(message, metadata: metadata)
   }
 
   private func register(_ fd: Int32) {
@@ -145,12 +188,15 @@ final class ServerLoop {
     guard tg_net_epoll_watch(epoll, fd, tg_net_readable, token.epollToken, 0) == 0 else {
       shared.logger.error("cannot watch a new connection", metadata: ["error": "\(errno)"])
       Glibc.close(fd)
+      shared.counters.closeConnection()
       return
     }
     if Int(fd) >= connections.count {
       connections.append(contentsOf: repeatElement(nil, count: Int(fd) + 1 - connections.count))
     }
-    connections[Int(fd)] = ServerConnection(token: token, maximumPayloadLength: shared.config.maximumPayloadLength)
+    connections[Int(fd)] = ServerConnection(
+      token: token, maximumPayloadLength: shared.config.maximumPayloadLength,
+      caller: ConnectionCaller(access: shared.dispatcher.access), nowNs: nowNs)
     connectionCount += 1
   }
 
@@ -166,19 +212,70 @@ final class ServerLoop {
     Glibc.close(connection.fd)
     connections[Int(connection.fd)] = nil
     connectionCount -= 1
+    shared.counters.closeConnection()
+    releasePartial(of: connection)
   }
 
-  /// Stops watching the listener for 100 ms (out of descriptors or memory).
+  // MARK: Timeouts and buffer limits
+
+  /// Closes connections past a timeout: a frame begun and not finished within the read timeout
+  /// (a client sending a frame a byte at a time), or nothing received, pending or unwritten for
+  /// the idle timeout.
+  private func closeExpiredConnections(now: UInt64) {
+    let readTimeoutNs = UInt64(max(0, shared.config.readTimeout.nanoseconds))
+    let idleTimeoutNs = UInt64(max(0, shared.config.idleTimeout.nanoseconds))
+    for case let connection? in connections {
+      if let since = connection.partialSinceNs, now &- since > readTimeoutNs {
+        sampledWarning(
+          "connection closed: a request frame was not completed within the read timeout",
+          metadata: ["rpc.read_timeout_ms": "\(readTimeoutNs / 1_000_000)"])
+        close(connection)
+      } else if connection.isIdle, connection.partial == nil, now &- connection.lastActiveNs > idleTimeoutNs {
+        close(connection)
+      }
+    }
+    shared.counters.releaseFreeMemoryIfShrunk()
+  }
+
+  /// Accounts for the partial frame `connection` now holds against the server-wide bound; false
+  /// (and the partial frame released) when it would go over.
+  private func chargePartial(of connection: ServerConnection) -> Bool {
+    let capacity = connection.partial?.capacity ?? 0
+    let change = capacity - connection.partialCharge
+    guard change != 0 else { return true }
+    guard shared.counters.chargeBuffered(change, limit: shared.config.maximumBufferedBytes) else {
+      return false
+    }
+    connection.partialCharge = capacity
+    if connection.partial == nil {
+      connection.partialSinceNs = nil
+    } else if connection.partialSinceNs == nil {
+      connection.partialSinceNs = nowNs
+    }
+    return true
+  }
+
+  private func releasePartial(of connection: ServerConnection) {
+    connection.partial = nil
+    connection.partialSinceNs = nil
+    if connection.partialCharge != 0 {
+      _ = shared.counters.chargeBuffered(-connection.partialCharge, limit: .max)
+      connection.partialCharge = 0
+    }
+  }
+
+  /// Stops watching the listeners for 100 ms (out of descriptors or memory).
   private func pauseAccepting() {
     guard isAccepting else { return }
-    _ = tg_net_epoll_unwatch(epoll, shared.listenFd)
+    unwatchListeners()
     acceptPausedUntilNs = tg_net_now_ns() + 100_000_000
   }
 
   private func resumeAccepting() {
     acceptPausedUntilNs = nil
     guard shutdownDeadlineNs == nil else { return }
-    if !Self.watchListener(epoll: epoll, listenFd: shared.listenFd) {
+    if !Self.watchListeners(epoll: epoll, shared: shared) {
+      unwatchListeners()
       acceptPausedUntilNs = tg_net_now_ns() + 100_000_000
     }
   }
@@ -225,6 +322,8 @@ final class ServerLoop {
       return
     }
     input.moveWriterIndex(forwardBy: count)
+    connection.lastActiveNs = nowNs
+    if case .callers(let registry) = shared.dispatcher.access { connection.caller.refresh(from: registry) }
     output.clear()
     if var partial = connection.partial.take() {
       partial.writeBuffer(&input)
@@ -236,12 +335,27 @@ final class ServerLoop {
     } else {
       answer(&input, into: &output, from: connection)
       if input.readableBytes > 0 {
-        var rest = allocator.buffer(capacity: max(input.readableBytes, 256))
+        // Room for the whole frame at once when its header says how long it is (it never grows
+        // past the payload limit: longer payloads are discarded as they arrive).
+        let frameLength = input.withUnsafeReadableBytes { RequestFrame.Header(in: $0) }.map {
+          RequestFrame.headerLength + min(Int($0.messageLength), shared.config.maximumPayloadLength)
+        }
+        var rest = allocator.buffer(capacity: max(input.readableBytes, frameLength ?? 0, 256))
         rest.writeBuffer(&input)
         connection.partial = rest
       }
     }
+    let withinBounds = chargePartial(of: connection)
     send(&output, to: connection)
+    guard self.connection(for: connection.token) != nil else { return }
+    if !withinBounds {
+      sampledWarning(
+        "connection closed: partial request frames use the server's whole buffer allowance",
+        metadata: ["rpc.max_buffered_bytes": "\(shared.config.maximumBufferedBytes)"])
+      close(connection)
+    } else if connection.caller.mustClose {
+      close(connection)
+    }
   }
 
   /// Answers every complete frame in `bytes` into `output`; deferred calls start here and answer
@@ -252,7 +366,7 @@ final class ServerLoop {
     while true {
       // The hot path first: runs of IsSubscriber frames answered together from the read's bytes.
       // Whatever it leaves goes through the decoder, one frame at a time.
-      while !decoder.isDiscarding {
+      while !decoder.isDiscarding, connection.caller.mayRead {
         let answered = bytes.withUnsafeReadableBytes {
           shared.dispatcher.answerIsSubscriberCalls(in: $0, maximumPayloadLength: maximumPayloadLength, into: &output)
         }
@@ -269,12 +383,15 @@ final class ServerLoop {
           status: .serviceFailed, methodIndex: methodIndex, requestId: requestId, messageLength: 0)
       case .request(let frame):
         let outcome = shared.dispatcher.dispatch(
-          methodIndex: frame.methodIndex, requestId: frame.requestId, payload: frame.payload, into: &output)
+          methodIndex: frame.methodIndex, requestId: frame.requestId, payload: frame.payload,
+          caller: &connection.caller, into: &output)
         if case .deferred(let work) = outcome {
           start(
             work, methodIndex: frame.methodIndex, requestId: frame.requestId, for: connection, refusingInto: &output)
         }
       }
+      // Too many failed Authenticate calls: nothing after them is answered.
+      if connection.caller.mustClose { break }
     }
     connection.decoder = decoder
   }
@@ -306,6 +423,7 @@ final class ServerLoop {
       case .answer(let token, let methodIndex, let requestId, let result):
         guard let connection = connection(for: token) else { continue }  // closed meanwhile
         connection.pending -= 1
+        connection.lastActiveNs = nowNs
         output.clear()
         switch result {
         case .success(let payload):
@@ -320,7 +438,7 @@ final class ServerLoop {
         }
         send(&output, to: connection)
       case .shutdown(let deadlineNs):
-        if isAccepting { _ = tg_net_epoll_unwatch(epoll, shared.listenFd) }
+        if isAccepting { unwatchListeners() }
         acceptPausedUntilNs = nil
         shutdownDeadlineNs = min(shutdownDeadlineNs ?? .max, deadlineNs)
         for case let connection? in connections {

@@ -14,12 +14,16 @@ public struct EntitlementsResponder: EntitlementsHandler {
     public var maximumSubmitWaitMs: UInt32
     /// How often a waiting SubmitPurchase checks its submission.
     public var submitPollInterval: Duration
+    /// Submissions of one user waiting for verification; more are answered with
+    /// ERROR_CODE_RESOURCE_EXHAUSTED until the worker catches up.
+    public var maximumPendingPerUser: Int
 
     public static var defaults: Config { Config(maximumSubmitWaitMs: 10_000, submitPollInterval: .milliseconds(10)) }
 
-    public init(maximumSubmitWaitMs: UInt32, submitPollInterval: Duration) {
+    public init(maximumSubmitWaitMs: UInt32, submitPollInterval: Duration, maximumPendingPerUser: Int = 20) {
       self.maximumSubmitWaitMs = maximumSubmitWaitMs
       self.submitPollInterval = submitPollInterval
+      self.maximumPendingPerUser = maximumPendingPerUser
     }
   }
 
@@ -99,9 +103,11 @@ public struct EntitlementsResponder: EntitlementsHandler {
     return response
   }
 
-  public func submitPurchase(_ request: Tollgate_V1_SubmitPurchaseRequest) async -> Tollgate_V1_SubmitPurchaseResponse {
+  public func submitPurchase(_ request: Tollgate_V1_SubmitPurchaseRequest, caller: CallerIdentity) async
+    -> Tollgate_V1_SubmitPurchaseResponse
+  {
     var response = Tollgate_V1_SubmitPurchaseResponse()
-    let submission: PurchaseSubmission
+    var submission: PurchaseSubmission
     switch RequestValidation.submission(request) {
     case .failure(let problem):
       response.error = Tollgate_V1_Error(.invalidArgument, problem.message)
@@ -109,9 +115,17 @@ public struct EntitlementsResponder: EntitlementsHandler {
     case .success(let valid):
       submission = valid
     }
+    submission.caller = caller.name
+    submission.callerIsTrusted = caller.isTrusted
     let id: Int64
     do {
-      id = try await storage.submitPurchase(submission, nowMs: nowMs())
+      id = try await storage.submitPurchase(
+        submission, nowMs: nowMs(), maximumPendingForUser: config.maximumPendingPerUser)
+    } catch let tooMany as TooManyPendingSubmissions {
+      response.error = Tollgate_V1_Error(
+        .resourceExhausted,
+        "this user has \(tooMany.limit) submissions waiting for verification; retry once they are verified")
+      return response
     } catch {
       logger.error(
         "storing a submission failed", metadata: ["error": "\(error)", "store.name": "\(submission.store.rawValue)"])
@@ -124,6 +138,47 @@ public struct EntitlementsResponder: EntitlementsHandler {
     guard waitMs > 0 else { return response }
     await SubmissionWaiter(storage: storage, follower: follower, pollInterval: config.submitPollInterval, nowMs: nowMs)
       .wait(id: id, userId: submission.userId, upToMs: Int64(waitMs), into: &response)
+    return response
+  }
+
+  public func getSubmission(_ request: Tollgate_V1_GetSubmissionRequest, caller: CallerIdentity) async
+    -> Tollgate_V1_GetSubmissionResponse
+  {
+    var response = Tollgate_V1_GetSubmissionResponse()
+    guard let id = Int64(request.submissionID), id > 0 else {
+      response.error = Tollgate_V1_Error(.invalidArgument, "submission_id must be an id SubmitPurchase returned")
+      return response
+    }
+    let record: SubmissionRecord?
+    do {
+      record = try await storage.submission(id: id)
+    } catch {
+      logger.error("reading a submission failed", metadata: ["error": "\(error)"])
+      response.error = Tollgate_V1_Error(.unavailable, "the submission could not be read; retry")
+      return response
+    }
+    // Another caller's submission is answered as an unknown one: its existence is not told either.
+    guard let record, caller.isTrusted || record.submission.caller == caller.name else {
+      response.error = Tollgate_V1_Error(.notFound, "no submission \(id) made by this caller")
+      return response
+    }
+    response.submissionID = String(id)
+    response.userID = record.submission.userId
+    response.receivedAtMs = record.receivedAtMs
+    switch record.state {
+    case .pending, .processing:
+      response.status = .pending
+    case .failed:
+      // Verification failed for now (a store outage); the worker retries it.
+      response.status = .pending
+      response.error = Tollgate_V1_Error(.unavailable, record.outcome ?? "verification failed; it will be retried")
+    case .verified:
+      response.status = .verified
+      response.entitlements = UserSummary.entitlements(index.records(for: record.submission.userId), at: nowMs())
+    case .rejected:
+      response.status = .rejected
+      response.rejectionReason = record.outcome ?? "rejected"
+    }
     return response
   }
 

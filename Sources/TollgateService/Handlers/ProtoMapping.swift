@@ -50,14 +50,6 @@ extension Tollgate_V1_SubscriptionState {
   }
 }
 
-extension Tollgate_V1_Error {
-  init(_ code: Tollgate_V1_ErrorCode, _ message: String) {
-    self.init()
-    self.code = code
-    self.message = message
-  }
-}
-
 extension Tollgate_V1_EntitlementStatus {
   init(_ evaluation: EvaluatedEntitlement) {
     self.init()

@@ -13,8 +13,8 @@ import TollgateStorage
 /// land during the drain.
 public final class EntitlementServer: Service, Sendable {
   public struct Config: Sendable {
-    public var host: String
-    public var port: Int
+    /// Where to listen: TCP addresses and Unix sockets.
+    public var listeners: [RPCListenAddress]
     public var rpc: RPCServer.Config
     public var feed: ChangeFeedFollower.Config
     public var responder: EntitlementsResponder.Config
@@ -23,8 +23,14 @@ public final class EntitlementServer: Service, Sendable {
       host: String, port: Int, rpc: RPCServer.Config = .defaults, feed: ChangeFeedFollower.Config = .defaults,
       responder: EntitlementsResponder.Config = .defaults
     ) {
-      self.host = host
-      self.port = port
+      self.init(listeners: [.tcp(host: host, port: port)], rpc: rpc, feed: feed, responder: responder)
+    }
+
+    public init(
+      listeners: [RPCListenAddress], rpc: RPCServer.Config = .defaults, feed: ChangeFeedFollower.Config = .defaults,
+      responder: EntitlementsResponder.Config = .defaults
+    ) {
+      self.listeners = listeners
       self.rpc = rpc
       self.feed = feed
       self.responder = responder
@@ -55,8 +61,8 @@ public final class EntitlementServer: Service, Sendable {
     let responder = EntitlementsResponder(
       index: index, follower: follower, storage: storage, config: config.responder, nowMs: nowMs, logger: logger)
     let rpcServer = try RPCServer.bind(
-      host: config.host, port: config.port, config: config.rpc, handler: responder, threads: threads, logger: logger)
-    logger.info("serving", metadata: ["rpc.address": "\(rpcServer.localAddress)"])
+      listeners: config.listeners, config: config.rpc, handler: responder, threads: threads, logger: logger)
+    logger.info("serving", metadata: ["rpc.listeners": "\(rpcServer.listeners.map(\.address.description))"])
     return EntitlementServer(index: index, follower: follower, rpcServer: rpcServer, logger: logger)
   }
 

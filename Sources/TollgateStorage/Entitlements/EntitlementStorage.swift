@@ -38,15 +38,28 @@ public protocol EntitlementStorage: Sendable {
     userId: String, with records: [EntitlementRecord], reason: String, nowMs: Int64
   ) async throws -> Int64
 
-  /// Stores a submitted purchase durably in the inbox; returns its id.
-  func submitPurchase(_ submission: PurchaseSubmission, nowMs: Int64) async throws -> Int64
+  /// Stores a submitted purchase durably in the inbox; returns its id. Throws
+  /// `TooManyPendingSubmissions` instead when the user has `maximumPendingForUser` submissions
+  /// not verified yet (counted and stored in one transaction).
+  func submitPurchase(_ submission: PurchaseSubmission, nowMs: Int64, maximumPendingForUser: Int) async throws -> Int64
 
   /// A submission as it stands now, or nil if there is none with that id.
   func submission(id: Int64) async throws -> SubmissionRecord?
 }
 
+/// A user has as many submissions waiting for verification as the service allows.
+public struct TooManyPendingSubmissions: Error, Sendable, Hashable {
+  public var limit: Int
+  public init(limit: Int) { self.limit = limit }
+}
+
 extension EntitlementStorage {
   public func makeChangeProbe() throws -> (any ChangeProbe)? { nil }
+
+  /// Stores a submitted purchase with no bound on the user's pending submissions.
+  public func submitPurchase(_ submission: PurchaseSubmission, nowMs: Int64) async throws -> Int64 {
+    try await submitPurchase(submission, nowMs: nowMs, maximumPendingForUser: .max)
+  }
 
   /// Every entitlement record in one array, with the change-feed position they are consistent
   /// with (small stores and tests; the service streams).

@@ -120,9 +120,23 @@ public final class SQLiteEntitlementStorage: EntitlementStorage {
     }
   }
 
-  public func submitPurchase(_ submission: PurchaseSubmission, nowMs: Int64) async throws -> Int64 {
+  public func submitPurchase(_ submission: PurchaseSubmission, nowMs: Int64, maximumPendingForUser: Int)
+    async throws -> Int64
+  {
     let payload = Array(try JSONEncoder().encode(submission))
     return try await writer.write { db in
+      if maximumPendingForUser < Int.max {
+        let pending = try db.prepare(
+          """
+          SELECT COUNT(*) FROM inbox
+          WHERE kind = 'purchase' AND user_id = ? AND status IN ('pending', 'processing')
+          """)
+        try pending.bind([.text(submission.userId)])
+        _ = try pending.step()
+        guard pending.int64(at: 0) < Int64(maximumPendingForUser) else {
+          throw TooManyPendingSubmissions(limit: maximumPendingForUser)
+        }
+      }
       try db.execute(
         """
         INSERT INTO inbox (kind, store, user_id, app_id, product_id, payload, received_at_ms, next_attempt_at_ms)

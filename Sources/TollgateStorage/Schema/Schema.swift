@@ -12,6 +12,7 @@ public enum Schema {
     migrator.register("v7-entitlement-reason", v7)
     migrator.register("v8-entitlement-replaces", v8)
     migrator.register("v9-store-user-id", v9)
+    migrator.register("v10-inbox-pending-by-user", v10)
     return migrator
   }
 
@@ -235,6 +236,16 @@ public enum Schema {
       """
       ALTER TABLE subscriptions ADD COLUMN store_user_id TEXT;
       CREATE INDEX subscriptions_by_store_user ON subscriptions (store, store_user_id) WHERE store_user_id IS NOT NULL;
+      """)
+  }
+
+  static let v10: Migrator.Body = { db in
+    // SubmitPurchase counts a user's submissions waiting for verification before storing another
+    // (a bound per user, issue 17): only the unfinished ones are indexed.
+    try db.execute(
+      """
+      CREATE INDEX inbox_pending_by_user ON inbox (user_id)
+      WHERE kind = 'purchase' AND status IN ('pending', 'processing');
       """)
   }
 }

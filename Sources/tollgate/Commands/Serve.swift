@@ -11,8 +11,17 @@ struct Serve: AsyncParsableCommand {
   static let configuration = CommandConfiguration(
     abstract: "Run the entitlement service (protobuf-c-rpc over TCP).")
 
-  @Option(help: "Address to listen on, HOST:PORT.")
-  var listen: HostPort?
+  @Option(help: "Address to listen on: HOST:PORT, or unix:/path for a Unix domain socket.")
+  var listen: String?
+
+  @Option(help: "A Unix domain socket to listen on as well (protobuf-c-rpc's local transport).")
+  var unixSocket: String?
+
+  @Flag(
+    help: ArgumentHelp(
+      "Listen beyond loopback without callers configured: anyone who reaches the port may read and submit.",
+      discussion: "Without it, serve refuses a non-loopback listener unless service.callers or callersFile is set."))
+  var insecureNoAuth = false
 
   @Option(help: "SQLite database file; it must exist (the worker creates it) unless --create.")
   var database: String?
@@ -41,36 +50,68 @@ struct Serve: AsyncParsableCommand {
   func run() async throws {
     let settings = try config.map(ServeSettings.load(path:)) ?? ServeSettings()
     try settings.validate()
-    guard
-      let listen = listen ?? settings.listen.flatMap(HostPort.init(argument:)) ?? HostPort(argument: "127.0.0.1:7701")
-    else { throw ValidationError("service.listen must be HOST:PORT") }
+    guard let listen = RPCListenAddress(listen ?? settings.listen ?? "127.0.0.1:7701") else {
+      throw ValidationError("--listen must be HOST:PORT (port 0 to 65535) or unix:/path")
+    }
+    var listeners = [listen]
+    if let path = unixSocket ?? settings.unixSocket {
+      guard let socket = RPCListenAddress("unix:" + path) else {
+        throw ValidationError("--unix-socket must be a path under 108 bytes")
+      }
+      listeners.append(socket)
+    }
+    let access = try Self.access(settings: settings)
+    if case .open = access, !insecureNoAuth, let exposed = listeners.first(where: { !$0.isLocal }) {
+      throw ValidationError(
+        """
+        refusing to listen on \(exposed) without callers: anyone who reaches it could read every user's \
+        subscriptions and submit purchases as any user. Configure service.callers or service.callersFile \
+        (tollgate callers new NAME --scopes read), listen on loopback or a Unix socket, or pass \
+        --insecure-no-auth.
+        """)
+    }
     guard let database = database ?? settings.database else {
       throw ValidationError("--database PATH is required (or \"service.database\" in --config)")
     }
 
     let logger = logging.makeLogger(label: "tollgate.serve")
     var rpc = RPCServer.Config.defaults
-    if let value = settings.maxMessageBytes { rpc.maximumPayloadLength = value }
-    if let value = settings.maxPendingPerConnection { rpc.maximumPendingPerConnection = value }
+    var responder = EntitlementsResponder.Config.defaults
+    settings.apply(to: &rpc, responder: &responder)
+    rpc.access = access
     var feed = ChangeFeedFollower.Config.defaults
     if let value = settings.feedPollMs { feed.pollInterval = .milliseconds(value) }
-    var responder = EntitlementsResponder.Config.defaults
-    if let value = settings.maxSubmitWaitMs { responder.maximumSubmitWaitMs = value }
 
     let clock = try await ProcessClock.make(followURL: followClock, logger: logger)
     let storage = try SQLiteEntitlementStorage(path: database, nowMs: clock.nowMs(), create: create)
     let server = try await EntitlementServer.start(
-      config: .init(host: listen.host, port: listen.port, rpc: rpc, feed: feed, responder: responder),
+      config: .init(listeners: listeners, rpc: rpc, feed: feed, responder: responder),
       storage: storage, nowMs: clock.nowMs, threads: threads ?? settings.eventLoopThreads,
       logger: logger)
     // Written unbuffered: scripts and tests wait for this line to learn the port.
-    FileHandle.standardOutput.write(
-      Data(
-        "tollgate serve: listening on \(HostPort(host: listen.host, port: server.port)), database \(database)\n".utf8))
+    let addresses = server.rpcServer.listeners.map(\.address.description).joined(separator: " and ")
+    FileHandle.standardOutput.write(Data("tollgate serve: listening on \(addresses), database \(database)\n".utf8))
+    var services: [ServiceGroupConfiguration.ServiceConfiguration] = [.init(service: server)] + clock.services
+    if case .callers(let registry) = access, let path = settings.callersFile {
+      services.append(.init(service: CallersFileWatcher(path: path, registry: registry, logger: logger)))
+    }
     let group = ServiceGroup(
-      configuration: .init(
-        services: [.init(service: server)] + clock.services, gracefulShutdownSignals: [.sigterm, .sigint],
-        logger: logger))
+      configuration: .init(services: services, gracefulShutdownSignals: [.sigterm, .sigint], logger: logger))
     try await group.run()
+  }
+
+  /// Configured callers (inline or from their file), or open access when there are none.
+  static func access(settings: ServeSettings) throws -> ServerAccess {
+    do throws(CallerList.Problem) {
+      if let path = settings.callersFile {
+        return .callers(CallerRegistry(try CallersFileWatcher.load(path: path)))
+      }
+      if let entries = settings.callers {
+        return .callers(CallerRegistry(try CallerList.keys(entries, source: "service.callers")))
+      }
+      return .open
+    } catch {
+      throw ValidationError("config: \(error)")
+    }
   }
 }

@@ -1,13 +1,18 @@
 import Foundation
+import TollgateServer
+import TollgateService
 import TollgateWorker
 
 /// The `service` section of the config file (JSON). Flags given on the command line win.
 ///
 /// ```json
 /// { "service": { "listen": "127.0.0.1:7701", "database": "tollgate.sqlite",
+///                "unixSocket": "/run/tollgate/tollgate.sock",
+///                "callers": [{ "name": "web", "keySha256": "…", "scopes": ["read"] }],
 ///                "maxMessageBytes": 1048576, "maxPendingPerConnection": 64,
 ///                "feedPollMs": 2, "maxSubmitWaitMs": 10000, "eventLoopThreads": 2 } }
 /// ```
+/// docs/configuration.md lists every key with its default.
 struct ServeSettings: Decodable, Sendable {
   var listen: String?
   var database: String?
@@ -16,6 +21,21 @@ struct ServeSettings: Decodable, Sendable {
   var feedPollMs: Int?
   var maxSubmitWaitMs: UInt32?
   var eventLoopThreads: Int?
+  /// A Unix domain socket to listen on as well (`unix:` listeners are local: no protected mode).
+  var unixSocket: String?
+  /// The callers allowed in (only their keys' SHA-256), or a file holding the same array,
+  /// reloaded when it changes. Without either, every connection may call everything, and `serve`
+  /// refuses a non-loopback listener unless given `--insecure-no-auth`.
+  var callers: [CallerList.Entry]?
+  var callersFile: String?
+  var maxConnections: Int?
+  var idleTimeoutMs: Int?
+  var readTimeoutMs: Int?
+  var maxBufferedBytes: Int?
+  var submitsPerSecondPerCaller: Int?
+  var submitBurstPerCaller: Int?
+  var maxPendingSubmissionsPerUser: Int?
+  var maxFailedAuthentications: Int?
 
   /// How many event-loop threads `--threads` and `service.eventLoopThreads` may ask for.
   static let eventLoopThreadRange = 1...256
@@ -55,6 +75,46 @@ struct ServeSettings: Decodable, Sendable {
     if let value = feedPollMs, !(1...10_000).contains(value) {
       throw ConfigError(path: nil, problem: "service.feedPollMs must be between 1 and 10000")
     }
+    if let listen, RPCListenAddress(listen) == nil {
+      throw ConfigError(path: nil, problem: "service.listen must be HOST:PORT (port 0 to 65535) or unix:/path")
+    }
+    if let unixSocket, !unixSocket.hasPrefix("/") || unixSocket.utf8.count >= 108 {
+      throw ConfigError(path: nil, problem: "service.unixSocket must be an absolute path under 108 bytes")
+    }
+    if callers != nil, callersFile != nil {
+      throw ConfigError(path: nil, problem: "service.callers and service.callersFile: configure one of them")
+    }
+    let ranges: [(String, Int?, ClosedRange<Int>)] = [
+      ("maxConnections", maxConnections, 1...1_000_000),
+      ("idleTimeoutMs", idleTimeoutMs, 1_000...86_400_000),
+      ("readTimeoutMs", readTimeoutMs, 100...3_600_000),
+      ("maxBufferedBytes", maxBufferedBytes, 1 << 20...1 << 40),
+      ("submitsPerSecondPerCaller", submitsPerSecondPerCaller, 1...1_000_000),
+      ("submitBurstPerCaller", submitBurstPerCaller, 1...1_000_000),
+      ("maxPendingSubmissionsPerUser", maxPendingSubmissionsPerUser, 1...1_000_000),
+      ("maxFailedAuthentications", maxFailedAuthentications, 1...100),
+    ]
+    for (key, value, range) in ranges {
+      if let value, !range.contains(value) {
+        throw ConfigError(
+          path: nil, problem: "service.\(key) must be between \(range.lowerBound) and \(range.upperBound)")
+      }
+    }
+  }
+
+  /// The limits and access of the RPC server and the responder, from these settings.
+  func apply(to rpc: inout RPCServer.Config, responder: inout EntitlementsResponder.Config) {
+    if let value = maxMessageBytes { rpc.maximumPayloadLength = value }
+    if let value = maxPendingPerConnection { rpc.maximumPendingPerConnection = value }
+    if let value = maxConnections { rpc.maximumConnections = value }
+    if let value = idleTimeoutMs { rpc.idleTimeout = .milliseconds(value) }
+    if let value = readTimeoutMs { rpc.readTimeout = .milliseconds(value) }
+    if let value = maxBufferedBytes { rpc.maximumBufferedBytes = value }
+    if let value = submitsPerSecondPerCaller { rpc.submitsPerSecondPerCaller = value }
+    if let value = submitBurstPerCaller { rpc.submitBurstPerCaller = value }
+    if let value = maxFailedAuthentications { rpc.maximumFailedAuthentications = value }
+    if let value = maxSubmitWaitMs { responder.maximumSubmitWaitMs = value }
+    if let value = maxPendingSubmissionsPerUser { responder.maximumPendingPerUser = value }
   }
 }
 

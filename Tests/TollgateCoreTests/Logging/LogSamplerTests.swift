@@ -1,6 +1,5 @@
 import Testing
-
-@testable import TollgateWorker
+import TollgateCore
 
 @Suite("Sampled logging of refused notifications")
 struct LogSamplerTests {

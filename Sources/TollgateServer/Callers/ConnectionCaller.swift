@@ -1,0 +1,53 @@
+/// A connection's caller as its loop keeps it: who authenticated (if anyone), against which
+/// version of the callers, and how many attempts failed.
+struct ConnectionCaller {
+  /// Nil until the connection authenticates (always set on a server without callers).
+  var identity: CallerIdentity?
+  /// The configured caller it authenticated as, to check again after the callers change.
+  var key: CallerKey?
+  /// The registry's generation `identity` was last checked against.
+  var generation: UInt64 = 0
+  var failedAttempts = 0
+  /// The connection is closed once its answers are written (too many failed attempts).
+  var mustClose = false
+
+  init(access: ServerAccess) {
+    switch access {
+    case .open: identity = .anyone
+    case .callers(let registry): generation = registry.generation
+    }
+  }
+
+  private init(identity: CallerIdentity) {
+    self.identity = identity
+  }
+
+  /// A caller that may read, for the hot path's leftovers (IsSubscriber calls of a connection the
+  /// hot path already found allowed to read).
+  static var reader: ConnectionCaller { ConnectionCaller(identity: CallerIdentity(name: nil, scopes: .read)) }
+
+  /// Brings `identity` up to date with the registry after a reload: a removed caller or a
+  /// changed key is no longer authenticated; changed scopes apply.
+  mutating func refresh(from registry: CallerRegistry) {
+    let current = registry.generation
+    guard current != generation else { return }
+    generation = current
+    guard let key else { return }
+    if let updated = registry.current(name: key.name, keySha256: key.keySha256) {
+      self.key = updated
+      identity = CallerIdentity(name: updated.name, scopes: updated.scopes)
+    } else {
+      self.key = nil
+      identity = nil
+    }
+  }
+
+  /// May answer IsSubscriber calls on the hot path.
+  var mayRead: Bool { identity?.scopes.allow(.read) ?? false }
+}
+
+/// How a server decides who may call: everyone (no callers configured), or configured callers.
+public enum ServerAccess: Sendable {
+  case open
+  case callers(CallerRegistry)
+}

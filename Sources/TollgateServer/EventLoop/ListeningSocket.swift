@@ -1,0 +1,5 @@
+/// A listening socket the loops accept connections from.
+struct ListeningSocket: Sendable {
+  let fd: Int32
+  let address: RPCListenAddress
+}
