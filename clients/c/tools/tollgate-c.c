@@ -1,12 +1,18 @@
 /* tollgate-c: asks a running Tollgate service about a user, through the C client.
  *
- *   tollgate-c [--server HOST:PORT] [--timeout-ms N] is-subscriber USER ENTITLEMENT
- *   tollgate-c [--server HOST:PORT] [--timeout-ms N] subscription USER
- *   tollgate-c [--server HOST:PORT] [--timeout-ms N] health
+ *   tollgate-c [OPTIONS] is-subscriber USER ENTITLEMENT
+ *   tollgate-c [OPTIONS] subscription USER
+ *   tollgate-c [OPTIONS] submission SUBMISSION_ID
+ *   tollgate-c [OPTIONS] health
+ *
+ * OPTIONS: --server HOST:PORT or unix:/PATH, --timeout-ms N, --caller NAME (the key from
+ * $TOLLGATE_KEY or --key-file FILE: never on the command line, where `ps` shows it), --tls,
+ * --tls-ca FILE, --tls-server-name NAME, --tls-cert FILE, --tls-key FILE.
  *
  * Exit status: 0 success (is-subscriber: entitled), 1 is-subscriber: not entitled, 2 error.
  */
 #include <inttypes.h>
+#include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -15,12 +21,26 @@
 #include "tollgate.h"
 
 static int usage(void) {
-    fputs("usage: tollgate-c [--server HOST:PORT] [--timeout-ms N] is-subscriber USER ENTITLEMENT\n"
-          "       tollgate-c [--server HOST:PORT] [--timeout-ms N] subscription USER\n"
-          "       tollgate-c [--server HOST:PORT] [--timeout-ms N] health\n"
-          "The server defaults to 127.0.0.1:7701.\n",
+    fputs("usage: tollgate-c [OPTIONS] is-subscriber USER ENTITLEMENT\n"
+          "       tollgate-c [OPTIONS] subscription USER\n"
+          "       tollgate-c [OPTIONS] submission SUBMISSION_ID\n"
+          "       tollgate-c [OPTIONS] health\n"
+          "options: --server HOST:PORT|unix:/PATH (default 127.0.0.1:7701)  --timeout-ms N\n"
+          "         --caller NAME  --key-file FILE (default: the key in $TOLLGATE_KEY)\n"
+          "         --tls  --tls-ca FILE  --tls-server-name NAME  --tls-cert FILE  --tls-key FILE\n",
           stderr);
     return 2;
+}
+
+/* The first line of path, without its line end, into key; false when unreadable or empty. */
+static bool read_key(const char *path, char *key, size_t size) {
+    FILE *file = fopen(path, "r");
+    if (!file) return false;
+    bool read = fgets(key, (int)size, file) != NULL;
+    fclose(file);
+    if (!read) return false;
+    key[strcspn(key, "\r\n")] = '\0';
+    return key[0] != '\0';
 }
 
 /* "2026-11-25T05:34:28Z" for milliseconds since the epoch. */
@@ -83,6 +103,24 @@ static int subscription(tollgate_client *client, const char *user) {
     return 0;
 }
 
+static int submission(tollgate_client *client, const char *submission_id) {
+    tollgate_submission *found = NULL;
+    tollgate_error error;
+    if (tollgate_get_submission(client, submission_id, &found, &error) != TOLLGATE_OK) {
+        return fail("submission", &error);
+    }
+    char received[32];
+    printf("%s: %s, user %s, received %s\n", found->submission_id, tollgate_submission_status_name(found->status),
+           found->user_id, format_time(found->received_at_ms, received, sizeof received));
+    if (found->rejection_reason[0]) printf("  rejected: %s\n", found->rejection_reason);
+    for (size_t i = 0; i < found->entitlement_count; i++) {
+        const tollgate_entitlement_status *e = &found->entitlements[i];
+        printf("  entitlement %-12s %s\n", e->entitlement, e->active ? "active" : "inactive");
+    }
+    tollgate_submission_free(found);
+    return 0;
+}
+
 static int health(tollgate_client *client) {
     tollgate_health_report *report = NULL;
     tollgate_error error;
@@ -98,14 +136,35 @@ static int health(tollgate_client *client) {
 
 int main(int argc, char **argv) {
     const char *server = "127.0.0.1:7701";
-    int timeout_ms = 5000;
+    const char *key_file = NULL;
+    tollgate_options options;
+    tollgate_options_init(&options);
     int i = 1;
     for (; i < argc && strncmp(argv[i], "--", 2) == 0; i += 2) {
+        const char *name = argv[i];
+        if (strcmp(name, "--tls") == 0) {
+            options.tls = true;
+            i--;
+            continue;
+        }
         if (i + 1 >= argc) return usage();
-        if (strcmp(argv[i], "--server") == 0) {
-            server = argv[i + 1];
-        } else if (strcmp(argv[i], "--timeout-ms") == 0) {
-            timeout_ms = atoi(argv[i + 1]);
+        const char *value = argv[i + 1];
+        if (strcmp(name, "--server") == 0) {
+            server = value;
+        } else if (strcmp(name, "--timeout-ms") == 0) {
+            options.connect_timeout_ms = options.call_timeout_ms = atoi(value);
+        } else if (strcmp(name, "--caller") == 0) {
+            options.caller = value;
+        } else if (strcmp(name, "--key-file") == 0) {
+            key_file = value;
+        } else if (strcmp(name, "--tls-ca") == 0) {
+            options.tls_ca_file = value;
+        } else if (strcmp(name, "--tls-server-name") == 0) {
+            options.tls_server_name = value;
+        } else if (strcmp(name, "--tls-cert") == 0) {
+            options.tls_certificate_file = value;
+        } else if (strcmp(name, "--tls-key") == 0) {
+            options.tls_private_key_file = value;
         } else {
             return usage();
         }
@@ -115,26 +174,52 @@ int main(int argc, char **argv) {
     int operands = argc - i - 1;
 
     char host[256];
-    const char *colon = strrchr(server, ':');
-    if (!colon || colon == server || (size_t)(colon - server) >= sizeof host) return usage();
-    snprintf(host, sizeof host, "%.*s", (int)(colon - server), server);
-    long port = strtol(colon + 1, NULL, 10);
-    if (port <= 0 || port > 65535) return usage();
+    long port = 0;
+    if (strncmp(server, "unix:", 5) == 0) {
+        if (strlen(server) >= sizeof host) return usage();
+        snprintf(host, sizeof host, "%s", server);
+    } else {
+        const char *colon = strrchr(server, ':');
+        if (!colon || colon == server || (size_t)(colon - server) >= sizeof host) return usage();
+        snprintf(host, sizeof host, "%.*s", (int)(colon - server), server);
+        port = strtol(colon + 1, NULL, 10);
+        if (port <= 0 || port > 65535) return usage();
+    }
+
+    char key[512];
+    if (options.caller) {
+        const char *from_environment = getenv("TOLLGATE_KEY");
+        if (key_file) {
+            if (!read_key(key_file, key, sizeof key)) {
+                fprintf(stderr, "tollgate-c: cannot read a key from %s\n", key_file);
+                return 2;
+            }
+        } else if (from_environment && *from_environment && strlen(from_environment) < sizeof key) {
+            snprintf(key, sizeof key, "%s", from_environment);
+        } else {
+            fputs("tollgate-c: --caller needs its key: --key-file FILE or $TOLLGATE_KEY\n", stderr);
+            return 2;
+        }
+        options.key = key;
+    }
 
     if (!((strcmp(command, "is-subscriber") == 0 && operands == 2) ||
-          (strcmp(command, "subscription") == 0 && operands == 1) || (strcmp(command, "health") == 0 && operands == 0))) {
+          (strcmp(command, "subscription") == 0 && operands == 1) ||
+          (strcmp(command, "submission") == 0 && operands == 1) || (strcmp(command, "health") == 0 && operands == 0))) {
         return usage();
     }
     tollgate_client *client = NULL;
     tollgate_error error;
-    if (tollgate_connect(host, (uint16_t)port, timeout_ms, &client, &error) != TOLLGATE_OK) {
-        return fail("connect", &error);
-    }
+    tollgate_status connected = tollgate_connect_with(host, (uint16_t)port, &options, &client, &error);
+    memset(key, 0, sizeof key); /* the client keeps its own copy */
+    if (connected != TOLLGATE_OK) return fail("connect", &error);
     int status;
     if (strcmp(command, "is-subscriber") == 0) {
         status = is_subscriber(client, argv[i + 1], argv[i + 2]);
     } else if (strcmp(command, "subscription") == 0) {
         status = subscription(client, argv[i + 1]);
+    } else if (strcmp(command, "submission") == 0) {
+        status = submission(client, argv[i + 1]);
     } else {
         status = health(client);
     }
