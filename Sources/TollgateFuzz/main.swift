@@ -20,7 +20,7 @@
       let name = getenv("TOLLGATE_FUZZ_HARNESS").map { String(cString: $0) } ?? ""
       guard let harness = FuzzHarness(rawValue: name) else {
         let names = FuzzHarness.allCases.map(\.rawValue).joined(separator: ", ")
-        fputs("TollgateFuzz: set TOLLGATE_FUZZ_HARNESS to one of: \(names)\n", stderr)
+        print("TollgateFuzz: set TOLLGATE_FUZZ_HARNESS to one of: \(names)")
         exit(2)
       }
       return harness
