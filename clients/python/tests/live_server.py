@@ -5,6 +5,7 @@ The binary is $TOLLGATE_BIN, or the repository's .build/debug/tollgate (what `sw
 
 from __future__ import annotations
 
+import json
 import os
 import re
 import subprocess
@@ -21,6 +22,14 @@ def tollgate_bin() -> str:
     if not os.access(binary, os.X_OK):
         raise RuntimeError(f"no tollgate binary at {binary}: run `swift build` or set TOLLGATE_BIN")
     return binary
+
+
+def new_caller(name: str, scopes: str) -> tuple[str, dict]:
+    """`tollgate callers new NAME --scopes SCOPES`: the key it printed and the config entry."""
+    output = subprocess.run([tollgate_bin(), "callers", "new", name, "--scopes", scopes], check=True,
+                            capture_output=True, text=True).stdout
+    fields = dict(line.split(": ", 1) for line in output.splitlines() if ": " in line)
+    return fields["key"], json.loads(fields["entry"])
 
 
 def seed(database: Path, users: int, inactive_share: float = 0.0) -> None:
