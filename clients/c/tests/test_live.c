@@ -481,8 +481,9 @@ static void get_submission_after_submitting(void) {
         CHECK(found != NULL);
     }
     tollgate_submission_free(found);
-    CHECK_INT(tollgate_get_submission(web, "no-such-submission", &found, &error), TOLLGATE_NOT_FOUND);
+    CHECK_INT(tollgate_get_submission(web, "999999999", &found, &error), TOLLGATE_NOT_FOUND);
     CHECK(found == NULL);
+    CHECK_INT(tollgate_get_submission(web, "no-such-submission", &found, &error), TOLLGATE_INVALID_ARGUMENT);
     /* Another caller does not see it; an admin does. */
     if (connect_as("127.0.0.1", secured.port, SHOP, NULL, &shop, &error) == TOLLGATE_OK) {
         CHECK_INT(tollgate_get_submission(shop, submitted->submission_id, &found, &error), TOLLGATE_NOT_FOUND);
@@ -523,10 +524,12 @@ static void unix_socket_with_a_key(void) {
 
 /* The server restarts under an authenticated client: the reconnection authenticates again. */
 static void reconnection_authenticates_again(void) {
-    char log_path[800];
+    char config[800], log_path[800];
+    snprintf(config, sizeof config, "%s/reauth.json", dir);
     snprintf(log_path, sizeof log_path, "%s/reauth.log", dir);
+    REQUIRE(write_config(config, NULL)); /* callers, and no Unix socket: the shared server has it */
     test_server server;
-    REQUIRE(test_server_start(&server, database, secured_config, 0, log_path));
+    REQUIRE(test_server_start(&server, database, config, 0, log_path));
     tollgate_client *client = NULL;
     tollgate_error error = {0};
     if (connect_as("127.0.0.1", server.port, WEB, NULL, &client, &error) != TOLLGATE_OK) {
@@ -535,7 +538,7 @@ static void reconnection_authenticates_again(void) {
     }
     uint16_t port = server.port;
     test_server_stop(&server);
-    CHECK(test_server_start(&server, database, secured_config, port, log_path));
+    CHECK(test_server_start(&server, database, config, port, log_path));
     tollgate_is_subscriber_result *result = NULL;
     CHECK_INT(tollgate_is_subscriber(client, "user-1", "premium", &result, &error), TOLLGATE_OK);
     CHECK(result && result->active);

@@ -18,6 +18,7 @@ from tollgate import (
     AsyncClient,
     Client,
     ConnectionClosedError,
+    InvalidArgumentError,
     NotFoundError,
     PermissionDeniedError,
     Purchase,
@@ -107,6 +108,8 @@ def test_get_submission(secured: ServerProcess, keys) -> None:
         assert found.user_id == "buyer-6"
         assert found.received_at_ms > 1_700_000_000_000
         with pytest.raises(NotFoundError):
+            web.get_submission("999999999")
+        with pytest.raises(InvalidArgumentError):  # not an id SubmitPurchase could have returned
             web.get_submission("no-such-submission")
     with Client("127.0.0.1", secured.port, **as_caller(keys, "shop")) as shop:
         with pytest.raises(NotFoundError):  # another caller's submission
