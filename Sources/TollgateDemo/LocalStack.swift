@@ -24,11 +24,14 @@ public struct LocalStack: Sendable {
     public var service: Int
     public var simulator: Int
     public var worker: Int
+    /// The worker's `/health` and `/metrics`.
+    public var workerAdmin: Int
 
-    public init(service: Int = 0, simulator: Int = 0, worker: Int = 0) {
+    public init(service: Int = 0, simulator: Int = 0, worker: Int = 0, workerAdmin: Int = 0) {
       self.service = service
       self.simulator = simulator
       self.worker = worker
+      self.workerAdmin = workerAdmin
     }
   }
 
@@ -127,6 +130,7 @@ public struct LocalStack: Sendable {
       app.rootCertificates = [root]
       var settings = WorkerSettings()
       settings.listen = "127.0.0.1:\(workerPort)"
+      settings.adminListen = "127.0.0.1:\(ports.workerAdmin)"
       settings.pollMs = 5
       settings.backoffBaseMs = 50
       settings.backoffMaxMs = 400
@@ -224,6 +228,8 @@ public struct LocalStack: Sendable {
   }
 
   public var workerPort: Int { get async { await worker.listeningPort() } }
+  /// The worker's `/health` and `/metrics` port.
+  public var workerAdminPort: Int { get async { await worker.adminListeningPort() } }
 
   /// Buys `productId` in the simulator.
   public func buy(_ productId: String = premium, offer: String? = nil, environment: String = "Sandbox") async throws

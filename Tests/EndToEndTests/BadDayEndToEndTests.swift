@@ -124,7 +124,7 @@ struct BadDayEndToEndTests {
     #expect(serviceHealth.status == .serving)
     #expect(serviceHealth.reason.contains("store-outage policy"), "\(serviceHealth.reason)")
     // The worker says so on /health.
-    let port = await stack.worker.listeningPort()
+    let port = await stack.worker.adminListeningPort()
     let health = try await httpRequest("GET", port: port, path: "/health")
     #expect(health.body.contains(#""status":"degraded""#), "\(health.body)")
     #expect(health.body.contains("store_unreachable: app_store since"), "\(health.body)")

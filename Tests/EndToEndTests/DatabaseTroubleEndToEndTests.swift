@@ -103,15 +103,15 @@ struct DatabaseTroubleEndToEndTests {
   @Test("the worker's database file deleted, then replaced: notifications get 503 and /health says why")
   func workerFileDeletedThenReplaced() async throws {
     let workers = try await WorkerProcesses.make()
-    let (worker, port) = try await workers.start()
+    let (worker, port, adminPort) = try await workers.start()
     defer { worker.terminate() }
     let body = Data(#"{"signedPayload":"x.y.z"}"#.utf8)
-    #expect(try await httpRequest("GET", port: port, path: "/health").status == 200)
+    #expect(try await httpRequest("GET", port: adminPort, path: "/health").status == 200)
 
     try FileManager.default.removeItem(atPath: workers.database)
     let refused = try await httpRequest("POST", port: port, path: "/notifications/apple/v2", body: body)
     #expect(refused.status == 503)
-    let health = try await httpRequest("GET", port: port, path: "/health")
+    let health = try await httpRequest("GET", port: adminPort, path: "/health")
     #expect(health.status == 503)
     #expect(health.body.contains("not_serving"))
     #expect(health.body.contains("was deleted"))
@@ -119,7 +119,7 @@ struct DatabaseTroubleEndToEndTests {
     _ = try SQLiteEntitlementStorage(path: workers.dir.file("other.sqlite"), nowMs: 1)
     #expect(rename(workers.dir.file("other.sqlite"), workers.database) == 0)
     #expect(try await httpRequest("POST", port: port, path: "/notifications/apple/v2", body: body).status == 503)
-    #expect(try await httpRequest("GET", port: port, path: "/health").body.contains("was replaced"))
+    #expect(try await httpRequest("GET", port: adminPort, path: "/health").body.contains("was replaced"))
     worker.terminate()
     _ = worker.finish()
     await workers.remove()

@@ -32,7 +32,10 @@ struct GooglePlayWorkerEndToEndTests {
       "apps": [["id": "android", "store": "google_play", "packageName": Self.package]],
       "entitlements": [["id": "premium"]],
       "products": [["productId": "monthly", "store": "google_play", "entitlements": ["premium"]]],
-      "worker": ["listen": "127.0.0.1:0", "database": database, "pollMs": 5, "backoffBaseMs": 50, "backoffMaxMs": 200],
+      "worker": [
+        "listen": "127.0.0.1:0", "adminListen": "127.0.0.1:0", "database": database, "pollMs": 5, "backoffBaseMs": 50,
+        "backoffMaxMs": 200,
+      ],
       "googlePlay": [
         [
           "packageName": Self.package, "serviceAccountKeyEnv": "GOOGLE_KEY", "pushAudience": "tollgate",

@@ -33,7 +33,7 @@ struct WorkerConfigurationTests {
     let store = try #require(try ExampleStoreSettings.section(in: data))
     let text = configuration.problems(environment: [:], stores: [store]).joined(separator: "\n")
     #expect(text.contains("nope"))
-    #expect(text.contains("worker: pollMs"))
+    #expect(text.contains("worker.pollMs"))
     #expect(text.contains("webhooks[0]: url must be http(s)"))
     #expect(text.contains("$HOOK"))
     #expect(text.contains("exampleStore: an app has no name"))

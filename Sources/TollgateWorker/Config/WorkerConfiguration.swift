@@ -10,6 +10,9 @@ public struct WorkerConfiguration: Sendable {
   public var worker: WorkerSettings
   /// The company's endpoints for state-change events.
   public var webhooks: [WebhookSettings]
+  /// Keys of the file that nothing reads (`ConfigKeys`), found by `decode`: reported by
+  /// `problems(environment:stores:)` with the rest.
+  public var keyProblems: [String] = []
 
   public init(
     catalog: ProductCatalog, worker: WorkerSettings = WorkerSettings(), webhooks: [WebhookSettings] = []
@@ -24,16 +27,32 @@ public struct WorkerConfiguration: Sendable {
     var webhooks: [WebhookSettings]?
   }
 
-  /// Decodes the file's JSON; problems are reported with their path.
-  public static func decode(_ data: Data) throws -> WorkerConfiguration {
+  /// Decodes the file's JSON; problems are reported with their path. Every key of the catalog,
+  /// `worker`, `webhooks` and the sections of `storeSections` must be one they read, and every
+  /// top-level key a known section (`ConfigKeys`): the others are kept in `keyProblems`.
+  public static func decode(
+    _ data: Data, storeSections: [any (StoreSettings & Decodable).Type] = []
+  ) throws -> WorkerConfiguration {
+    var configuration: WorkerConfiguration
     do {
       let catalog = try JSONDecoder().decode(ProductCatalog.self, from: data)
       let sections = try JSONDecoder().decode(Sections.self, from: data)
-      return WorkerConfiguration(
+      configuration = WorkerConfiguration(
         catalog: catalog, worker: sections.worker ?? WorkerSettings(), webhooks: sections.webhooks ?? [])
     } catch let error as DecodingError {
       throw WorkerConfigurationError(problems: [error.readablePath])
     }
+    let keys = try ConfigKeys(json: data)
+    keys.read(ProductCatalog.self)
+    keys.read(WorkerSettings.self, section: "worker")
+    keys.read([WebhookSettings].self, section: "webhooks")
+    for section in storeSections { read(section, into: keys) }
+    configuration.keyProblems = keys.problems
+    return configuration
+  }
+
+  private static func read<Settings: StoreSettings & Decodable>(_ type: Settings.Type, into keys: ConfigKeys) {
+    keys.read(type, section: type.sectionKey)
   }
 
   /// Every problem at once, so an operator fixes the file in one go: the catalog's, the worker's
@@ -48,7 +67,8 @@ public struct WorkerConfiguration: Sendable {
     for settings in stores {
       problems += settings.problems(catalog: catalog, environment: environment)
     }
-    problems += worker.problems().map { "worker: \($0)" }
+    problems += keyProblems
+    problems += worker.problems()
     for (index, webhook) in webhooks.enumerated() {
       problems += webhook.problems(environment: environment).map { "webhooks[\(index)]: \($0)" }
     }

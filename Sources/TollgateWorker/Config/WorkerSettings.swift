@@ -1,7 +1,17 @@
 /// The `worker` section: where it listens, how it paces itself.
 public struct WorkerSettings: Sendable, Decodable, Hashable {
-  /// HTTP address for store notifications and /metrics, HOST:PORT.
+  /// The public HTTP address: store notifications (`/notifications/...`) only, HOST:PORT.
   public var listen: String = "127.0.0.1:7703"
+  /// The operator's HTTP address: `/health` and `/metrics`, HOST:PORT; loopback by default.
+  public var adminListen: String = "127.0.0.1:7704"
+  /// Both listeners close a connection that has sent nothing for this long (keep-alive included).
+  public var idleTimeoutMs: Int64 = 60_000
+  /// Both listeners close a connection whose request head (request line and headers) is not
+  /// complete this long after its first bytes arrived.
+  public var headerTimeoutMs: Int64 = 10_000
+  /// A notification body larger than this is refused (413) before it is read in full, and its
+  /// connection closed; nothing of it is stored.
+  public var maxNotificationBytes: Int = 1 << 20
   public var database: String?
   /// How often the inbox and the schedule are looked at.
   public var pollMs: Int64 = 50
@@ -44,7 +54,8 @@ public struct WorkerSettings: Sendable, Decodable, Hashable {
   public init() {}
 
   enum CodingKeys: String, CodingKey {
-    case listen, database, pollMs, leaseMs, sweepIntervalMs, dormantAfterMs, dormantSweepIntervalMs, recheckDelayMs,
+    case listen, adminListen, idleTimeoutMs, headerTimeoutMs, maxNotificationBytes, database, pollMs, leaseMs,
+      sweepIntervalMs, dormantAfterMs, dormantSweepIntervalMs, recheckDelayMs,
       inboxRetentionMs, changeFeedRetentionMs, eventRetentionMs,
       backoffBaseMs, backoffMaxMs,
       notFoundRetryWindowMs, clockSkewToleranceMs, storeOutageLeewayMs, storeConcurrency, followClockURL,
@@ -55,6 +66,10 @@ public struct WorkerSettings: Sendable, Decodable, Hashable {
     let c = try decoder.container(keyedBy: CodingKeys.self)
     let d = WorkerSettings()
     listen = try c.decodeIfPresent(String.self, forKey: .listen) ?? d.listen
+    adminListen = try c.decodeIfPresent(String.self, forKey: .adminListen) ?? d.adminListen
+    idleTimeoutMs = try c.decodeIfPresent(Int64.self, forKey: .idleTimeoutMs) ?? d.idleTimeoutMs
+    headerTimeoutMs = try c.decodeIfPresent(Int64.self, forKey: .headerTimeoutMs) ?? d.headerTimeoutMs
+    maxNotificationBytes = try c.decodeIfPresent(Int.self, forKey: .maxNotificationBytes) ?? d.maxNotificationBytes
     database = try c.decodeIfPresent(String.self, forKey: .database)
     pollMs = try c.decodeIfPresent(Int64.self, forKey: .pollMs) ?? d.pollMs
     leaseMs = try c.decodeIfPresent(Int64.self, forKey: .leaseMs) ?? d.leaseMs
@@ -79,7 +94,36 @@ public struct WorkerSettings: Sendable, Decodable, Hashable {
     bindAppAccountToken = try c.decodeIfPresent(Bool.self, forKey: .bindAppAccountToken) ?? d.bindAppAccountToken
   }
 
+  /// Every problem with these settings, each starting with its key (`worker.listen: …`).
   func problems() -> [String] {
+    var problems = [("listen", listen), ("adminListen", adminListen)].compactMap { key, value in
+      ListenAddress.problem(value, key: "worker.\(key)")
+    }
+    if let notifications = ListenAddress(listen), let admin = ListenAddress(adminListen), notifications == admin,
+      admin.port != 0
+    {
+      problems.append("worker.adminListen: must differ from worker.listen (\(listen))")
+    }
+    for (key, value) in [("idleTimeoutMs", idleTimeoutMs), ("headerTimeoutMs", headerTimeoutMs)]
+    where !Self.timeoutRange.contains(value) {
+      problems.append(
+        "worker.\(key): must be between \(Self.timeoutRange.lowerBound) and \(Self.timeoutRange.upperBound)")
+    }
+    if !Self.notificationBytesRange.contains(maxNotificationBytes) {
+      problems.append(
+        "worker.maxNotificationBytes: must be between \(Self.notificationBytesRange.lowerBound) and "
+          + "\(Self.notificationBytesRange.upperBound)")
+    }
+    problems += otherProblems().map { "worker.\($0)" }
+    return problems
+  }
+
+  /// The range `idleTimeoutMs` and `headerTimeoutMs` must lie in (100 ms to a day).
+  public static let timeoutRange: ClosedRange<Int64> = 100...86_400_000
+  /// The range `maxNotificationBytes` must lie in (1 KiB to 64 MiB).
+  public static let notificationBytesRange = 1_024...(64 << 20)
+
+  private func otherProblems() -> [String] {
     var problems: [String] = []
     if pollMs < 1 { problems.append("pollMs must be at least 1") }
     if leaseMs < 1_000 { problems.append("leaseMs must be at least 1000") }

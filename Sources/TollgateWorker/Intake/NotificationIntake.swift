@@ -2,25 +2,31 @@ import HTTPTypes
 import Hummingbird
 import Logging
 import NIOCore
+import TollgateCore
 
 /// The HTTP endpoints the stores post notifications to, one per route their gateways declare.
 /// Each request is first put to its route (`NotificationRoute.admit`: a route that can
 /// authenticate the sender does so here, before anything is stored); an admitted notification is
 /// stored durably and answered 200 only then; a duplicate (same key) is acknowledged but stored
-/// once. What the body says is verified when the worker processes it.
+/// once. What the body says is verified when the worker processes it. A body larger than
+/// `maximumBodyBytes` (`worker.maxNotificationBytes`) is refused with 413: at once when its
+/// Content-Length says so, else as soon as that much has arrived; the connection is then closed
+/// (`HTTPConnectionGuard`), so the rest is never read.
 enum NotificationIntake {
-  static let maximumBodyBytes = 1 << 20
-
   static func add(
-    to router: Router<BasicRequestContext>, routes: [NotificationRoute], storage: any WorkerStorage,
-    stats: WorkerStats, nowMs: @escaping @Sendable () -> Int64, logger: Logger
+    to router: Router<BasicRequestContext>, routes: [NotificationRoute], maximumBodyBytes: Int,
+    storage: any WorkerStorage, stats: WorkerStats, nowMs: @escaping @Sendable () -> Int64, logger: Logger
   ) {
     // Every refusal is counted; only a few per route and minute are logged.
     let sampler = LogSampler()
     for route in routes {
       router.post(RouterPath(route.path)) { request, _ -> Response in
         var request = request
-        guard let body = try? await request.collectBody(upTo: maximumBodyBytes) else {
+        let declared = request.headers[.contentLength].flatMap { Int($0) }
+        guard declared.map({ $0 <= maximumBodyBytes }) ?? true,
+          let body = try? await request.collectBody(upTo: maximumBodyBytes)
+        else {
+          stats.notificationNotStored(route: route.name, outcome: "too_large")
           return Response(status: .contentTooLarge)
         }
         let bytes = Array(body.readableBytesView)

@@ -26,42 +26,45 @@ public final class VerifierWorker: Service, Sendable {
   let acknowledgements = PendingAcknowledgements()
   let unacknowledgedUrgent: Gauge
   let metricsText: (@Sendable () -> String)?
-  let onListening: (@Sendable (_ port: Int) -> Void)?
+  let onListening: (@Sendable (_ port: Int, _ adminPort: Int) -> Void)?
   let settings: WorkerSettings
-  let host: String
-  let port: Int
+  /// Store notifications only (`worker.listen`).
+  let listen: ListenAddress
+  /// `/health` and `/metrics` (`worker.adminListen`).
+  let adminListen: ListenAddress
   let nowMs: @Sendable () -> Int64
   let logger: Logger
   /// One worker per database (`WorkerLease`).
   let lease: WorkerLease
-  private let boundPort = BoundPort()
+  let boundPort = BoundPort()
+  let adminBoundPort = BoundPort()
 
   /// Builds the worker from a configuration its caller has validated (`validate(environment:)`:
-  /// the gateways are built from it first); throws if `worker.listen` is not HOST:PORT.
+  /// the gateways are built from it first); throws if `worker.listen` or `worker.adminListen` is
+  /// not HOST:PORT.
   /// - Parameters:
   ///   - gateways: one per store the worker verifies purchases of.
-  ///   - metrics: where the worker's counters go, and how to render them for `GET /metrics`
-  ///     (the executable passes a Prometheus registry); without it, no /metrics route.
-  ///   - onListening: told the HTTP port once the endpoints listen (useful with port 0).
+  ///   - metrics: where the worker's counters go, and how to render them for `GET /metrics` on
+  ///     the admin listener (the executable passes a Prometheus registry); without it, no
+  ///     /metrics route.
+  ///   - onListening: told the notification port and the admin port once both listen (useful
+  ///     with port 0).
   ///   - lease: how often the worker lease is renewed, and when another worker's is stale.
   public init(
     configuration: WorkerConfiguration, storage: any WorkerStorage, gateways: [any StoreGateway],
     environment: [String: String] = ProcessInfo.processInfo.environment, httpClient: HTTPClient = .shared,
     metrics: (factory: any MetricsFactory, render: @Sendable () -> String)? = nil,
-    onListening: (@Sendable (_ port: Int) -> Void)? = nil, nowMs: @escaping @Sendable () -> Int64, logger: Logger,
+    onListening: (@Sendable (_ port: Int, _ adminPort: Int) -> Void)? = nil, nowMs: @escaping @Sendable () -> Int64,
+    logger: Logger,
     lease: WorkerLease.Config = .defaults
   ) throws {
     let settings = configuration.worker
-    let parts = settings.listen.split(separator: ":")
-    guard parts.count >= 2, let port = Int(parts.last!) else {
-      throw WorkerConfigurationError(problems: ["worker.listen must be HOST:PORT"])
-    }
+    listen = try ListenAddress.parse(settings.listen, key: "worker.listen")
+    adminListen = try ListenAddress.parse(settings.adminListen, key: "worker.adminListen")
     let gateways = StoreGateways(gateways)
     stats = WorkerStats(factory: metrics?.factory ?? NOOPMetricsHandler.instance, stores: gateways.stores)
     metricsText = metrics?.render
     self.onListening = onListening
-    self.host = parts.dropLast().joined(separator: ":")
-    self.port = port
     self.settings = settings
     self.nowMs = nowMs
     self.logger = logger
@@ -93,70 +96,32 @@ public final class VerifierWorker: Service, Sendable {
       storage: storage, httpClient: httpClient, backoff: backoff, pollMs: settings.pollMs, nowMs: nowMs, logger: logger)
   }
 
-  /// The HTTP port, once listening (useful with port 0).
+  /// The notification port, once listening (useful with port 0); 0 if it could not listen.
   public func listeningPort() async -> Int { await boundPort.value() }
+
+  /// The admin port (`/health`, `/metrics`), once listening (useful with port 0); 0 if it could
+  /// not listen.
+  public func adminListeningPort() async -> Int { await adminBoundPort.value() }
 
   public func run() async throws {
     // Before anything else: a second worker on this database refuses to start.
     try await lease.acquire()
     // The admin commands recompute entitlements with the catalog the worker runs with.
     try await storage.saveCatalog(catalog, nowMs: nowMs())
-    let router = Router()
-    router.add(middleware: StorageGuardMiddleware(storage: storage, logger: logger))
-    NotificationIntake.add(
-      to: router, routes: gateways.notificationRoutes, storage: storage, stats: stats, nowMs: nowMs, logger: logger)
-    router.get("/health") { _, _ -> Response in
-      let counts = (try? await self.storage.inboxCounts()) ?? [:]
-      let problem = await self.storage.storageProblem()
-      var health: [String: Any] = ["status": "serving", "inbox": counts, "processed": self.stats.json]
-      let outages = self.storeHealth.outages
-      if !outages.isEmpty {
-        // Reading from a store is failing: renewing subscribers are kept in by the outage policy.
-        let since = outages.map { "\($0.key.rawValue) since \($0.value)" }.sorted().joined(separator: ", ")
-        health.merge(
-          [
-            "status": "degraded", "reason": "store_unreachable: \(since)",
-            "storeOutages": Dictionary(uniqueKeysWithValues: outages.map { ($0.key.rawValue, $0.value) }),
-          ]
-        ) { $1 }
-      }
-      let acknowledgements = self.acknowledgements.counts(nowMs: self.nowMs())
-      if acknowledgements.pending > 0 {
-        health["unacknowledged"] = ["pending": acknowledgements.pending, "nearDeadline": acknowledgements.urgent]
-      }
-      if acknowledgements.urgent > 0 && health["reason"] == nil {
-        // Google refunds a purchase left unacknowledged for 3 days: money about to be lost.
-        health.merge(
-          [
-            "status": "degraded",
-            "reason": "unacknowledged_purchases: \(acknowledgements.urgent) within a day of the store's deadline",
-          ]
-        ) { $1 }
-      }
-      if let problem { health.merge(["status": "not_serving", "reason": problem]) { $1 } }
-      let body = (try? JSONSerialization.data(withJSONObject: health, options: [.sortedKeys])) ?? Data()
-      return Response(
-        status: problem == nil ? .ok : .serviceUnavailable, headers: [.contentType: "application/json"],
-        body: .init(byteBuffer: ByteBuffer(bytes: body)))
-    }
-    if let render = metricsText {
-      router.get("/metrics") { _, _ -> Response in
-        Response(
-          status: .ok, headers: [.contentType: "text/plain; version=0.0.4"],
-          body: .init(byteBuffer: ByteBuffer(string: render())))
-      }
-    }
-    let boundPort = self.boundPort
-    let onListening = self.onListening
-    let app = Application(
-      router: router, configuration: .init(address: .hostname(host, port: port)),
-      onServerRunning: { channel in
-        let port = channel.localAddress?.port ?? 0
-        await boundPort.set(port)
-        onListening?(port)
-      }, logger: logger)
+    let (notifications, admin) = makeListeners()
     try await withThrowingDiscardingTaskGroup { group in
-      group.addTask { try await app.run() }
+      group.addTask {
+        try await Self.run(notifications, key: "worker.listen", address: self.listen, bound: self.boundPort)
+      }
+      group.addTask {
+        try await Self.run(admin, key: "worker.adminListen", address: self.adminListen, bound: self.adminBoundPort)
+      }
+      if let onListening = self.onListening {
+        group.addTask {
+          let ports = (await self.boundPort.value(), await self.adminBoundPort.value())
+          if ports.0 != 0 && ports.1 != 0 { onListening(ports.0, ports.1) }
+        }
+      }
       group.addTask { await cancelWhenGracefulShutdown { await self.loop() } }
       group.addTask { await cancelWhenGracefulShutdown { await self.webhooks.run() } }
       group.addTask { await cancelWhenGracefulShutdown { await self.sweeper.run() } }
@@ -199,7 +164,7 @@ public final class VerifierWorker: Service, Sendable {
   }
 }
 
-/// The port the HTTP server bound, for callers that asked for port 0.
+/// The port an HTTP listener bound, for callers that asked for port 0.
 actor BoundPort {
   private var port: Int?
   private var waiters: [CheckedContinuation<Int, Never>] = []
@@ -209,6 +174,8 @@ actor BoundPort {
     for waiter in waiters { waiter.resume(returning: port) }
     waiters.removeAll()
   }
+
+  var isSet: Bool { port != nil }
 
   func value() async -> Int {
     if let port { return port }

@@ -15,6 +15,7 @@ struct Demo: AsyncParsableCommand {
   @Option(help: "Service port.") var servicePort = 7701
   @Option(help: "Simulator port.") var simulatorPort = 7702
   @Option(help: "Worker (notifications) port.") var workerPort = 7703
+  @Option(help: "Worker admin (/health, /metrics) port.") var workerAdminPort = 7704
 
   @OptionGroup var logging: LoggingOptions
 
@@ -25,7 +26,9 @@ struct Demo: AsyncParsableCommand {
     if options.logLevel == .info { options.logLevel = .warning }
     let logger = options.makeLogger(label: "tollgate.demo")
     try await LocalStack.run(
-      directory: directory, ports: .init(service: servicePort, simulator: simulatorPort, worker: workerPort),
+      directory: directory,
+      ports: .init(
+        service: servicePort, simulator: simulatorPort, worker: workerPort, workerAdmin: workerAdminPort),
       logger: logger
     ) { stack in
       let users = try await DemoUsers.create(on: stack)
@@ -45,6 +48,7 @@ struct Demo: AsyncParsableCommand {
     var lines = [
       "",
       "Tollgate demo: service 127.0.0.1:\(servicePort), store simulator 127.0.0.1:\(simulatorPort), worker 127.0.0.1:\(await stack.workerPort)",
+      "worker health and metrics: http://127.0.0.1:\(await stack.workerAdminPort)/health, /metrics",
       "database \(stack.databasePath)", "", "Demo users (bought through the simulator, verified by the worker):",
     ]
     for (user, answer) in users {

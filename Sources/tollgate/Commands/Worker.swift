@@ -24,6 +24,9 @@ struct Worker: AsyncParsableCommand {
   @Option(help: "HTTP address for store notifications, HOST:PORT (default: worker.listen, else 127.0.0.1:7703).")
   var listen: HostPort?
 
+  @Option(help: "HTTP address for /health and /metrics, HOST:PORT (default: worker.adminListen, else 127.0.0.1:7704).")
+  var adminListen: HostPort?
+
   @Option(
     help: "Follow a store simulator's virtual clock at this URL (demos and tests only; also worker.followClockURL).")
   var followClock: String?
@@ -31,17 +34,18 @@ struct Worker: AsyncParsableCommand {
   @OptionGroup var logging: LoggingOptions
 
   func run() async throws {
-    var configuration = try ConfigFile.worker(config)
+    var configuration = try ConfigFile.worker(
+      config, storeSections: [AppStoreSettings.self, GooglePlaySettings.self, AmazonSettings.self])
     let appStoreSettings = try ConfigFile.section(AppStoreSettings.self, of: config) ?? AppStoreSettings(apps: [])
     let googlePlaySettings =
       try ConfigFile.section(GooglePlaySettings.self, of: config) ?? GooglePlaySettings(apps: [])
     let amazonSettings = try ConfigFile.section(AmazonSettings.self, of: config) ?? AmazonSettings(apps: [])
     if let listen { configuration.worker.listen = listen.description }
+    if let adminListen { configuration.worker.adminListen = adminListen.description }
     if let followClock { configuration.worker.followClockURL = followClock }
     let databasePath = try ConfigFile.database(flag: database, config: config)
     let logger = logging.makeLogger(label: "tollgate.worker")
     let clock = try await ProcessClock.make(followURL: configuration.worker.followClockURL, logger: logger)
-    let host = configuration.worker.listen.split(separator: ":").dropLast().joined(separator: ":")
     let worker: VerifierWorker
     do {
       let environment = ProcessInfo.processInfo.environment
@@ -73,9 +77,14 @@ struct Worker: AsyncParsableCommand {
         storage: try SQLiteWorkerStorage(path: databasePath, nowMs: clock.nowMs(), logger: logger),
         gateways: gateways, environment: environment,
         metrics: (PrometheusMetricsFactory(registry: registry), { registry.emitToString() }),
-        onListening: { port in
-          FileHandle.standardOutput.write(
-            Data("tollgate worker: notifications on \(host):\(port), database \(databasePath)\n".utf8))
+        onListening: {
+          [listen = configuration.worker.listen, admin = configuration.worker.adminListen] port, adminPort in
+          // Validated above: both parse.
+          let notifications = ListenAddress(host: ListenAddress(listen)?.host ?? listen, port: port)
+          let admin = ListenAddress(host: ListenAddress(admin)?.host ?? admin, port: adminPort)
+          let line =
+            "tollgate worker: notifications on \(notifications), health and metrics on \(admin), database \(databasePath)\n"
+          FileHandle.standardOutput.write(Data(line.utf8))
         },
         nowMs: clock.nowMs, logger: logger)
     } catch let error as WorkerConfigurationError {

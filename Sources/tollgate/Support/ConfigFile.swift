@@ -12,9 +12,12 @@ enum ConfigFile {
     return data
   }
 
-  static func worker(_ path: String) throws -> WorkerConfiguration {
+  /// The worker's configuration; with `storeSections`, their keys are checked too (`ConfigKeys`).
+  static func worker(
+    _ path: String, storeSections: [any (StoreSettings & Decodable).Type] = []
+  ) throws -> WorkerConfiguration {
     do {
-      return try WorkerConfiguration.decode(try data(path))
+      return try WorkerConfiguration.decode(try data(path), storeSections: storeSections)
     } catch let error as WorkerConfigurationError {
       throw ValidationError("config file \(path): \(error)")
     }

@@ -1,4 +1,5 @@
 import ArgumentParser
+import TollgateWorker
 
 /// A `HOST:PORT` argument (`127.0.0.1:7701`, `localhost:7701`, `[::1]:7701`).
 struct HostPort: ExpressibleByArgument, Sendable, CustomStringConvertible {
@@ -10,14 +11,11 @@ struct HostPort: ExpressibleByArgument, Sendable, CustomStringConvertible {
     self.port = port
   }
 
+  /// Read as a config file's addresses are (`ListenAddress`): port 0 to 65535, IPv6 in brackets.
   init?(argument: String) {
-    guard let colon = argument.lastIndex(of: ":") else { return nil }
-    var host = String(argument[..<colon])
-    guard let port = Int(argument[argument.index(after: colon)...]), (0...65_535).contains(port) else { return nil }
-    if host.hasPrefix("["), host.hasSuffix("]") { host = String(host.dropFirst().dropLast()) }
-    guard !host.isEmpty else { return nil }
-    self.host = host
-    self.port = port
+    guard let address = ListenAddress(argument) else { return nil }
+    self.host = address.host
+    self.port = address.port
   }
 
   var description: String { host.contains(":") ? "[\(host)]:\(port)" : "\(host):\(port)" }

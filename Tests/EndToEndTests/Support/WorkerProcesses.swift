@@ -27,7 +27,9 @@ struct WorkerProcesses {
     let key = try P256PrivateKey.generate()
     var simConfig = StoreSimulator.Config.defaults
     simConfig.apple.apps[0].apiKey = .init(keyId: "KEY1", issuerId: "ISSUER", publicKeyPEM: try Stack.publicPEM(key))
-    var worker: [String: Any] = ["listen": "127.0.0.1:0", "database": dir.file("tollgate.sqlite"), "pollMs": 20]
+    var worker: [String: Any] = [
+      "listen": "127.0.0.1:0", "adminListen": "127.0.0.1:0", "database": dir.file("tollgate.sqlite"), "pollMs": 20,
+    ]
     if receivingNotifications {
       let port = try await Stack.freePort()
       simConfig.notificationRetryDelaysMs = [200, 500]
@@ -66,16 +68,25 @@ struct WorkerProcesses {
     try ChildProcess(["worker", "--config", config, "--log-level", "warning"], environment: environment)
   }
 
-  /// Starts a worker and waits until it listens; returns it with its HTTP port.
-  func start() async throws -> (process: ChildProcess, port: Int) {
+  /// Starts a worker and waits until it listens; returns it with its notification port and its
+  /// admin port (`/health`, `/metrics`).
+  func start() async throws -> (process: ChildProcess, port: Int, adminPort: Int) {
     let worker = try launch()
     guard let line = await worker.waitForLine(containing: "notifications on") else {
       worker.terminate()
       throw WorkerDidNotStart(stderr: worker.finish().stderr)
     }
-    let address = try #require(line.split(separator: " ").first { $0.hasPrefix("127.0.0.1:") })
-    let port = try #require(Int(address.split(separator: ":")[1].trimmingCharacters(in: [","])))
-    return (worker, port)
+    let ports = try WorkerProcesses.ports(announcedIn: line)
+    return (worker, ports.port, ports.adminPort)
+  }
+
+  /// The ports in the worker's line `notifications on HOST:PORT, health and metrics on HOST:PORT, …`.
+  static func ports(announcedIn line: String) throws -> (port: Int, adminPort: Int) {
+    let ports = line.split(separator: " ").filter { $0.hasPrefix("127.0.0.1:") }.compactMap {
+      Int($0.split(separator: ":")[1].trimmingCharacters(in: [","]))
+    }
+    guard ports.count == 2 else { throw WorkerDidNotStart(stderr: "no ports in: \(line)") }
+    return (ports[0], ports[1])
   }
 
   func remove() async {
