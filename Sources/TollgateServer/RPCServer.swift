@@ -62,6 +62,7 @@ public final class RPCServer: Service, Sendable {
   /// A listener as bound: its address with the real port when bound to port 0.
   public struct BoundListener: Sendable, Hashable {
     public var address: RPCListenAddress
+    public var isTLS: Bool
     /// The TCP address (nil for a Unix socket).
     public var socketAddress: SocketAddress?
   }
@@ -122,12 +123,21 @@ public final class RPCServer: Service, Sendable {
     listeners addresses: [RPCListenAddress], config: Config = .defaults, handler: any EntitlementsHandler,
     threads: Int? = nil, logger: Logger
   ) throws -> RPCServer {
-    guard !addresses.isEmpty else { throw RPCServerError.noListeners }
+    try bind(
+      listeners: addresses.map { RPCListener($0) }, config: config, handler: handler, threads: threads, logger: logger)
+  }
+
+  /// Listens on every listener (at least one), TLS ones included.
+  public static func bind(
+    listeners: [RPCListener], config: Config = .defaults, handler: any EntitlementsHandler,
+    threads: Int? = nil, logger: Logger
+  ) throws -> RPCServer {
+    guard !listeners.isEmpty else { throw RPCServerError.noListeners }
     var sockets: [ListeningSocket] = []
     var bound: [BoundListener] = []
     do {
-      for address in addresses {
-        let (socket, listener) = try listen(on: address)
+      for listener in listeners {
+        let (socket, listener) = try listen(on: listener.address, tls: listener.tls)
         sockets.append(socket)
         bound.append(listener)
       }
@@ -150,7 +160,9 @@ public final class RPCServer: Service, Sendable {
     }
   }
 
-  private static func listen(on address: RPCListenAddress) throws -> (ListeningSocket, BoundListener) {
+  private static func listen(
+    on address: RPCListenAddress, tls: TLSServerContext?
+  ) throws -> (ListeningSocket, BoundListener) {
     switch address {
     case .tcp(let host, let port):
       var boundPort: Int32 = 0
@@ -164,8 +176,9 @@ public final class RPCServer: Service, Sendable {
         let numeric = String(decoding: text.prefix { $0 != 0 }.map { UInt8(bitPattern: $0) }, as: UTF8.self)
         let socketAddress = try SocketAddress(ipAddress: numeric, port: Int(boundPort))
         return (
-          ListeningSocket(fd: fd, address: address),
-          BoundListener(address: .tcp(host: numeric, port: Int(boundPort)), socketAddress: socketAddress)
+          ListeningSocket(fd: fd, address: address, tls: tls),
+          BoundListener(
+            address: .tcp(host: numeric, port: Int(boundPort)), isTLS: tls != nil, socketAddress: socketAddress)
         )
       } catch {
         Glibc.close(fd)
@@ -174,7 +187,10 @@ public final class RPCServer: Service, Sendable {
     case .unix(let path):
       let fd = tg_net_listen_unix(path, 1024)
       guard fd >= 0 else { throw RPCServerError.unixSocketFailed(path: path, errno: errno) }
-      return (ListeningSocket(fd: fd, address: address), BoundListener(address: address, socketAddress: nil))
+      return (
+        ListeningSocket(fd: fd, address: address, tls: tls),
+        BoundListener(address: address, isTLS: tls != nil, socketAddress: nil)
+      )
     }
   }
 

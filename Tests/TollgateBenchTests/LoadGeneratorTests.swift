@@ -44,9 +44,12 @@ final class CountingHandler: EntitlementsHandler {
     return response
   }
 
-  func submitPurchase(_ request: Tollgate_V1_SubmitPurchaseRequest) async -> Tollgate_V1_SubmitPurchaseResponse {
-    .init()
-  }
+  func submitPurchase(_ request: Tollgate_V1_SubmitPurchaseRequest, caller: CallerIdentity) async
+    -> Tollgate_V1_SubmitPurchaseResponse
+  { .init() }
+  func getSubmission(_ request: Tollgate_V1_GetSubmissionRequest, caller: CallerIdentity) async
+    -> Tollgate_V1_GetSubmissionResponse
+  { .init() }
   func health(_ request: Tollgate_V1_HealthRequest) -> Tollgate_V1_HealthResponse { .init() }
 }
 

@@ -135,6 +135,38 @@ tg_status tg_pkcs7_verify(const uint8_t *der, size_t len, const tg_cert *const *
                           int check_time, int64_t at_unix_seconds, tg_buffer *out_content,
                           int *out_x509_error);
 
+// MARK: TLS for the RPC server's event loops (non-blocking sockets)
+
+/// An OpenSSL SSL_CTX for accepting TLS 1.2+ connections; shared by every loop (read-only once made).
+typedef struct tg_tls_context tg_tls_context;
+/// One TLS connection (an SSL on a non-blocking socket); used by one thread at a time.
+typedef struct tg_tls tg_tls;
+
+/// What tg_tls_read and tg_tls_write return besides a byte count (> 0) or 0 (the peer closed).
+enum {
+  TG_TLS_WANT_READ = -1,   // nothing more until the socket is readable
+  TG_TLS_WANT_WRITE = -2,  // nothing more until the socket is writable
+  TG_TLS_FAILED = -3,      // the connection failed (bad handshake, bad record, reset): close it
+};
+
+/// A server context from PEM files: the certificate chain and its private key; with
+/// client_ca_file (may be NULL), clients must present a certificate that chains to it (mutual
+/// TLS). NULL on failure, with a message in error (never a key's contents). Ignores SIGPIPE for
+/// the process: OpenSSL writes to sockets with write(2).
+tg_tls_context *tg_tls_server_context_new(const char *certificate_file, const char *private_key_file,
+                                          const char *client_ca_file, char *error, size_t error_capacity);
+void tg_tls_context_free(tg_tls_context *context);
+
+/// A TLS connection accepting on fd (which it does not own or close); NULL on failure.
+tg_tls *tg_tls_new(tg_tls_context *context, int fd);
+/// Frees the connection (without a close_notify: the socket is being closed).
+void tg_tls_free(tg_tls *tls);
+/// Decrypted bytes into bytes[0..<capacity] (the handshake runs within): a count, 0, or TG_TLS_*.
+long tg_tls_read(tg_tls *tls, void *bytes, size_t capacity);
+/// Encrypts bytes[0..<count] onto the socket: how many were taken (> 0), or TG_TLS_*. A call
+/// that returned WANT_* may be retried with a different buffer holding the same bytes.
+long tg_tls_write(tg_tls *tls, const void *bytes, size_t count);
+
 #ifdef __cplusplus
 }
 #endif

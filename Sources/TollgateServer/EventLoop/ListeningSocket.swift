@@ -2,4 +2,6 @@
 struct ListeningSocket: Sendable {
   let fd: Int32
   let address: RPCListenAddress
+  /// Connections accepted here speak TLS.
+  let tls: TLSServerContext?
 }

@@ -27,11 +27,17 @@ final class ServerConnection {
   var watched = tg_net_readable
   /// Who calls on this connection.
   var caller: ConnectionCaller
+  /// The connection's TLS (a `tg_tls`), or nil in plaintext; freed when the connection closes.
+  let tls: OpaquePointer?
+  /// A TLS read needs the socket writable first (a handshake message the socket did not take).
+  var tlsReadWantsWrite = false
 
   var fd: Int32 { token.fd }
 
-  init(token: ConnectionToken, maximumPayloadLength: Int, caller: ConnectionCaller, nowNs: UInt64) {
+  init(token: ConnectionToken, maximumPayloadLength: Int, caller: ConnectionCaller, tls: OpaquePointer?, nowNs: UInt64)
+  {
     self.token = token
+    self.tls = tls
     self.decoder = RequestFrameDecoder(maximumPayloadLength: maximumPayloadLength)
     self.caller = caller
     self.lastActiveNs = nowNs

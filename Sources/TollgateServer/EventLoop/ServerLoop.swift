@@ -1,3 +1,4 @@
+import CTollgateCrypto
 import CTollgateNet
 import Glibc
 import Logging
@@ -169,7 +170,7 @@ final class ServerLoop {
           metadata: ["rpc.max_connections": "\(shared.config.maximumConnections)"])
         continue
       }
-      register(fd)
+      register(fd, tls: listener.tls)
     }
   }
 
@@ -182,11 +183,22 @@ final class ServerLoop {
     shared.logger.warning(message, metadata: metadata)
   }
 
-  private func register(_ fd: Int32) {
+  private func register(_ fd: Int32, tls context: TLSServerContext?) {
+    var tls: OpaquePointer?
+    if let context {
+      tls = context.connection(fd: fd)
+      guard tls != nil else {
+        shared.logger.error("cannot start TLS on a new connection")
+        Glibc.close(fd)
+        shared.counters.closeConnection()
+        return
+      }
+    }
     nextGeneration &+= 1
     let token = ConnectionToken(fd: fd, generation: nextGeneration)
     guard tg_net_epoll_watch(epoll, fd, tg_net_readable, token.epollToken, 0) == 0 else {
       shared.logger.error("cannot watch a new connection", metadata: ["error": "\(errno)"])
+      if let tls { tg_tls_free(tls) }
       Glibc.close(fd)
       shared.counters.closeConnection()
       return
@@ -196,7 +208,7 @@ final class ServerLoop {
     }
     connections[Int(fd)] = ServerConnection(
       token: token, maximumPayloadLength: shared.config.maximumPayloadLength,
-      caller: ConnectionCaller(access: shared.dispatcher.access), nowNs: nowNs)
+      caller: ConnectionCaller(access: shared.dispatcher.access), tls: tls, nowNs: nowNs)
     connectionCount += 1
   }
 
@@ -209,6 +221,7 @@ final class ServerLoop {
 
   private func close(_ connection: ServerConnection) {
     _ = tg_net_epoll_unwatch(epoll, connection.fd)
+    if let tls = connection.tls { tg_tls_free(tls) }
     Glibc.close(connection.fd)
     connections[Int(connection.fd)] = nil
     connectionCount -= 1
@@ -283,7 +296,9 @@ final class ServerLoop {
   /// Watches `connection` for what it needs now: readable unless paused, writable while answers
   /// wait for the socket.
   private func updateInterest(_ connection: ServerConnection) {
-    let wanted = (connection.reading ? tg_net_readable : 0) | (connection.unsent != nil ? tg_net_writable : 0)
+    let wanted =
+      (connection.reading ? tg_net_readable : 0)
+      | (connection.unsent != nil || connection.tlsReadWantsWrite ? tg_net_writable : 0)
     guard wanted != connection.watched else { return }
     connection.watched = wanted
     _ = tg_net_epoll_watch(epoll, connection.fd, wanted, connection.token.epollToken, 1)
@@ -296,6 +311,12 @@ final class ServerLoop {
     if event.events & tg_net_writable != 0 {
       flush(connection)
       guard self.connection(for: connection.token) != nil else { return }
+      if connection.tlsReadWantsWrite {
+        connection.tlsReadWantsWrite = false
+        updateInterest(connection)
+        if connection.reading { read(connection) }
+        return
+      }
     }
     if connection.reading, event.events & (tg_net_readable | tg_net_hangup) != 0 {
       read(connection)
@@ -314,14 +335,18 @@ final class ServerLoop {
       self.output = output
     }
     input.clear()
-    let count = input.withUnsafeMutableWritableBytes { Glibc.read(connection.fd, $0.baseAddress, $0.count) }
-    guard count > 0 else {
-      if count < 0, errno == EAGAIN || errno == EWOULDBLOCK || errno == EINTR { return }
-      // End of stream or a reset: a partial frame is dropped, its sender is gone.
-      close(connection)
-      return
+    if let tls = connection.tls {
+      guard readTLS(tls, into: &input, from: connection) else { return }
+    } else {
+      let count = input.withUnsafeMutableWritableBytes { Glibc.read(connection.fd, $0.baseAddress, $0.count) }
+      guard count > 0 else {
+        if count < 0, errno == EAGAIN || errno == EWOULDBLOCK || errno == EINTR { return }
+        // End of stream or a reset: a partial frame is dropped, its sender is gone.
+        close(connection)
+        return
+      }
+      input.moveWriterIndex(forwardBy: count)
     }
-    input.moveWriterIndex(forwardBy: count)
     connection.lastActiveNs = nowNs
     if case .callers(let registry) = shared.dispatcher.access { connection.caller.refresh(from: registry) }
     output.clear()
@@ -355,6 +380,33 @@ final class ServerLoop {
       close(connection)
     } else if connection.caller.mustClose {
       close(connection)
+    }
+  }
+
+  /// Reads what TLS has decrypted, until it wants the socket again (OpenSSL may hold records the
+  /// socket no longer signals, so a readable event reads them all; the kernel's receive buffer
+  /// bounds it). False when there is nothing to answer: nothing decrypted yet (the handshake, a
+  /// partial record), or the connection closed.
+  private func readTLS(_ tls: OpaquePointer, into input: inout ByteBuffer, from connection: ServerConnection) -> Bool {
+    while true {
+      if input.writableBytes == 0 { input.reserveCapacity(minimumWritableBytes: Self.readSize) }
+      let count = input.withUnsafeMutableWritableBytes { tg_tls_read(tls, $0.baseAddress, $0.count) }
+      if count > 0 {
+        input.moveWriterIndex(forwardBy: count)
+        continue
+      }
+      switch count {
+      case TG_TLS_WANT_READ:
+        break
+      case TG_TLS_WANT_WRITE:
+        connection.tlsReadWantsWrite = true
+        updateInterest(connection)
+      default:
+        // The peer closed, or TLS failed (a bad handshake, a plaintext client): nothing to answer.
+        close(connection)
+        return false
+      }
+      return input.readableBytes > 0
     }
   }
 
@@ -486,12 +538,26 @@ final class ServerLoop {
   /// Sends as much of `bytes` as the socket takes, consuming it; false when the connection failed
   /// and is closed.
   private func write(_ bytes: inout ByteBuffer, to connection: ServerConnection) -> Bool {
+    if let tls = connection.tls { return writeTLS(tls, &bytes, to: connection) }
     let written = bytes.withUnsafeReadableBytes { tg_net_send(connection.fd, $0.baseAddress, $0.count) }
     guard written >= 0 || errno == EAGAIN || errno == EWOULDBLOCK else {
       close(connection)
       return false
     }
     bytes.moveReaderIndex(forwardBy: max(written, 0))
+    return true
+  }
+
+  private func writeTLS(_ tls: OpaquePointer, _ bytes: inout ByteBuffer, to connection: ServerConnection) -> Bool {
+    while bytes.readableBytes > 0 {
+      let written = bytes.withUnsafeReadableBytes { tg_tls_write(tls, $0.baseAddress, $0.count) }
+      guard written > 0 else {
+        if written == TG_TLS_WANT_WRITE || written == TG_TLS_WANT_READ { return true }
+        close(connection)
+        return false
+      }
+      bytes.moveReaderIndex(forwardBy: written)
+    }
     return true
   }
 

@@ -13,8 +13,8 @@ import TollgateStorage
 /// land during the drain.
 public final class EntitlementServer: Service, Sendable {
   public struct Config: Sendable {
-    /// Where to listen: TCP addresses and Unix sockets.
-    public var listeners: [RPCListenAddress]
+    /// Where to listen: TCP addresses (in plaintext or TLS) and Unix sockets.
+    public var listeners: [RPCListener]
     public var rpc: RPCServer.Config
     public var feed: ChangeFeedFollower.Config
     public var responder: EntitlementsResponder.Config
@@ -23,11 +23,11 @@ public final class EntitlementServer: Service, Sendable {
       host: String, port: Int, rpc: RPCServer.Config = .defaults, feed: ChangeFeedFollower.Config = .defaults,
       responder: EntitlementsResponder.Config = .defaults
     ) {
-      self.init(listeners: [.tcp(host: host, port: port)], rpc: rpc, feed: feed, responder: responder)
+      self.init(listeners: [RPCListener(.tcp(host: host, port: port))], rpc: rpc, feed: feed, responder: responder)
     }
 
     public init(
-      listeners: [RPCListenAddress], rpc: RPCServer.Config = .defaults, feed: ChangeFeedFollower.Config = .defaults,
+      listeners: [RPCListener], rpc: RPCServer.Config = .defaults, feed: ChangeFeedFollower.Config = .defaults,
       responder: EntitlementsResponder.Config = .defaults
     ) {
       self.listeners = listeners

@@ -60,8 +60,20 @@ struct Serve: AsyncParsableCommand {
       }
       listeners.append(socket)
     }
+    var rpcListeners = listeners.map { RPCListener($0) }
+    if let tls = settings.tls, let address = RPCListenAddress(tls.listen) {
+      do throws(TLSSetupError) {
+        let context = try TLSServerContext(
+          certificateFile: tls.certificateFile, privateKeyFile: tls.privateKeyFile, clientCAFile: tls.clientCAFile)
+        rpcListeners.append(RPCListener(address, tls: context))
+      } catch {
+        throw ValidationError("service.tls: \(error)")
+      }
+    }
     let access = try Self.access(settings: settings)
-    if case .open = access, !insecureNoAuth, let exposed = listeners.first(where: { !$0.isLocal }) {
+    // Mutual TLS authenticates clients by itself; every other listener beyond this machine needs callers.
+    let exposed = rpcListeners.first { !$0.address.isLocal && $0.tls?.requiresClientCertificates != true }
+    if case .open = access, !insecureNoAuth, let exposed = exposed?.address {
       throw ValidationError(
         """
         refusing to listen on \(exposed) without callers: anyone who reaches it could read every user's \
@@ -85,11 +97,12 @@ struct Serve: AsyncParsableCommand {
     let clock = try await ProcessClock.make(followURL: followClock, logger: logger)
     let storage = try SQLiteEntitlementStorage(path: database, nowMs: clock.nowMs(), create: create)
     let server = try await EntitlementServer.start(
-      config: .init(listeners: listeners, rpc: rpc, feed: feed, responder: responder),
+      config: .init(listeners: rpcListeners, rpc: rpc, feed: feed, responder: responder),
       storage: storage, nowMs: clock.nowMs, threads: threads ?? settings.eventLoopThreads,
       logger: logger)
     // Written unbuffered: scripts and tests wait for this line to learn the port.
-    let addresses = server.rpcServer.listeners.map(\.address.description).joined(separator: " and ")
+    let addresses = server.rpcServer.listeners.map { $0.isTLS ? "tls:\($0.address)" : "\($0.address)" }
+      .joined(separator: " and ")
     FileHandle.standardOutput.write(Data("tollgate serve: listening on \(addresses), database \(database)\n".utf8))
     var services: [ServiceGroupConfiguration.ServiceConfiguration] = [.init(service: server)] + clock.services
     if case .callers(let registry) = access, let path = settings.callersFile {

@@ -27,6 +27,8 @@ struct ServeSettings: Decodable, Sendable {
   /// reloaded when it changes. Without either, every connection may call everything, and `serve`
   /// refuses a non-loopback listener unless given `--insecure-no-auth`.
   var callers: [CallerList.Entry]?
+  /// A TLS listener (`listen`, `certificateFile`, `privateKeyFile`, and `clientCAFile` for mutual TLS).
+  var tls: TLSSettings?
   var callersFile: String?
   var maxConnections: Int?
   var idleTimeoutMs: Int?
@@ -81,6 +83,9 @@ struct ServeSettings: Decodable, Sendable {
     if let unixSocket, !unixSocket.hasPrefix("/") || unixSocket.utf8.count >= 108 {
       throw ConfigError(path: nil, problem: "service.unixSocket must be an absolute path under 108 bytes")
     }
+    if let tls, RPCListenAddress(tls.listen).map({ if case .tcp = $0 { true } else { false } }) != true {
+      throw ConfigError(path: nil, problem: "service.tls.listen must be HOST:PORT (port 0 to 65535)")
+    }
     if callers != nil, callersFile != nil {
       throw ConfigError(path: nil, problem: "service.callers and service.callersFile: configure one of them")
     }
@@ -116,6 +121,15 @@ struct ServeSettings: Decodable, Sendable {
     if let value = maxSubmitWaitMs { responder.maximumSubmitWaitMs = value }
     if let value = maxPendingSubmissionsPerUser { responder.maximumPendingPerUser = value }
   }
+}
+
+/// `service.tls`: a TLS listener beside the plaintext one.
+struct TLSSettings: Decodable, Sendable {
+  var listen: String
+  var certificateFile: String
+  var privateKeyFile: String
+  /// Clients must present a certificate chaining to these CAs (mutual TLS).
+  var clientCAFile: String?
 }
 
 struct ConfigError: Error, CustomStringConvertible {
