@@ -29,7 +29,7 @@ public struct IsSubscriberFields {
     entitlement = empty
     var reader = ProtoReader(bytes)
     while !reader.isAtEnd {
-      guard let key = reader.varint(), key >> 3 != 0 else { return nil }
+      guard let key = reader.tag().map(UInt64.init), key >> 3 != 0 else { return nil }
       switch (key >> 3, key & 7) {
       case (1, 2), (2, 2):
         guard let text = reader.lengthDelimited(), text.isValidUTF8 else { return nil }
@@ -94,6 +94,24 @@ struct ProtoReader {
       if byte & 0x80 == 0 { return value }
       shift += 7
       if shift >= 64 { return nil }
+    }
+    return nil
+  }
+
+  /// A field's tag, read as swift-protobuf reads one: a varint of at most five bytes whose value
+  /// fits in 32 bits. A longer encoding, even of a small number, is not protobuf.
+  mutating func tag() -> UInt32? {
+    var value: UInt32 = 0
+    for index in 0..<5 {
+      guard offset < bytes.count else { return nil }
+      let byte = bytes[offset]
+      offset += 1
+      if index == 4 {
+        guard byte <= 0x0F else { return nil }
+        return value | UInt32(byte) << 28
+      }
+      value |= UInt32(byte & 0x7F) << (7 * index)
+      if byte & 0x80 == 0 { return value }
     }
     return nil
   }
