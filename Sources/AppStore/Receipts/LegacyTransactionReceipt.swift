@@ -20,14 +20,14 @@ public enum LegacyTransactionReceipt {
     var current: String?
     var sawEquals = false
     for character in plist {
-      if var string = current {
-        if character == "\"" {
-          strings.append(string)
-          current = nil
-        } else {
-          string.append(character)
-          current = string
-        }
+      if character == "\"", let string = current {
+        strings.append(string)
+        current = nil
+        continue
+      }
+      if current != nil {
+        // In place: a copy of the string per character made a long quoted string quadratic.
+        current?.append(character)
         continue
       }
       switch character {
