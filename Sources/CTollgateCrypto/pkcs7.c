@@ -30,9 +30,17 @@ tg_status tg_pkcs7_content(const uint8_t *der, size_t len, tg_buffer *out_conten
   return status;
 }
 
+/// Whether `cert` is (byte for byte) one of `roots`.
+static int is_root(X509 *cert, const tg_cert *const *roots, size_t root_count) {
+  for (size_t i = 0; i < root_count; i++) {
+    if (roots[i] != NULL && X509_cmp(cert, TG_CERT(roots[i])) == 0) return 1;
+  }
+  return 0;
+}
+
 tg_status tg_pkcs7_verify(const uint8_t *der, size_t len, const tg_cert *const *roots, size_t root_count,
-                          int check_time, int64_t at_unix_seconds, tg_buffer *out_content,
-                          int *out_x509_error) {
+                          int check_time, int64_t at_unix_seconds, const char *signer_oid,
+                          tg_buffer *out_content, int *out_x509_error) {
   if (out_content == NULL || (roots == NULL && root_count > 0)) return TG_ERR_ARGUMENT;
   if (out_x509_error != NULL) *out_x509_error = 0;
   PKCS7 *p7 = parse_signed(der, len);
@@ -42,8 +50,15 @@ tg_status tg_pkcs7_verify(const uint8_t *der, size_t len, const tg_cert *const *
   if (signers != NULL && sk_X509_num(signers) == 1) {
     // The chain is checked here, with the embedded certificates as untrusted candidates and only
     // the configured roots as anchors; PKCS7_verify then checks just the signature.
-    status = tg_verify_with_store(sk_X509_value(signers, 0), p7->d.sign->cert, roots, root_count, check_time,
-                                  at_unix_seconds, out_x509_error, NULL);
+    X509 *signer = sk_X509_value(signers, 0);
+    status = tg_verify_with_store(signer, p7->d.sign->cert, roots, root_count, check_time, at_unix_seconds,
+                                  out_x509_error, NULL);
+    // A signer that is itself a configured root (Xcode's self-signed StoreKit certificate) is
+    // trusted as configured; any other must carry the signing role's marker extension.
+    if (status == TG_OK && signer_oid != NULL && !is_root(signer, roots, root_count) &&
+        tg_cert_has_extension((tg_cert *)signer, signer_oid) != 1) {
+      status = TG_ERR_LEAF_OID;
+    }
     if (status == TG_OK) {
       BIO *content = BIO_new(BIO_s_mem());
       status = TG_ERR_INTERNAL;
@@ -57,6 +72,31 @@ tg_status tg_pkcs7_verify(const uint8_t *der, size_t len, const tg_cert *const *
   }
   sk_X509_free(signers);
   PKCS7_free(p7);
+  ERR_clear_error();
+  return status;
+}
+
+tg_status tg_pkcs7_sign(const uint8_t *content, size_t len, const tg_cert *signer, const tg_pkey *key,
+                        const tg_cert *const *extra_certs, size_t extra_count, tg_buffer *out_der) {
+  if (content == NULL || signer == NULL || key == NULL || out_der == NULL || len > (size_t)INT32_MAX ||
+      (extra_certs == NULL && extra_count > 0)) {
+    return TG_ERR_ARGUMENT;
+  }
+  tg_status status = TG_ERR_INTERNAL;
+  STACK_OF(X509) *certs = sk_X509_new_null();
+  BIO *data = BIO_new_mem_buf(content, (int)len);
+  PKCS7 *p7 = NULL;
+  int ok = certs != NULL && data != NULL;
+  for (size_t i = 0; ok && i < extra_count; i++) ok = sk_X509_push(certs, TG_CERT(extra_certs[i])) > 0;
+  if (ok) p7 = PKCS7_sign(TG_CERT(signer), TG_PKEY(key), certs, data, PKCS7_BINARY);
+  if (p7 != NULL) {
+    unsigned char *der = NULL;
+    int der_len = i2d_PKCS7(p7, &der);
+    status = tg_buffer_take_der(out_der, der, der_len);
+  }
+  PKCS7_free(p7);
+  BIO_free(data);
+  sk_X509_free(certs);  // the certificates stay the caller's
   ERR_clear_error();
   return status;
 }

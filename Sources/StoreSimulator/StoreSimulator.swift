@@ -266,6 +266,14 @@ public final class StoreSimulator: Sendable {
     }
   }
 
+  /// What the buyer's device holds after `AppStore.sync()`: the latest transaction of
+  /// `originalTransactionId` (any transaction id of it works) signed now, and a receipt made now.
+  public func restore(_ originalTransactionId: String) throws(StoreSimulatorError) -> ApplePurchaseResult {
+    try state.withLock { (state: inout State) throws(StoreSimulatorError) in
+      try state.apple.restored(originalTransactionId, nowMs: state.core.nowMs)
+    }
+  }
+
   // MARK: Faults
 
   public func addFault(_ rule: FaultRule) throws(StoreSimulatorError) { try faults.add(rule) }

@@ -4,10 +4,19 @@ import TollgateCrypto
 /// Checks a legacy app receipt's PKCS#7 signature against pinned roots (Apple Inc. Root in
 /// production; the StoreKit test certificate for Xcode receipts) and parses it.
 ///
+/// The signer must be an App Store receipt-signing certificate (`signerOID`, Apple's marker
+/// 1.2.840.113635.100.6.11.1, as for signed transactions): any other certificate chaining to an
+/// Apple root is refused. A signer that is itself a configured root (Xcode's self-signed StoreKit
+/// certificate) is trusted as configured.
+///
 /// Time: Apple's receipt signing certificates expire while the receipts they signed stay
 /// valid, so the chain is evaluated at the receipt's own creation date (attribute 12, covered
 /// by the signature), not at now. A receipt without a creation date is evaluated at now.
 public struct AppReceiptVerifier: Sendable {
+  /// The extension Apple's receipt-signing certificates carry ("Mac App Store and iTunes Store
+  /// Receipt Signing"); the same marker `SignedDataVerifier.leafOID` requires of JWS leaves.
+  public static let signerOID = SignedDataVerifier.leafOID
+
   public var rootCertificates: [Certificate]
   /// When set, the receipt's bundle id must match.
   public var bundleId: String?
@@ -38,8 +47,15 @@ public struct AppReceiptVerifier: Sendable {
     }
     let atMs = validationTimeMs ?? parsed.creationDateMs ?? nowMs()
     do {
-      _ = try PKCS7.verify(der, roots: rootCertificates, at: atMs / 1000)
+      _ = try PKCS7.verify(der, roots: rootCertificates, at: atMs / 1000, signerOID: Self.signerOID)
     } catch {
+      if error.code == .missingLeafExtension {
+        return .invalid(
+          VerificationError(
+            code: .verificationFailure,
+            message: "the receipt's signer is not an App Store receipt-signing certificate "
+              + "(no extension \(Self.signerOID))"))
+      }
       let code: VerificationError.Code = error.code == .signatureMismatch ? .signatureMismatch : .verificationFailure
       return .invalid(VerificationError(code: code, message: error.message))
     }

@@ -130,10 +130,16 @@ const char *tg_x509_error_string(int code);
 tg_status tg_pkcs7_content(const uint8_t *der, size_t len, tg_buffer *out_content);
 /// Verifies a PKCS#7 SignedData: the signer certificate (embedded) must chain to one of `roots`
 /// through the embedded certificates, at `at_unix_seconds` when `check_time` is 1, and the
-/// signature must match the content. On success returns the content.
+/// signature must match the content. When `signer_oid` is not NULL, a signer that is not itself
+/// one of `roots` must carry that extension (TG_ERR_LEAF_OID otherwise). On success returns the
+/// content.
 tg_status tg_pkcs7_verify(const uint8_t *der, size_t len, const tg_cert *const *roots, size_t root_count,
-                          int check_time, int64_t at_unix_seconds, tg_buffer *out_content,
-                          int *out_x509_error);
+                          int check_time, int64_t at_unix_seconds, const char *signer_oid,
+                          tg_buffer *out_content, int *out_x509_error);
+/// Signs `content` as a PKCS#7 SignedData with attached content (SHA-256, signed attributes),
+/// embedding `signer` and `extra_certs` (the chain above it). DER out.
+tg_status tg_pkcs7_sign(const uint8_t *content, size_t len, const tg_cert *signer, const tg_pkey *key,
+                        const tg_cert *const *extra_certs, size_t extra_count, tg_buffer *out_der);
 
 // MARK: TLS for the RPC server's event loops (non-blocking sockets)
 

@@ -36,8 +36,12 @@ public struct ApplePurchaseResult: Sendable, Codable, Hashable {
   public var environment: String
   /// The transaction JWS, as `Transaction.jwsRepresentation` gives it.
   public var signedTransaction: String
-  /// An opaque base64 token for `verifyReceipt` (not a PKCS#7 receipt; see docs/storesim.md).
+  /// An opaque base64 token for `verifyReceipt` (not a PKCS#7 receipt; see docs/storesim.md),
+  /// made now: verifyReceipt gives this moment as its `receipt_creation_date`.
   public var receiptData: String
+  /// The unified app receipt (base64 PKCS#7) made now, signed by the simulator's receipt-signing
+  /// leaf: what `Bundle.main.appStoreReceiptURL` holds on the buyer's device.
+  public var appReceipt: String?
 }
 
 /// A subscription (or a non-consumable) as `GET /sim/apple/subscriptions/{id}` shows it.
@@ -62,9 +66,13 @@ public struct AppleSubscriptionSnapshot: Sendable, Codable, Hashable {
 }
 
 extension AppleStore {
-  static func receiptData(bundleId: String, originalTransactionId: String, environment: String) -> String {
+  /// - Parameter createdMs: when the receipt was made (verifyReceipt's `receipt_creation_date`).
+  static func receiptData(bundleId: String, originalTransactionId: String, environment: String, createdMs: Int64)
+    -> String
+  {
     let token: [String: String] = [
       "sim": "apple", "bundleId": bundleId, "originalTransactionId": originalTransactionId, "environment": environment,
+      "createdMs": String(createdMs),
     ]
     let json = (try? JSONSerialization.data(withJSONObject: token, options: [.sortedKeys])) ?? Data()
     return json.base64EncodedString()
@@ -115,7 +123,22 @@ extension AppleStore {
       signedTransaction: signedTransaction(transaction, nowMs: nowMs),
       receiptData: Self.receiptData(
         bundleId: subscription.bundleId, originalTransactionId: subscription.originalTransactionId,
-        environment: subscription.environment))
+        environment: subscription.environment, createdMs: nowMs),
+      appReceipt: appReceipt(subscription, nowMs: nowMs))
+  }
+
+  /// The app receipt of `subscription`'s app made at `nowMs`, listing its transactions.
+  func appReceipt(_ subscription: AppleSubscription, nowMs: Int64) -> String? {
+    let receipt = SimulatedAppReceipt(
+      receiptType: subscription.environment == "Sandbox" ? "ProductionSandbox" : "Production",
+      bundleId: subscription.bundleId, applicationVersion: config.app(subscription.bundleId)?.bundleVersion ?? "1",
+      creationDateMs: nowMs,
+      purchases: chain(subscription).map {
+        SimulatedAppReceipt.Purchase(
+          productId: $0.productId, transactionId: $0.transactionId, originalTransactionId: $0.originalTransactionId,
+          purchaseDateMs: $0.purchaseDate, expiresDateMs: $0.expiresDate)
+      })
+    return try? receipt.signed(by: signer.leaf, key: signer.leafKey, chain: [signer.intermediate, signer.root])
   }
 
   // MARK: Scenarios

@@ -93,10 +93,11 @@ extension StoreSimulator {
       guard let productId = body.productId else { throw .invalid("\(action) needs {\"productId\": …}") }
       return try await changeProduct(id, to: productId)
     case "family-share": return try await familyShare(id, appAccountToken: body.appAccountToken)
+    case "restore": return try restore(id)
     default:
       throw .notFound(
-        "unknown action \(action); expected fail-renewals, recover-billing, auto-renew, refund, change-product, family-share"
-      )
+        "unknown action \(action); expected fail-renewals, recover-billing, auto-renew, refund, change-product, "
+          + "family-share, restore")
     }
   }
 

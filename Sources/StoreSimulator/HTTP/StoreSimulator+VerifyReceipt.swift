@@ -10,6 +10,8 @@ extension StoreSimulator {
     var bundleId: String
     var originalTransactionId: String
     var environment: String
+    /// When the receipt was made (ms, as a string); older tokens have none: now.
+    var createdMs: String?
   }
 
   func verifyReceipt(_ request: Request, endpointEnvironment: String) async -> StoreAnswer {
@@ -33,10 +35,11 @@ extension StoreSimulator {
       let chain = state.apple.chain(subscription)
       let latest = excludeOld ? Array(chain.suffix(1)) : chain
       let now = state.core.nowMs
+      let created = token.createdMs.flatMap { Int64($0) } ?? now
       let receipt: [String: Any] = [
         "receipt_type": token.environment == "Sandbox" ? "ProductionSandbox" : "Production",
         "bundle_id": app.bundleId, "application_version": app.bundleVersion, "app_item_id": app.appAppleId,
-        "receipt_creation_date_ms": String(now), "receipt_creation_date": Self.gmt(now),
+        "receipt_creation_date_ms": String(created), "receipt_creation_date": Self.gmt(created),
         "request_date_ms": String(now), "request_date": Self.gmt(now),
         "original_purchase_date_ms": String(subscription.originalPurchaseMs),
         "in_app": chain.map(Self.legacy),
