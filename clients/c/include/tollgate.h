@@ -13,6 +13,6 @@
 #include "tollgate/results.h"
 #include "tollgate/status.h"
 
-#define TOLLGATE_CLIENT_VERSION "0.1.0"
+#define TOLLGATE_CLIENT_VERSION "0.2.0"
 
 #endif

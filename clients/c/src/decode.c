@@ -175,7 +175,8 @@ static tollgate_status make_submission(const char *submission_id, Tollgate__V1__
 tollgate_status tg_decode_submission(const uint8_t *payload, size_t length, tollgate_submission **submission,
                                      tollgate_error *error) {
     *submission = NULL;
-    Tollgate__V1__SubmitPurchaseResponse *response = tollgate__v1__submit_purchase_response__unpack(NULL, length, payload);
+    Tollgate__V1__SubmitPurchaseResponse *response =
+        tollgate__v1__submit_purchase_response__unpack(NULL, length, payload);
     if (!response) return undecodable("SubmitPurchase", error);
     tollgate_status status = tg_application_error(response->error, error);
     if (status == TOLLGATE_OK) {
@@ -189,7 +190,8 @@ tollgate_status tg_decode_submission(const uint8_t *payload, size_t length, toll
 tollgate_status tg_decode_get_submission(const uint8_t *payload, size_t length, tollgate_submission **submission,
                                          tollgate_error *error) {
     *submission = NULL;
-    Tollgate__V1__GetSubmissionResponse *response = tollgate__v1__get_submission_response__unpack(NULL, length, payload);
+    Tollgate__V1__GetSubmissionResponse *response =
+        tollgate__v1__get_submission_response__unpack(NULL, length, payload);
     if (!response) return undecodable("GetSubmission", error);
     tollgate_status status = tg_application_error(response->error, error);
     if (status == TOLLGATE_OK) {

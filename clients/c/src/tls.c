@@ -12,6 +12,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/socket.h>
+#include <unistd.h>
 
 #include <openssl/err.h>
 #include <openssl/ssl.h>
@@ -92,6 +93,9 @@ static tollgate_status failure(SSL *ssl, int ssl_error, bool handshake, const ch
 static tollgate_status openssl_usage(const char *what, const char *file, tollgate_error *error) {
     unsigned long code = ERR_peek_last_error();
     ERR_clear_error();
+    if (file && access(file, R_OK) != 0) {
+        return tg_error_set(error, TOLLGATE_USAGE, "%s %s: %s", what, file, strerror(errno));
+    }
     const char *reason = code ? ERR_reason_error_string(code) : NULL;
     return tg_error_set(error, TOLLGATE_USAGE, "%s %s: %s", what, file ? file : "", reason ? reason : "failed");
 }

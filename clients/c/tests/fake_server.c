@@ -25,7 +25,8 @@ static int read_exactly(fake_server *server, peer *p, uint8_t *out, size_t lengt
     size_t got = 0;
     while (got < length) {
         if (!p->ssl || SSL_pending(p->ssl) == 0) {
-            struct pollfd waiting[2] = {{.fd = p->fd, .events = POLLIN}, {.fd = server->stop_pipe[0], .events = POLLIN}};
+            struct pollfd waiting[2] = {{.fd = p->fd, .events = POLLIN},
+                                        {.fd = server->stop_pipe[0], .events = POLLIN}};
             if (poll(waiting, 2, -1) < 0 || waiting[1].revents) return -1;
         }
         ssize_t n = p->ssl ? SSL_read(p->ssl, out + got, (int)(length - got)) : recv(p->fd, out + got, length - got, 0);
