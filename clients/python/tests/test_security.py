@@ -158,3 +158,22 @@ def test_tls_files_that_do_not_load(certs: Path) -> None:
     with pytest.raises(ssl.SSLError):
         Client("127.0.0.1", 1, tls=TLSConfig(certificate_file=certs / "client.pem",
                                              private_key_file=certs / "server.key"))
+
+
+def test_an_idle_tls_connection_is_kept(certs: Path) -> None:
+    """TLS 1.3 session tickets arrive after the handshake: they must not make the idle connection
+    look stale (the fake server takes one connection only, so a reconnection would fail)."""
+    answers = golden("response-success-is-subscriber.hex") * 3
+    tls = TLSConfig(ca_file=certs / "ca.pem")
+    with FakeServer(FakeServer.REPLY, answers, tls=server_context(certs)) as fake:
+        with Client("127.0.0.1", fake.port, pool_size=1, tls=tls) as client:
+            for _ in range(3):
+                assert client.is_subscriber("user-42", "premium").active
+    with FakeServer(FakeServer.REPLY, answers, tls=server_context(certs)) as fake:
+        async def main() -> None:
+            async with AsyncClient("127.0.0.1", fake.port, tls=tls) as client:
+                for _ in range(3):
+                    assert (await client.is_subscriber("user-42", "premium")).active
+                    await asyncio.sleep(0.01)
+
+        asyncio.run(main())

@@ -4,7 +4,6 @@ client has credentials. Not thread-safe: the pool hands a connection to one thre
 
 from __future__ import annotations
 
-import select
 import socket
 import ssl
 import time
@@ -106,13 +105,11 @@ class Connection:
         if isinstance(sock, ssl.SSLSocket):
             if sock.pending():
                 return True  # an answer nobody waits for
-            if not select.select([sock], [], [], 0)[0]:
-                return False
             try:
-                sock.recv(1)
+                sock.recv(1)  # TLS reads what waits: handshake records leave nothing to return
                 return True  # b"": the peer closed; bytes: an answer nobody waits for
             except ssl.SSLWantReadError:
-                return False  # only handshake records were waiting
+                return False  # nothing waited, or only handshake records (session tickets)
             except OSError:
                 return True
         try:
