@@ -55,7 +55,9 @@ public final class AmazonGateway: StoreGateway {
     }
     return ChainReference(
       store: .amazon, appId: app.appPackageName, lookupId: receiptId, purchaseId: receiptId,
-      environment: app.settings.usesSandbox ? .sandbox : nil, storeUserId: userId)
+      environment: app.settings.usesSandbox ? .sandbox : nil, storeUserId: userId,
+      // RVS answers for a receipt only with the Amazon user id that owns it.
+      claimEvidence: .vouched())
   }
 
   public func fetchChain(_ reference: ChainReference) async throws(StoreFailure) -> VerifiedChain {

@@ -11,6 +11,8 @@ struct IdentifiedPurchase: Sendable {
   var environment: StoreEnvironment?
   /// Known when the evidence was a signed transaction.
   var originalTransactionId: String? = nil
+  /// What the submitted evidence proves about who bought it.
+  var evidence: ClaimEvidence
 }
 
 extension AppStoreGateway {
@@ -23,12 +25,15 @@ extension AppStoreGateway {
     }
     guard let app = app(bundleId: appId) else { throw .rejected(unknownApp(appId)) }
     if !receipt.isEmpty, receipt.allSatisfy(\.isNumber) {
-      return IdentifiedPurchase(app: app, transactionId: receipt, environment: nil)
+      return IdentifiedPurchase(
+        app: app, transactionId: receipt, environment: nil, evidence: .identifierOnly(Self.bareTransactionIdAdvice))
     }
     switch app.receiptVerifier.verify(base64: receipt) {
     case .valid(let parsed):
       guard let id = parsed.transactionIdForLookup else { throw .rejected("the app receipt holds no in-app purchase") }
-      return IdentifiedPurchase(app: app, transactionId: id, environment: nil)
+      return IdentifiedPurchase(
+        app: app, transactionId: id, environment: nil,
+        evidence: evidence(signedAtMs: parsed.creationDateMs, of: "app receipt", app: app))
     case .invalid(let error) where error.code == .malformedPayload || error.code == .malformedBase64:
       return try await identifyThroughVerifyReceipt(receipt, app: app)
     case .invalid(let error):
@@ -46,7 +51,8 @@ extension AppStoreGateway {
       guard let id = transaction.transactionId else { throw .rejected("the signed transaction has no transactionId") }
       return IdentifiedPurchase(
         app: app, transactionId: id, environment: StoreEnvironment(appStore: transaction.environment),
-        originalTransactionId: transaction.originalTransactionId)
+        originalTransactionId: transaction.originalTransactionId,
+        evidence: evidence(signedAtMs: transaction.signedDate, of: "signed transaction", app: app))
     case .invalid(let error):
       throw .rejected("signed transaction: \(error.code) (\(error.message))")
     }
@@ -85,7 +91,40 @@ extension AppStoreGateway {
     guard let id = latest?.originalTransactionId ?? latest?.transactionId else {
       throw .rejected("the receipt holds no in-app purchase")
     }
-    return IdentifiedPurchase(app: app, transactionId: id, environment: environment)
+    return IdentifiedPurchase(
+      app: app, transactionId: id, environment: environment,
+      evidence: evidence(signedAtMs: response.receiptCreationDate, of: "app receipt", app: app))
+  }
+
+  /// Why a bare transaction id is not enough, and what to submit instead.
+  static let bareTransactionIdAdvice =
+    "a bare transaction id does not prove who bought it: submit the signed transaction (jwsRepresentation) "
+    + "or the app receipt"
+
+  /// Evidence Apple signed at `signedAtMs`: enough to move a purchase bound to another user only
+  /// within the app's `transferFreshnessMs` of its signing (a payload copied long ago is not).
+  func evidence(signedAtMs: Int64?, of what: String, app: AppleApp) -> ClaimEvidence {
+    Self.evidence(signedAtMs: signedAtMs, of: what, freshnessMs: app.settings.transferFreshnessMs, nowMs: nowMs())
+  }
+
+  static func evidence(signedAtMs: Int64?, of what: String, freshnessMs: Int64, nowMs: Int64) -> ClaimEvidence {
+    guard let signedAtMs else {
+      return .vouched(signedAtMs: nil, notForTransfer: "the \(what) carries no signing date")
+    }
+    let ageMs = nowMs - signedAtMs
+    guard ageMs > freshnessMs else { return .vouched(signedAtMs: signedAtMs) }
+    return .vouched(
+      signedAtMs: signedAtMs,
+      notForTransfer: "the \(what) was signed \(describe(ageMs)) ago, more than the \(describe(freshnessMs)) "
+        + "a transfer accepts (transferFreshnessMs): submit one fresh from the buyer's device "
+        + "(after AppStore.sync(), or a refreshed receipt)")
+  }
+
+  /// A duration in the largest whole unit that fits: 26 h, 5 min, 800 ms.
+  static func describe(_ ms: Int64) -> String {
+    if ms >= 3_600_000 { return "\(ms / 3_600_000) h" }
+    if ms >= 60_000 { return "\(ms / 60_000) min" }
+    return "\(ms) ms"
   }
 
   func claimedBundleId(_ jws: String) -> String? {

@@ -45,7 +45,8 @@ public final class AppStoreGateway: StoreGateway {
       let identified = try await identify(receipt: receipt, appId: submission.appId)
       return ChainReference(
         store: .appStore, appId: identified.app.bundleId, lookupId: identified.transactionId,
-        purchaseId: identified.originalTransactionId, environment: identified.environment)
+        purchaseId: identified.originalTransactionId, environment: identified.environment,
+        claimEvidence: identified.evidence)
     } catch {
       throw error.classified
     }

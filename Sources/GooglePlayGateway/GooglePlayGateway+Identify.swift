@@ -13,11 +13,20 @@ extension GooglePlayGateway {
         submission.appId.map { "package \($0) is not configured" }
           ?? "app_id (the package name) is required: several Google Play apps are configured")
     }
+    var evidence = ClaimEvidence.vouched()
     if let data = submission.googlePurchaseData, let signature = submission.googleSignature {
       try checkBillingSignature(data: data, signature: signature, token: token, submission: submission, app: app)
+    } else if app.billingSignature != nil {
+      // Google answers for the token with the package alone; with a licensing key configured, a
+      // purchase bound to another user moves only with the Play Billing data the device got.
+      evidence = .vouched(
+        signedAtMs: nil,
+        notForTransfer: "with a licensing key configured, submit google_purchase_data and google_signature as "
+          + "Play Billing handed them to the buyer's device")
     }
     return ChainReference(
-      store: .googlePlay, appId: app.packageName, lookupId: token, purchaseId: token, environment: nil)
+      store: .googlePlay, appId: app.packageName, lookupId: token, purchaseId: token, environment: nil,
+      claimEvidence: evidence)
   }
 
   /// The Play Billing library's signature over `INAPP_PURCHASE_DATA`, checked as received, and

@@ -103,7 +103,10 @@ struct AppleNonConsumableEndToEndTests {
   static func transferNewest(_ stack: Stack) async throws {
     let (purchase, first) = try await stack.buyAndSubmit(lifetime, userId: "old")
     #expect(first.status == .verified)
-    let moved = try await stack.submit(purchase.transactionId, userId: "new")
+    // A bare transaction id moves nothing (issue 17); the signed transaction, fresh, does.
+    let bare = try await stack.submit(purchase.transactionId, userId: "new")
+    #expect(bare.status == .rejected, "\(bare.rejectionReason)")
+    let moved = try await stack.submit(purchase.signedTransaction, userId: "new")
     #expect(moved.status == .verified, "\(moved.rejectionReason)")
     #expect(try await stack.answer("new").active)
     #expect(!(try await stack.until("old") { !$0.active }.active))

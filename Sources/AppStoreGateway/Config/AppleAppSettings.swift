@@ -25,10 +25,16 @@ public struct AppleAppSettings: Sendable, Decodable, Hashable {
   public var sandboxVerifyReceiptURL: String?
   /// Trusted roots (DER/PEM files). Default: Apple's pinned roots.
   public var rootCertificates: [String]?
+  /// How recently Apple must have signed a submitted signed transaction (its `signedDate`) or app
+  /// receipt (its creation date) for it to move a purchase bound to another user under the
+  /// transfer policy (issue 17): a payload copied long ago proves nothing about who holds the
+  /// purchase now. Default 24 h.
+  public var transferFreshnessMs: Int64 = 86_400_000
 
   enum CodingKeys: String, CodingKey {
     case bundleId, appAppleId, environment, allowSandbox, apiKeyId, apiIssuerId, apiPrivateKeyFile, apiPrivateKeyEnv,
-      sharedSecretEnv, apiBaseURL, sandboxAPIBaseURL, verifyReceiptURL, sandboxVerifyReceiptURL, rootCertificates
+      sharedSecretEnv, apiBaseURL, sandboxAPIBaseURL, verifyReceiptURL, sandboxVerifyReceiptURL, rootCertificates,
+      transferFreshnessMs
   }
 
   public init(bundleId: String) {
@@ -51,6 +57,7 @@ public struct AppleAppSettings: Sendable, Decodable, Hashable {
     verifyReceiptURL = try c.decodeIfPresent(String.self, forKey: .verifyReceiptURL)
     sandboxVerifyReceiptURL = try c.decodeIfPresent(String.self, forKey: .sandboxVerifyReceiptURL)
     rootCertificates = try c.decodeIfPresent([String].self, forKey: .rootCertificates)
+    transferFreshnessMs = try c.decodeIfPresent(Int64.self, forKey: .transferFreshnessMs) ?? 86_400_000
   }
 
   public var isProduction: Bool { environment == "production" }
@@ -84,6 +91,7 @@ public struct AppleAppSettings: Sendable, Decodable, Hashable {
     if let name = sharedSecretEnv, sharedSecret(environment: variables) == nil {
       problems.append("sharedSecretEnv names $\(name), which is not set")
     }
+    if transferFreshnessMs < 0 { problems.append("transferFreshnessMs must not be negative") }
     for path in rootCertificates ?? [] where !FileManager.default.isReadableFile(atPath: path) {
       problems.append("root certificate \(path) cannot be read")
     }

@@ -12,7 +12,8 @@ public protocol StoreGateway: Sendable {
   /// The HTTP endpoints the store posts its notifications to.
   var notificationRoutes: [NotificationRoute] { get }
 
-  /// Verifies what a submission names, and returns the chain to read.
+  /// Verifies what a submission names, and returns the chain to read, with what the submission
+  /// proves about its buyer (`ChainReference.claimEvidence`).
   func identify(_ submission: PurchaseSubmission) async throws(StoreFailure) -> ChainReference
 
   /// Verifies and decodes a stored notification of one of `notificationRoutes`.
@@ -65,11 +66,15 @@ public struct ChainReference: Sendable, Hashable {
   /// Other chains of the same store the store says this change touched (Amazon's
   /// `relatedReceipts`: the receipt a tier change cancelled): read again soon after this one.
   public var relatedPurchaseIds: [String]
+  /// What the submission this reference was identified from proves about who bought the purchase
+  /// (`StoreGateway.identify` sets it); nil for notifications and scheduled reads, and for a
+  /// gateway that does not say, whose submissions count as bare identifiers.
+  public var claimEvidence: ClaimEvidence?
 
   public init(
     store: Store, appId: String, lookupId: String, purchaseId: String? = nil, environment: StoreEnvironment?,
     notSignedBeforeMs: Int64? = nil, revocations: [ReportedRevocation] = [], storeUserId: String? = nil,
-    relatedPurchaseIds: [String] = []
+    relatedPurchaseIds: [String] = [], claimEvidence: ClaimEvidence? = nil
   ) {
     self.store = store
     self.appId = appId
@@ -80,6 +85,7 @@ public struct ChainReference: Sendable, Hashable {
     self.revocations = revocations
     self.storeUserId = storeUserId
     self.relatedPurchaseIds = relatedPurchaseIds
+    self.claimEvidence = claimEvidence
   }
 
   /// Two reads of one chain never interleave: the key names the chain as well as it is known.

@@ -42,7 +42,8 @@ struct ItemProcessor: Sendable {
       throw StoreFailure.final("\(submission.store.rawValue) purchases are not verified by this version yet")
     }
     let reference = try await gateway.identify(submission)
-    try await refresher.refresh(reference, claimant: submission.userId, completes: item.id, reason: "purchase")
+    try await refresher.refresh(
+      reference, claim: Claim(submission, evidence: reference.claimEvidence), completes: item.id, reason: "purchase")
   }
 
   private func processNotification(_ item: InboxItem) async throws {
@@ -55,7 +56,7 @@ struct ItemProcessor: Sendable {
     case .chainChanged(let reference, let reason, let signed):
       // The notification says something changed; what changed is read from the store itself.
       do {
-        try await refresher.refresh(reference, claimant: nil, completes: item.id, reason: reason)
+        try await refresher.refresh(reference, claim: nil, completes: item.id, reason: reason)
       } catch let failure as StoreFailure where failure.kind == .transient || failure.kind == .needsOperator {
         // The store cannot be read: what the notification's signed payloads prove is applied now,
         // and the item is retried so that the store's full answer confirms it.

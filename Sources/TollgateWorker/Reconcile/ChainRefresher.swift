@@ -15,7 +15,7 @@ struct ChainRefresher: Sendable {
   let chains = KeyedLock()
 
   @discardableResult
-  func refresh(_ reference: ChainReference, claimant: String?, completes inboxId: Int64?, reason: String) async throws
+  func refresh(_ reference: ChainReference, claim: Claim?, completes inboxId: Int64?, reason: String) async throws
     -> Reconciler.Outcome
   {
     guard let gateway = gateways[reference.store] else {
@@ -38,7 +38,7 @@ struct ChainRefresher: Sendable {
           store: reference.store, routes: gateway.notificationRoutes.map(\.name), nowMs: reconciler.nowMs())
       }
       let outcome = try await reconciler.apply(
-        chain, observedAtMs: askedAtMs, claimant: claimant, completes: inboxId, reason: reason,
+        chain, observedAtMs: askedAtMs, claim: claim, completes: inboxId, reason: reason,
         notSignedBeforeMs: reference.notSignedBeforeMs, revocations: reference.revocations)
       await acknowledger.afterVerification(chain, outcome: outcome, gateway: gateway)
       // The chains the store says this change touched (a tier change's cancelled receipt) follow.
@@ -56,7 +56,7 @@ struct ChainRefresher: Sendable {
     try await chains.withLock(signed.lockKey) {
       do {
         try await reconciler.apply(
-          signed, observedAtMs: reconciler.nowMs(), claimant: nil, completes: nil,
+          signed, observedAtMs: reconciler.nowMs(), claim: nil, completes: nil,
           reason: "\(reason) (signed notification; the store could not be read)")
       } catch let failure as StoreFailure where failure.kind == .transient {
         // Stale: the stored state is newer than this notification. Nothing to advance.

@@ -1,8 +1,9 @@
 import Logging
 import TollgateCore
 
-/// Applies a verified chain: binds it to a user under the transfer policy, evaluates it, derives
-/// events, schedules the next check and writes everything in one transaction.
+/// Applies a verified chain: binds it to a user (`ClaimRuling`: the transfer policy and what the
+/// submission proves), evaluates it, derives events, schedules the next check and writes
+/// everything in one transaction.
 ///
 /// Two rules keep a bad answer from undoing good state:
 /// - **Evidence ordering**: an answer signed before the state it would replace (or before the
@@ -22,7 +23,7 @@ struct Reconciler: Sendable {
   struct Outcome: Sendable {
     var ownerUserId: String?
     var state: SubscriptionState
-    /// Set when the claimant was refused under the transfer policy.
+    /// Set when the claim was refused (`ClaimRuling`).
     var refusal: String?
   }
 
@@ -33,14 +34,15 @@ struct Reconciler: Sendable {
 
   /// - Parameters:
   ///   - observedAtMs: when the store was asked; the chain is evaluated at that moment.
-  ///   - claimant: the user who submitted the purchase; nil for notifications and scheduled checks.
+  ///   - claim: the user who submitted the purchase and what the submission proves
+  ///     (`ClaimRuling`); nil for notifications and scheduled checks.
   ///   - completes: the inbox item this verification finishes.
   ///   - notSignedBeforeMs: what asked for this answer was signed then (a notification).
   @discardableResult
   ///   - revocations: refunds the store reported outside this answer (`ChainReference.revocations`),
   ///     applied to the merged history, so a period the answer no longer lists is covered too.
   func apply(
-    _ chain: VerifiedChain, observedAtMs now: Int64, claimant: String?, completes inboxId: Int64?, reason: String,
+    _ chain: VerifiedChain, observedAtMs now: Int64, claim: Claim?, completes inboxId: Int64?, reason: String,
     notSignedBeforeMs: Int64? = nil, revocations: [ReportedRevocation] = []
   ) async throws -> Outcome {
     let existing = try await storage.subscription(store: chain.store, purchaseId: chain.purchaseId)
@@ -85,42 +87,14 @@ struct Reconciler: Sendable {
     var alsoRecompute: String?
     var refusal: String?
 
-    if let claimant, settings.bindAppAccountToken, let token = chain.appAccountToken, !token.isEmpty,
-      token.lowercased() != claimant.lowercased()
-    {
-      // The app told the store who the buyer is (appAccountToken, obfuscatedExternalAccountId),
-      // and it is someone else: a copied receipt or token is refused, and the refusal recorded.
-      refusal = "the purchase names another buyer (its app account token is not this user's)"
-      events.append(
-        WorkerEvent(
-          userId: owner ?? token.lowercased(), kind: "claim_refused", store: chain.store,
-          purchaseId: chain.purchaseId, productId: evaluation.productId, state: evaluation.state, atMs: now,
-          detail: "claimed by \(claimant), whose id differs from the purchase's app account token"))
-      if owner == nil { owner = token.lowercased() }
-    } else if let claimant {
-      if let current = owner, current != claimant {
-        let decision = catalog.transferPolicy.decide(
-          purchaseSource: chain.history.source, ownerUserId: current, claimantUserId: claimant,
-          ownerHasAccess: evaluation.isEntitled, atMs: now)
-        if decision.transferred {
-          owner = claimant
-          alsoRecompute = current
-          events.append(
-            WorkerEvent(
-              userId: claimant, kind: "transferred", store: chain.store, purchaseId: chain.purchaseId,
-              productId: evaluation.productId, state: evaluation.state, atMs: now,
-              detail: "from \(current) under \(decision.policy.rawValue)"))
-        } else {
-          refusal = "this purchase is bound to another user (transfer policy \(decision.policy.rawValue))"
-          events.append(
-            WorkerEvent(
-              userId: current, kind: "transfer_refused", store: chain.store, purchaseId: chain.purchaseId,
-              productId: evaluation.productId, state: evaluation.state, atMs: now,
-              detail: "claimed by \(claimant) under \(decision.policy.rawValue)"))
-        }
-      } else {
-        owner = claimant
-      }
+    if let claim {
+      let ruling = ClaimRuling(
+        claim: claim, owner: owner, chain: chain, evaluation: evaluation, policy: catalog.transferPolicy,
+        bindAppAccountToken: settings.bindAppAccountToken, nowMs: now)
+      owner = ruling.owner
+      refusal = ruling.refusal
+      alsoRecompute = ruling.previousOwner
+      events += ruling.events
     } else if owner == nil, settings.bindAppAccountToken, let token = chain.appAccountToken, !token.isEmpty {
       // A notification came before any submission; the app told the store who the buyer is.
       owner = token.lowercased()

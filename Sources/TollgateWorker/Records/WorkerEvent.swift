@@ -5,8 +5,9 @@ public struct WorkerEvent: Sendable, Hashable {
   public var userId: String?
   /// purchased, renewed, trial_converted, opted_out, opted_in, billing_issue, grace_started,
   /// recovered, expired, replaced (by another purchase: Google's linked token), refunded, revoked,
-  /// upgraded, transferred, transfer_refused, claim_refused (the purchase's app account token names
-  /// another user).
+  /// upgraded, transferred, transfer_refused (the policy keeps the purchase with its owner, or the
+  /// claim carried no fresh payload the store signed), claim_refused (the purchase's app account
+  /// token names another user, or a caller not trusted with bare ids claimed with one).
   public var kind: String
   public var store: Store
   public var purchaseId: String

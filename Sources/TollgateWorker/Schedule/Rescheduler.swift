@@ -25,7 +25,7 @@ struct Rescheduler: Sendable {
       return
     }
     do {
-      try await refresher.refresh(reference, claimant: nil, completes: nil, reason: "scheduled check")
+      try await refresher.refresh(reference, claim: nil, completes: nil, reason: "scheduled check")
     } catch let failure as StoreFailure {
       stats.storeFailure(failure, store: subscription.store, atMs: nowMs())
       let failures = subscription.failures + 1

@@ -44,7 +44,7 @@ struct StoreSweeper: Sendable {
       }
       for reference in references where await needsRead(reference) {
         do {
-          try await refresher.refresh(reference, claimant: nil, completes: nil, reason: "store sweep (voided purchase)")
+          try await refresher.refresh(reference, claim: nil, completes: nil, reason: "store sweep (voided purchase)")
           refreshed += 1
         } catch {
           // The chain's own schedule and the next sweep read it again; nothing changes meanwhile.

@@ -3,8 +3,9 @@ import TollgateCore
 import TollgateWorker
 
 /// A `StoreGateway` that answers from a script: what each chain looks like now, or how the store
-/// fails. A submission's receipt names the chain (`lookupId`); a notification's body is the
-/// chain's id, or `test` for an informational one.
+/// fails. A submission's receipt names the chain (`lookupId`; `otx-1@bare` names otx-1 with the
+/// evidence scripted for that receipt); a notification's body is the chain's id, or `test` for an
+/// informational one.
 final class FakeStoreGateway: StoreGateway {
   static let route = "fake.v1"
   static let appId = "com.example.app"
@@ -28,6 +29,8 @@ final class FakeStoreGateway: StoreGateway {
     /// What `sweep` answers, and the `sinceMs` it was asked with.
     var sweepAnswer: Result<[ChainReference], StoreFailure> = .success([])
     var sweptSince: [Int64] = []
+    /// What a submission's receipt proves, by receipt; unscripted ones are vouched for and fresh.
+    var claimEvidence: [String: ClaimEvidence] = [:]
   }
 
   let store: Store
@@ -56,9 +59,12 @@ final class FakeStoreGateway: StoreGateway {
   func identify(_ submission: PurchaseSubmission) async throws(StoreFailure) -> ChainReference {
     if let failure = state.withLock({ $0.identifyFailure }) { throw failure }
     guard let receipt = submission.receipt else { throw .final("no receipt") }
+    // "otx-1@bare" names chain otx-1 by other evidence than "otx-1" (`State.claimEvidence`).
+    let chainId = receipt.split(separator: "@").first.map(String.init) ?? receipt
     return ChainReference(
-      store: store, appId: submission.appId ?? Self.appId, lookupId: receipt, purchaseId: receipt, environment: .sandbox
-    )
+      store: store, appId: submission.appId ?? Self.appId, lookupId: chainId, purchaseId: chainId,
+      environment: .sandbox,
+      claimEvidence: state.withLock { $0.claimEvidence[receipt] } ?? .vouched())
   }
 
   func verifyNotification(_ payload: [UInt8], route: String) async throws(StoreFailure) -> NotificationVerdict {

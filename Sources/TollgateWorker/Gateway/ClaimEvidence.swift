@@ -1,0 +1,42 @@
+/// What a submission proves about who bought the purchase it names, as the store's gateway judged
+/// it (issue 17). The reconciler weighs a claim by it (`Claim`): a bare identifier binds a purchase
+/// nobody owns only for a trusted caller, or when the purchase's own app account token names the
+/// claimant; only evidence the store vouches for, and fresh, moves a purchase bound to another user.
+public struct ClaimEvidence: Sendable, Hashable {
+  /// The store vouches for what was submitted: a payload it signed (a signed transaction, an app
+  /// receipt), or an id it answers only together with the app's or the buyer's own credentials (a
+  /// Google purchase token with its package, an Amazon receipt id with its user id). False for an
+  /// id anyone who has seen it can copy (a bare App Store transaction id).
+  public var isVouchedByStore: Bool
+  /// Why this evidence cannot move a purchase bound to another user (a bare id, a signed payload
+  /// older than the store's freshness window), in words a caller can act on; nil when it can.
+  public var transferRefusal: String?
+  /// When the store signed what was submitted, when it says.
+  public var signedAtMs: Int64?
+
+  public init(isVouchedByStore: Bool, transferRefusal: String?, signedAtMs: Int64? = nil) {
+    self.isVouchedByStore = isVouchedByStore
+    self.transferRefusal = transferRefusal
+    self.signedAtMs = signedAtMs
+  }
+
+  /// An id anyone who has seen it can copy; `advice` says what to submit instead.
+  public static func identifierOnly(_ advice: String) -> ClaimEvidence {
+    ClaimEvidence(isVouchedByStore: false, transferRefusal: advice)
+  }
+
+  /// Evidence the store vouches for, fresh enough to move a purchase bound to another user.
+  public static func vouched(signedAtMs: Int64? = nil) -> ClaimEvidence {
+    ClaimEvidence(isVouchedByStore: true, transferRefusal: nil, signedAtMs: signedAtMs)
+  }
+
+  /// Evidence the store vouches for that still cannot move a purchase bound to another user
+  /// (`reason`: it is stale, say).
+  public static func vouched(signedAtMs: Int64?, notForTransfer reason: String) -> ClaimEvidence {
+    ClaimEvidence(isVouchedByStore: true, transferRefusal: reason, signedAtMs: signedAtMs)
+  }
+
+  /// What a gateway that says nothing about a submission's evidence is taken to have submitted.
+  static let unknown = ClaimEvidence.identifierOnly(
+    "the submission carries nothing the store vouches for (a signed payload, or an id with its owner's credentials)")
+}
