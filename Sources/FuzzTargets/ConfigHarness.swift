@@ -5,8 +5,9 @@ import GooglePlayGateway
 import TollgateWorker
 
 /// Input: a worker config file. Decoded as `tollgate worker` decodes it (the catalog and the
-/// worker's own sections, then each store's section by its gateway module) and checked. The
-/// sections' key files are dropped before their checks, which would read them.
+/// worker's own sections, each store's section by its gateway module, every key accounted for)
+/// and checked; the whole input also as a listen address. The sections' key files are dropped
+/// before their checks, which would read them.
 enum ConfigHarness {
   static func run(_ bytes: [UInt8]) {
     let data = Data(bytes)
@@ -26,7 +27,12 @@ enum ConfigHarness {
       for index in settings.apps.indices { settings.apps[index].sharedSecretFile = nil }
       stores.append(settings)
     }
-    guard let configuration = try? WorkerConfiguration.decode(data) else { return }
+    // As `tollgate worker` reads it: every key checked against what the sections read (ConfigKeys).
+    let sections: [any (StoreSettings & Decodable).Type] = [
+      AppStoreSettings.self, GooglePlaySettings.self, AmazonSettings.self,
+    ]
+    _ = ListenAddress.problem(String(decoding: bytes, as: UTF8.self), key: "worker.listen")
+    guard let configuration = try? WorkerConfiguration.decode(data, storeSections: sections) else { return }
     _ = configuration.problems(environment: ["TOLLGATE_FUZZ_SECRET": "secret"], stores: stores)
     _ = try? configuration.catalog.validated()
   }
