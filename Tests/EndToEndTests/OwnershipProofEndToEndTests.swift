@@ -3,6 +3,8 @@ import StoreSimulator
 import Testing
 import TollgateClient
 import TollgateCore
+import TollgateCrypto
+import TollgateTesting
 
 /// Issue 17, the transfer theft, through the real path (the simulator over HTTP, the worker on
 /// SQLite, the service over TCP): with `transfer_to_newest`, whoever could read a victim's
@@ -72,6 +74,52 @@ struct OwnershipProofEndToEndTests {
       #expect(again.status == .verified, "\(again.rejectionReason)")
       #expect(try await stack.until("third") { $0.active }.active)
       #expect(!(try await stack.until("newowner") { !$0.active }.active))
+    }
+  }
+
+  @Test("through a served port with callers, a bare transaction id binds for an admin caller only")
+  func bareIdNeedsTrustedCaller() async throws {
+    try await withStack { stack in
+      let appKey = "tgk_app_0123456789abcdef"
+      let opsKey = "tgk_ops_fedcba9876543210"
+      let dir = try TemporaryDirectory(prefix: "tollgate-callers")
+      defer { dir.remove() }
+      let served = try await ServeAccessEndToEndTests.serve(
+        [
+          "listen": "127.0.0.1:0", "database": stack.local.databasePath,
+          "callers": [
+            ["name": "app", "keySha256": SHA256.hash(appKey).hexString, "scopes": ["read", "submit"]],
+            ["name": "ops", "keySha256": SHA256.hash(opsKey).hexString, "scopes": ["admin"]],
+          ],
+        ], in: dir)
+      defer { served.process.terminate() }
+      func submit(_ receipt: String, as caller: String, key: String, userId: String) async throws
+        -> Tollgate_V1_SubmitPurchaseResponse
+      {
+        let client = try ServeAccessEndToEndTests.client(served.tcp, caller: caller, key: key)
+        defer { Task { await client.close() } }
+        var request = Tollgate_V1_SubmitPurchaseRequest()
+        request.userID = userId
+        request.store = .appStore
+        request.receipt = receipt
+        request.waitMs = 8_000
+        return try await client.submitPurchase(request, timeout: .seconds(10))
+      }
+
+      let purchase = try await stack.local.buy()
+      let refused = try await submit(purchase.transactionId, as: "app", key: appKey, userId: "mallory")
+      #expect(refused.status == .rejected)
+      #expect(refused.rejectionReason.contains("a bare transaction id does not prove who bought it"))
+      #expect(try await stack.events("mallory").contains("claim_refused"))
+      #expect(!(try await stack.answer("mallory").active))
+      // The signed transaction proves it, from the same caller.
+      let signed = try await submit(purchase.signedTransaction, as: "app", key: appKey, userId: "alice")
+      #expect(signed.status == .verified, "\(signed.rejectionReason)")
+
+      let other = try await stack.local.buy()
+      let admin = try await submit(other.transactionId, as: "ops", key: opsKey, userId: "bob")
+      #expect(admin.status == .verified, "\(admin.rejectionReason)")
+      #expect(try await stack.until("bob") { $0.active }.active)
     }
   }
 }
