@@ -19,6 +19,8 @@ let package = Package(
   ],
   dependencies: [
     .package(url: "https://github.com/apple/swift-nio.git", from: "2.101.2"),
+    // TLS for the Swift client (already resolved: AsyncHTTPClient depends on it).
+    .package(url: "https://github.com/apple/swift-nio-ssl.git", from: "2.37.6"),
     .package(url: "https://github.com/apple/swift-protobuf.git", from: "1.39.0"),
     .package(url: "https://github.com/apple/swift-log.git", from: "1.16.2"),
     .package(url: "https://github.com/apple/swift-argument-parser.git", from: "1.8.2"),
@@ -223,6 +225,7 @@ let package = Package(
       dependencies: [
         "TollgateContract", "TollgateWire",
         .product(name: "NIOCore", package: "swift-nio"),
+        .product(name: "NIOSSL", package: "swift-nio-ssl"),
         .product(name: "NIOPosix", package: "swift-nio"),
         .product(name: "SwiftProtobuf", package: "swift-protobuf"),
       ],
@@ -273,6 +276,7 @@ let package = Package(
         "StoreSimulator",
         "TollgateDemo", "TollgateBench",
         .product(name: "ArgumentParser", package: "swift-argument-parser"),
+        .product(name: "NIOSSL", package: "swift-nio-ssl"),
         .product(name: "AsyncHTTPClient", package: "async-http-client"),
         .product(name: "Prometheus", package: "swift-prometheus"),
         .product(name: "Logging", package: "swift-log"),

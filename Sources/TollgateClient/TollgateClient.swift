@@ -1,5 +1,6 @@
 import NIOCore
 import NIOPosix
+import NIOSSL
 import SwiftProtobuf
 import Synchronization
 // The contract's message types are part of this library's API: a caller needs only
@@ -7,9 +8,11 @@ import Synchronization
 @_exported import TollgateContract
 import TollgateWire
 
-/// A client of the Tollgate entitlement service: one TCP connection that carries many calls at
-/// once (answers are matched by request id), per-call timeouts, and a fresh connection on the next
-/// call after the old one broke. A cancelled call returns at once with `CancellationError`.
+/// A client of the Tollgate entitlement service: one connection (TCP, TLS or a Unix domain
+/// socket) that carries many calls at once (answers are matched by request id), per-call
+/// timeouts, and a fresh connection on the next call after the old one broke. With credentials,
+/// every new connection authenticates before its first call. A cancelled call returns at once with
+/// `CancellationError`.
 public final class TollgateClient: Sendable {
   public struct Config: Sendable {
     public var connectTimeout: Duration
@@ -17,6 +20,13 @@ public final class TollgateClient: Sendable {
     public var callTimeout: Duration
     /// Longest response payload accepted.
     public var maximumResponseLength: Int
+    /// The caller to authenticate as on every new connection (nil: the server has no callers).
+    public var credentials: Credentials?
+    /// TLS towards a TLS listener (NIOSSL's configuration: trust roots, client certificate for
+    /// mutual TLS); nil for plaintext. Certificate verification stays on unless this says otherwise.
+    public var tls: TLSConfiguration?
+    /// The name the server's certificate must carry; by default the host connected to.
+    public var tlsServerName: String?
 
     public static var defaults: Config {
       Config(connectTimeout: .seconds(5), callTimeout: .seconds(5), maximumResponseLength: 16 << 20)
@@ -29,10 +39,37 @@ public final class TollgateClient: Sendable {
     }
   }
 
-  public let host: String
-  public let port: Int
+  /// A caller's name and secret key. Its description never shows the key.
+  public struct Credentials: Sendable, CustomStringConvertible {
+    public var caller: String
+    public var key: String
+
+    public init(caller: String, key: String) {
+      self.caller = caller
+      self.key = key
+    }
+
+    public var description: String { "Credentials(caller: \(caller))" }
+  }
+
+  /// Where the server listens: `host:port`, or a Unix domain socket.
+  public enum Endpoint: Sendable, Hashable, CustomStringConvertible {
+    case tcp(host: String, port: Int)
+    case unixSocket(path: String)
+
+    public var description: String {
+      switch self {
+      case .tcp(let host, let port): "\(host):\(port)"
+      case .unixSocket(let path): "unix:\(path)"
+      }
+    }
+  }
+
+  public let endpoint: Endpoint
   public let config: Config
   private let group: any EventLoopGroup
+  /// Made once from `config.tls`.
+  private let sslContext: NIOSSLContext?
   private let connection = Mutex<Connection>(Connection())
 
   private struct Connection {
@@ -41,14 +78,36 @@ public final class TollgateClient: Sendable {
   }
 
   /// A client of `host:port`, on `group`'s event loops (by default NIO's shared singleton).
-  public init(
+  public convenience init(
     host: String, port: Int, config: Config = .defaults,
     group: any EventLoopGroup = MultiThreadedEventLoopGroup.singleton
   ) {
-    self.host = host
-    self.port = port
+    try! self.init(endpoint: .tcp(host: host, port: port), config: config, group: group)
+  }
+
+  /// A client of `endpoint`. Throws only when `config.tls` cannot be made into a TLS context
+  /// (unreadable certificate or key files).
+  public init(
+    endpoint: Endpoint, config: Config = .defaults, group: any EventLoopGroup = MultiThreadedEventLoopGroup.singleton
+  ) throws {
+    self.endpoint = endpoint
     self.config = config
     self.group = group
+    sslContext = try config.tls.map { try NIOSSLContext(configuration: $0) }
+  }
+
+  public var host: String {
+    switch endpoint {
+    case .tcp(let host, _): host
+    case .unixSocket(let path): path
+    }
+  }
+
+  public var port: Int {
+    switch endpoint {
+    case .tcp(_, let port): port
+    case .unixSocket: 0
+    }
   }
 
   /// Is `userId` entitled to `entitlement` now?
@@ -83,8 +142,23 @@ public final class TollgateClient: Sendable {
     return response
   }
 
+  /// A submission's status now (for a SubmitPurchase whose wait ran out). Throws `.notFound` for
+  /// an id this caller did not submit.
+  public func getSubmission(submissionId: String, timeout: Duration? = nil) async throws
+    -> Tollgate_V1_GetSubmissionResponse
+  {
+    var request = Tollgate_V1_GetSubmissionRequest()
+    request.submissionID = submissionId
+    let response: Tollgate_V1_GetSubmissionResponse = try await call(.getSubmission, request, timeout: timeout)
+    if let error = TollgateClientError(response.hasError ? response.error : nil) { throw error }
+    return response
+  }
+
+  /// The service's health. Throws the response's error (UNAUTHENTICATED, PERMISSION_DENIED).
   public func health(timeout: Duration? = nil) async throws -> Tollgate_V1_HealthResponse {
-    try await call(.health, Tollgate_V1_HealthRequest(), timeout: timeout)
+    let response: Tollgate_V1_HealthResponse = try await call(.health, Tollgate_V1_HealthRequest(), timeout: timeout)
+    if let error = TollgateClientError(response.hasError ? response.error : nil) { throw error }
+    return response
   }
 
   /// Sends one typed request and decodes the typed answer.
@@ -153,9 +227,12 @@ public final class TollgateClient: Sendable {
         throw TollgateClientError(code: .connectionClosed, message: "the server closed the new connection at once")
       }
       return try await connectedChannel(attempt: 1)
+    } catch let error as TollgateClientError where error.code == .unauthenticated {
+      forget(generation: generation)
+      throw error
     } catch {
       forget(generation: generation)
-      throw TollgateClientError(code: .connectionFailed, message: "cannot connect to \(host):\(port)", cause: error)
+      throw TollgateClientError(code: .connectionFailed, message: "cannot connect to \(endpoint)", cause: error)
     }
   }
 
@@ -167,17 +244,70 @@ public final class TollgateClient: Sendable {
 
   private func makeConnection() -> EventLoopFuture<any Channel> {
     let maximumResponseLength = config.maximumResponseLength
-    return ClientBootstrap(group: group)
+    let sslContext = self.sslContext
+    let serverName: String? =
+      switch endpoint {
+      case .tcp(let host, _): config.tlsServerName ?? host
+      case .unixSocket: config.tlsServerName
+      }
+    var bootstrap = ClientBootstrap(group: group)
       .connectTimeout(.init(config.connectTimeout))
-      .channelOption(.socketOption(.tcp_nodelay), value: 1)
       .channelInitializer { channel in
         channel.eventLoop.makeCompletedFuture {
+          if let sslContext {
+            // An IP address is checked against the certificate's IP entries; SNI carries names only.
+            let isAddress = serverName.map { (try? SocketAddress(ipAddress: $0, port: 0)) != nil } ?? true
+            try channel.pipeline.syncOperations.addHandler(
+              NIOSSLClientHandler(context: sslContext, serverHostname: isAddress ? nil : serverName))
+          }
           try channel.pipeline.syncOperations.addHandler(
             ByteToMessageHandler(ResponseFrameDecoder(maximumPayloadLength: maximumResponseLength)))
           try channel.pipeline.syncOperations.addHandler(ClientConnectionHandler())
         }
       }
-      .connect(host: host, port: port)
+    let connected: EventLoopFuture<any Channel>
+    switch endpoint {
+    case .tcp(let host, let port):
+      bootstrap = bootstrap.channelOption(ChannelOptions.socketOption(.tcp_nodelay), value: 1)
+      connected = bootstrap.connect(host: host, port: port)
+    case .unixSocket(let path):
+      connected = bootstrap.connect(unixDomainSocketPath: path)
+    }
+    guard let credentials = config.credentials else { return connected }
+    let timeout = TimeAmount(config.callTimeout)
+    return connected.flatMap { channel in
+      Self.authenticate(channel, credentials: credentials, timeout: timeout)
+    }
+  }
+
+  /// Sends Authenticate first on a new connection; fails (and closes it) when the server refuses.
+  private static func authenticate(
+    _ channel: any Channel, credentials: Credentials, timeout: TimeAmount
+  ) -> EventLoopFuture<any Channel> {
+    var request = Tollgate_V1_AuthenticateRequest()
+    request.caller = credentials.caller
+    request.key = credentials.key
+    let payload: ByteBuffer
+    do {
+      payload = ByteBuffer(bytes: try request.serializedBytes() as [UInt8])
+    } catch {
+      return channel.eventLoop.makeFailedFuture(error)
+    }
+    let promise = channel.eventLoop.makePromise(of: ResponseFrame.self)
+    let call = OutboundCall(
+      methodIndex: EntitlementsMethod.authenticate.rawValue, payload: payload, promise: promise, timeout: timeout)
+    channel.writeAndFlush(call).cascadeFailure(to: promise)
+    return promise.futureResult.flatMapThrowing { frame -> any Channel in
+      guard frame.status == .success else {
+        throw TollgateClientError(code: .serviceFailed, message: "the server could not run Authenticate")
+      }
+      let response = try Tollgate_V1_AuthenticateResponse(serializedBytes: frame.payload.readableBytesSpan)
+      if let error = TollgateClientError(response.hasError ? response.error : nil) { throw error }
+      return channel
+    }.flatMapErrorThrowing { error in
+      channel.close(promise: nil)
+      throw error
+    }
   }
 }
 

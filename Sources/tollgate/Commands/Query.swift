@@ -1,4 +1,6 @@
 import ArgumentParser
+import Foundation
+import NIOSSL
 import TollgateClient
 
 struct Query: AsyncParsableCommand {
@@ -7,8 +9,14 @@ struct Query: AsyncParsableCommand {
     subcommands: [IsSubscriber.self, Subscription.self, Health.self])
 
   struct Connection: ParsableArguments {
-    @Option(help: "The service, HOST:PORT.")
-    var server: HostPort = HostPort(host: "127.0.0.1", port: 7701)
+    @Option(help: "The service: HOST:PORT, or unix:/path for its Unix domain socket.")
+    var server: String = "127.0.0.1:7701"
+
+    @Option(help: "Authenticate as this caller; its key comes from the TOLLGATE_KEY environment variable.")
+    var caller: String?
+
+    @Option(help: "Speak TLS, trusting the CA certificates in this PEM file.")
+    var tlsCA: String?
 
     @Flag(help: "Print JSON (proto field names in lowerCamelCase).")
     var json = false
@@ -16,11 +24,31 @@ struct Query: AsyncParsableCommand {
     @Option(help: "Timeout in milliseconds.")
     var timeoutMs: Int64 = 5_000
 
-    func client() -> TollgateClient {
+    func client() throws -> TollgateClient {
       var config = TollgateClient.Config.defaults
       config.callTimeout = .milliseconds(timeoutMs)
       config.connectTimeout = .milliseconds(timeoutMs)
-      return TollgateClient(host: server.host, port: server.port, config: config)
+      if let caller {
+        // Never on the command line, where `ps` shows it to everyone.
+        guard let key = ProcessInfo.processInfo.environment["TOLLGATE_KEY"], !key.isEmpty else {
+          throw ValidationError("--caller needs the caller's key in the TOLLGATE_KEY environment variable")
+        }
+        config.credentials = .init(caller: caller, key: key)
+      }
+      if let tlsCA {
+        var tls = TLSConfiguration.makeClientConfiguration()
+        tls.trustRoots = .file(tlsCA)
+        config.tls = tls
+      }
+      let endpoint: TollgateClient.Endpoint
+      if server.hasPrefix("unix:") {
+        endpoint = .unixSocket(path: String(server.dropFirst("unix:".count)))
+      } else if let address = HostPort(argument: server) {
+        endpoint = .tcp(host: address.host, port: address.port)
+      } else {
+        throw ValidationError("--server must be HOST:PORT or unix:/path")
+      }
+      return try TollgateClient(endpoint: endpoint, config: config)
     }
   }
 
@@ -33,7 +61,7 @@ struct Query: AsyncParsableCommand {
     @OptionGroup var connection: Connection
 
     func run() async throws {
-      let client = connection.client()
+      let client = try connection.client()
       let response = try await QueryOutput.perform {
         try await client.isSubscriber(userId: user, entitlement: entitlement)
       }
@@ -52,7 +80,7 @@ struct Query: AsyncParsableCommand {
     @OptionGroup var connection: Connection
 
     func run() async throws {
-      let client = connection.client()
+      let client = try connection.client()
       let response = try await QueryOutput.perform { try await client.getSubscription(userId: user) }
       print(connection.json ? try QueryJSON.encode(QueryJSON.GetSubscription(response)) : QueryOutput.text(response))
     }
@@ -64,7 +92,7 @@ struct Query: AsyncParsableCommand {
     @OptionGroup var connection: Connection
 
     func run() async throws {
-      let client = connection.client()
+      let client = try connection.client()
       let response = try await QueryOutput.perform { try await client.health() }
       print(connection.json ? try QueryJSON.encode(QueryJSON.Health(response)) : QueryOutput.text(response))
     }
