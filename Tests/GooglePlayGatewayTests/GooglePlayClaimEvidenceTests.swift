@@ -1,0 +1,36 @@
+import Testing
+import TollgateCore
+import TollgateTesting
+import TollgateWorker
+
+/// What a Google Play submission proves about its buyer (issue 17): the purchase token with its
+/// package is vouched for (Google answers for it in that app only); with a licensing key
+/// configured, a transfer also needs the Play Billing data the device got.
+@Suite("Google Play claim evidence", .enabled(if: Vectors.shouldRun, Comment(rawValue: Vectors.skipMessage)))
+struct GooglePlayClaimEvidenceTests {
+  static let directory = GooglePlayBillingSignatureTests.directory
+
+  @Test("without a licensing key the token with its package may move a purchase")
+  func tokenAlone() async throws {
+    let gateway = try GooglePlayBillingSignatureTests.gateway(licensingKey: nil)
+    let submission = PurchaseSubmission(userId: "u", store: .googlePlay, purchaseToken: "some-token")
+    let evidence = try #require(try await gateway.identify(submission).claimEvidence)
+    #expect(evidence.isVouchedByStore && evidence.transferRefusal == nil)
+  }
+
+  @Test("with a licensing key, the token alone binds but moves nothing; with the signed Play Billing data it moves")
+  func withLicensingKey() async throws {
+    let gateway = try GooglePlayBillingSignatureTests.gateway(
+      licensingKey: try Vectors.string(Self.directory + "license_public_key.b64"))
+    let bare = PurchaseSubmission(userId: "u", store: .googlePlay, purchaseToken: "some-token")
+    let alone = try #require(try await gateway.identify(bare).claimEvidence)
+    #expect(alone.isVouchedByStore)
+    #expect(alone.transferRefusal?.contains("google_purchase_data and google_signature") == true)
+
+    let signed = GooglePlayBillingSignatureTests.submission(
+      data: try Vectors.string(Self.directory + "inapp_purchase_data.json"),
+      signature: try Vectors.string(Self.directory + "signature_valid.b64"))
+    let proven = try #require(try await gateway.identify(signed).claimEvidence)
+    #expect(proven.isVouchedByStore && proven.transferRefusal == nil)
+  }
+}
