@@ -202,6 +202,30 @@ struct ServeAccessEndToEndTests {
     #expect(await allowed.waitForLine(containing: "listening on") != nil)
   }
 
+  @Test("serve's config: an unknown key, an out-of-range port and a bad caller entry are errors naming the key")
+  func strictConfig() async throws {
+    let dir = try TemporaryDirectory()
+    defer { dir.remove() }
+    let cases: [([String: Any], String)] = [
+      (["listne": "127.0.0.1:0"], "service.listne is not a known key"),
+      (["listen": "127.0.0.1:99999"], "service.listen must be HOST:PORT"),
+      (["callers": [["name": "web", "keySha256": "abc", "scopes": ["read"]]]], "service.callers[0].keySha256"),
+      (["callers": [["name": "web", "keySha256": Self.hex("k"), "scopes": ["write"]]]], "unknown scope \"write\""),
+      (
+        ["tls": ["listen": "127.0.0.1:0", "certificateFile": "/nonexistent.pem", "privateKeyFile": "/x"]], "service.tls"
+      ),
+    ]
+    for (service, expected) in cases {
+      let config = dir.file("bad.json")
+      var section = service
+      section["database"] = dir.file("tollgate.sqlite")
+      try JSONSerialization.data(withJSONObject: ["service": section]).write(to: URL(fileURLWithPath: config))
+      let result = try ChildProcess.run(["serve", "--config", config, "--create"])
+      #expect(result.status != 0, "\(service)")
+      #expect(result.stderr.contains(expected), "\(result.stderr)")
+    }
+  }
+
   @Test("a callers file is reloaded: a new key works without a restart, a removed one stops working")
   func callersFileReload() async throws {
     let dir = try TemporaryDirectory()

@@ -53,11 +53,21 @@ struct ServeSettings: Decodable, Sendable {
     } catch {
       throw ConfigError(path: path, problem: "cannot be read (\(error.localizedDescription))")
     }
+    let settings: ServeSettings
     do {
-      return try JSONDecoder().decode(File.self, from: data).service ?? ServeSettings()
+      settings = try JSONDecoder().decode(File.self, from: data).service ?? ServeSettings()
     } catch let error as DecodingError {
       throw ConfigError(path: path, problem: error.readablePath)
     }
+    // A misspelt key is an error naming it, never a setting silently left at its default.
+    do throws(WorkerConfigurationError) {
+      let keys = try ConfigKeys(json: data)
+      keys.read(ServeSettings.self, section: "service")
+      if !keys.problems.isEmpty { throw WorkerConfigurationError(problems: keys.problems) }
+    } catch {
+      throw ConfigError(path: path, problem: "\(error)")
+    }
+    return settings
   }
 
   init() {}
