@@ -13,7 +13,7 @@ struct StoreSim: AsyncParsableCommand {
     abstract: "Run the store simulator, or drive a running one (see docs/storesim.md).",
     subcommands: [
       ServeSim.self, Advance.self, Clock.self, Purchase.self, FailRenewal.self, RecoverBilling.self, AutoRenew.self,
-      Refund.self, ChangeProduct.self, FamilyShare.self, Fault.self, Google.self, Amazon.self,
+      Refund.self, ChangeProduct.self, FamilyShare.self, Restore.self, Fault.self, Google.self, Amazon.self,
     ],
     defaultSubcommand: ServeSim.self
   )
@@ -221,6 +221,17 @@ struct StoreSim: AsyncParsableCommand {
       var body: [String: any Sendable] = [:]
       if let appAccountToken { body["appAccountToken"] = appAccountToken }
       try await target.call("POST", "/sim/apple/subscriptions/\(id)/family-share", json: body)
+    }
+  }
+
+  struct Restore: AsyncParsableCommand {
+    static let configuration = CommandConfiguration(
+      abstract:
+        "What the buyer's device holds after AppStore.sync(): the latest transaction signed now, receipts made now.")
+    @Argument(help: "Original transaction id (or any transaction id of it).") var id: String
+    @OptionGroup var target: Target
+    func run() async throws {
+      try await target.call("POST", "/sim/apple/subscriptions/\(id)/restore")
     }
   }
 
