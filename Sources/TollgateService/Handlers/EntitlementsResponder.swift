@@ -174,6 +174,9 @@ public struct EntitlementsResponder: EntitlementsHandler {
       response.error = Tollgate_V1_Error(.unavailable, record.outcome ?? "verification failed; it will be retried")
     case .verified:
       response.status = .verified
+      // From this service's index once it has the worker's writes, as SubmitPurchase's wait
+      // answers: the caller's next IsSubscriber agrees with this answer.
+      if let head = try? await storage.headSeq() { _ = await follower.waitUntilApplied(head, timeout: .seconds(2)) }
       response.entitlements = UserSummary.entitlements(index.records(for: record.submission.userId), at: nowMs())
     case .rejected:
       response.status = .rejected
