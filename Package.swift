@@ -257,11 +257,11 @@ let package = Package(
     ),
 
     // `tollgate bench`: a load generator for the wire protocol (epoll, one loop per thread, HDR
-    // histograms).
+    // histograms); TCP or Unix sockets, TLS through the OpenSSL shim, callers.
     .target(
       name: "TollgateBench",
       dependencies: [
-        "CTollgateNet", "TollgateWire", "TollgateContract",
+        "CTollgateNet", "CTollgateCrypto", "TollgateWire", "TollgateContract",
         .product(name: "Histogram", package: "hdrhistogram-swift"),
       ],
       swiftSettings: strict

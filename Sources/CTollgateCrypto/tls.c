@@ -4,8 +4,10 @@
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
+#include <arpa/inet.h>
 #include <openssl/err.h>
 #include <openssl/ssl.h>
+#include <openssl/x509v3.h>
 
 struct tg_tls_context {
   SSL_CTX *ctx;
@@ -136,4 +138,77 @@ long tg_tls_write(tg_tls *tls, const void *bytes, size_t count) {
   int length = count > 0x7fffffff ? 0x7fffffff : (int)count;
   int result = SSL_write(tls->ssl, bytes, length);
   return result > 0 ? result : outcome(tls->ssl, result);
+}
+
+// MARK: The client side (`tollgate bench` loading a TLS listener)
+
+tg_tls_context *tg_tls_client_context_new(const char *ca_file, char *error, size_t error_capacity) {
+  if (ca_file == NULL) {
+    describe(error, error_capacity, "a CA file is required", NULL);
+    return NULL;
+  }
+  SSL_CTX *ctx = SSL_CTX_new(TLS_client_method());
+  if (ctx == NULL) {
+    describe(error, error_capacity, "cannot make a TLS context", NULL);
+    return NULL;
+  }
+  SSL_CTX_set_min_proto_version(ctx, TLS1_2_VERSION);
+  // The caller's send buffer may move and grow between a write that waited and its retry.
+  SSL_CTX_set_mode(ctx, SSL_MODE_ENABLE_PARTIAL_WRITE | SSL_MODE_ACCEPT_MOVING_WRITE_BUFFER);
+  // Whole socket reads, not a record header and then its body: the load generator stays cheap.
+  SSL_CTX_set_read_ahead(ctx, 1);
+  SSL_CTX_set_verify(ctx, SSL_VERIFY_PEER, NULL);
+  if (SSL_CTX_load_verify_locations(ctx, ca_file, NULL) != 1) {
+    describe(error, error_capacity, "cannot read the CA file", ca_file);
+    SSL_CTX_free(ctx);
+    return NULL;
+  }
+  struct tg_tls_context *context = malloc(sizeof *context);
+  if (context == NULL) {
+    SSL_CTX_free(ctx);
+    describe(error, error_capacity, "out of memory", NULL);
+    return NULL;
+  }
+  context->ctx = ctx;
+  signal(SIGPIPE, SIG_IGN);
+  return context;
+}
+
+tg_tls *tg_tls_client_new(tg_tls_context *context, int fd, const char *server_name) {
+  if (context == NULL || server_name == NULL) return NULL;
+  SSL *ssl = SSL_new(context->ctx);
+  if (ssl == NULL) return NULL;
+  unsigned char address[16];
+  int is_address = inet_pton(AF_INET, server_name, address) == 1 || inet_pton(AF_INET6, server_name, address) == 1;
+  int named = is_address ? X509_VERIFY_PARAM_set1_ip_asc(SSL_get0_param(ssl), server_name) == 1
+                        : SSL_set_tlsext_host_name(ssl, server_name) == 1 && SSL_set1_host(ssl, server_name) == 1;
+  if (!named || SSL_set_fd(ssl, fd) != 1) {
+    ERR_clear_error();
+    SSL_free(ssl);
+    return NULL;
+  }
+  SSL_set_connect_state(ssl);
+  struct tg_tls *tls = malloc(sizeof *tls);
+  if (tls == NULL) {
+    SSL_free(ssl);
+    return NULL;
+  }
+  tls->ssl = ssl;
+  return tls;
+}
+
+long tg_tls_handshake(tg_tls *tls, char *error, size_t error_capacity) {
+  int result = SSL_do_handshake(tls->ssl);
+  if (result == 1) return 1;
+  long status = outcome(tls->ssl, result);
+  if (status == TG_TLS_WANT_READ || status == TG_TLS_WANT_WRITE) return status;
+  long verified = SSL_get_verify_result(tls->ssl);
+  if (verified != X509_V_OK) {
+    snprintf(error, error_capacity, "the server's certificate did not verify: %s",
+             X509_verify_cert_error_string(verified));
+  } else {
+    describe(error, error_capacity, status == 0 ? "the server closed the connection during the handshake" : "failed",
+             NULL);
+  }
+  return TG_TLS_FAILED;
 }

@@ -9,6 +9,15 @@ public struct BenchConfiguration: Sendable, Hashable, Codable {
 
   public var host = "127.0.0.1"
   public var port = 7400
+  /// Connect to this Unix domain socket instead of `host:port`.
+  public var unixSocket: String?
+  /// Speak TLS, trusting the CA certificates in this PEM file; the server's certificate must name
+  /// `tlsServerName` (default: `host`). The handshake ends before the load starts.
+  public var tlsCAFile: String?
+  public var tlsServerName: String?
+  /// Authenticate every connection as this caller before the load starts (its key is given to
+  /// `BenchRunner.run` apart, so that it is never printed with the configuration).
+  public var caller: String?
   /// TCP connections, spread evenly over `threads`.
   public var connections = 50
   /// Requests in flight per connection (1 = unpipelined).
@@ -55,7 +64,12 @@ public struct BenchConfiguration: Sendable, Hashable, Codable {
     if !(0...1).contains(getSubscriptionShare) { problems.append("GetSubscription share must be between 0 and 1") }
     if !(zipfExponent > 0) { problems.append("zipf exponent must be positive") }
     if let rate, !(rate > 0) { problems.append("rate must be positive") }
-    if !(1...65_535).contains(port) { problems.append("port must be between 1 and 65535") }
+    if unixSocket == nil, !(1...65_535).contains(port) { problems.append("port must be between 1 and 65535") }
+    if let unixSocket, unixSocket.utf8.count >= 108 || unixSocket.isEmpty {
+      problems.append("the Unix socket path must be 1 to 107 bytes")
+    }
+    if tlsServerName != nil, tlsCAFile == nil { problems.append("a TLS server name needs a TLS CA file") }
+    if let caller, caller.isEmpty { problems.append("the caller's name must not be empty") }
     return problems
   }
 }

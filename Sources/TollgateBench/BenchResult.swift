@@ -37,8 +37,11 @@ public struct BenchResult: Sendable, Hashable, Codable {
       c.getSubscriptionShare > 0
       ? "\(Self.percent(1 - c.getSubscriptionShare)) IsSubscriber, \(Self.percent(c.getSubscriptionShare)) GetSubscription"
       : "IsSubscriber"
+    let server =
+      (c.unixSocket.map { "unix:\($0)" } ?? "\(c.host):\(c.port)") + (c.tlsCAFile == nil ? "" : " (TLS)")
+      + (c.caller.map { " as \($0)" } ?? "")
     var lines = [
-      "tollgate bench → \(c.host):\(c.port): \(c.connections) connections × pipeline \(c.pipeline), \(mode), "
+      "tollgate bench → \(server): \(c.connections) connections × pipeline \(c.pipeline), \(mode), "
         + "\(c.threads) thread\(c.threads == 1 ? "" : "s"), \(window)",
       "  load        \(mix); \(c.users) users (\(c.distribution.rawValue)), hit ratio \(Self.percent(c.hitRatio))",
       "  throughput  \(Self.number(throughputPerSecond)) req/s (\(requests) answers in \(Self.number(measuredSeconds)) s)",

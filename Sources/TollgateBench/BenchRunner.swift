@@ -6,10 +6,22 @@ import Synchronization
 /// Runs a benchmark: connects every thread's connections, starts them together, merges what
 /// they counted.
 public enum BenchRunner {
-  /// Blocks until the run is over (duration + warm-up + drain, or every request answered).
-  public static func run(_ configuration: BenchConfiguration) throws(BenchError) -> BenchResult {
-    let problems = configuration.problems()
+  /// Blocks until the run is over (duration + warm-up + drain, or every request answered). With
+  /// `configuration.caller`, `callerKey` is its key: every connection authenticates with it
+  /// before the load starts (it is kept apart from the configuration, which results print).
+  public static func run(_ configuration: BenchConfiguration, callerKey: String? = nil) throws(BenchError)
+    -> BenchResult
+  {
+    var problems = configuration.problems()
+    if configuration.caller != nil, callerKey?.isEmpty ?? true { problems.append("a caller needs its key") }
+    if configuration.caller == nil, callerKey != nil { problems.append("a key needs its caller") }
     guard problems.isEmpty else { throw .invalidConfiguration(problems) }
+    let tls = try configuration.tlsCAFile.map { (caFile) throws(BenchError) in
+      try BenchTLSContext(caFile: caFile, serverName: configuration.tlsServerName ?? configuration.host)
+    }
+    let authenticate = try configuration.caller.map { (caller) throws(BenchError) in
+      (frame: try LoadConnection.authenticateFrame(caller: caller, key: callerKey ?? ""), caller: caller)
+    }
     let sampler = UserSampler(
       users: configuration.users, distribution: configuration.distribution, zipfExponent: configuration.zipfExponent,
       hitRatio: configuration.hitRatio)
@@ -36,7 +48,7 @@ public enum BenchRunner {
           generator = try LoadGenerator(
             configuration: configuration, firstIndex: firstIndex, count: count, totalConnections: total,
             requestBudget: configuration.requests, sampler: sampler,
-            seed: configuration.seed &* 0x9E37_79B9 &+ UInt64(t))
+            seed: configuration.seed &* 0x9E37_79B9 &+ UInt64(t), tls: tls, authenticate: authenticate)
         } catch {
           outcomes.withLock { $0.append(.failure(error)) }
           ready.leave()

@@ -1,3 +1,4 @@
+import CTollgateCrypto
 import CTollgateNet
 import TollgateWire
 
@@ -5,12 +6,14 @@ import TollgateWire
   import Glibc
 #endif
 
-/// One connection of the load generator: a non-blocking socket, what is waiting to be sent, the
-/// bytes received but not yet parsed, and the requests waiting for their answers. Used by one
-/// thread only.
+/// One connection of the load generator: a non-blocking socket (TCP or Unix, in plaintext or
+/// TLS), what is waiting to be sent, the bytes received but not yet parsed, and the requests
+/// waiting for their answers. Used by one thread only.
 final class LoadConnection {
   let fd: Int32
   let token: UInt64
+  /// The connection's `tg_tls` (OpenSSL) with TLS, nil in plaintext; freed on close.
+  let tls: OpaquePointer?
   var inFlight: InFlightTable
   var pacer: OpenLoopPacer?
   /// Requests this connection may still send (request-count runs); nil for timed runs.
@@ -24,9 +27,10 @@ final class LoadConnection {
   private var receiveBuffer: [UInt8]
   private var receiveCount = 0
 
-  init(fd: Int32, token: UInt64, pipeline: Int) {
+  init(fd: Int32, token: UInt64, pipeline: Int, tls: OpaquePointer? = nil) {
     self.fd = fd
     self.token = token
+    self.tls = tls
     inFlight = InFlightTable(capacity: pipeline)
     sendBuffer.reserveCapacity(64 * 1024)
     receiveBuffer = [UInt8](repeating: 0, count: 256 * 1024)
@@ -43,6 +47,9 @@ final class LoadConnection {
     precondition(inserted, "more requests in flight than the pipeline allows")
   }
 
+  /// Appends bytes that answer no tracked request (Authenticate, before the load).
+  func enqueueUntracked(_ bytes: [UInt8]) { sendBuffer.append(contentsOf: bytes) }
+
   var hasUnsentBytes: Bool { sendOffset < sendBuffer.count }
 
   enum IOResult {
@@ -53,6 +60,12 @@ final class LoadConnection {
   /// Sends what it can; `.wouldBlock` when the socket's buffer is full (watch for writable).
   func flush() -> IOResult {
     while sendOffset < sendBuffer.count {
+      if let tls {
+        let sent = sendBuffer.withUnsafeBytes { tg_tls_write(tls, $0.baseAddress! + sendOffset, $0.count - sendOffset) }
+        guard sent > 0 else { return sent == TG_TLS_WANT_WRITE || sent == TG_TLS_WANT_READ ? .wouldBlock : .closed(0) }
+        sendOffset += sent
+        continue
+      }
       let sent = sendBuffer.withUnsafeBytes { bytes in
         send(fd, bytes.baseAddress! + sendOffset, bytes.count - sendOffset, Int32(MSG_NOSIGNAL))
       }
@@ -91,6 +104,18 @@ final class LoadConnection {
     while true {
       if receiveBuffer.count - receiveCount < 4096 {
         receiveBuffer.append(contentsOf: repeatElement(0, count: receiveBuffer.count))
+      }
+      if let tls {
+        // Until OpenSSL wants the socket again: it may hold records the socket no longer signals.
+        let received = receiveBuffer.withUnsafeMutableBytes { bytes in
+          tg_tls_read(tls, bytes.baseAddress! + receiveCount, bytes.count - receiveCount)
+        }
+        guard received > 0 else {
+          return received == TG_TLS_WANT_READ || received == TG_TLS_WANT_WRITE ? .wouldBlock : .closed(0)
+        }
+        receiveCount += received
+        parse(handle)
+        continue
       }
       let received = receiveBuffer.withUnsafeMutableBytes { bytes in
         read(fd, bytes.baseAddress! + receiveCount, bytes.count - receiveCount)
@@ -137,6 +162,7 @@ final class LoadConnection {
   func close() {
     guard isOpen else { return }
     isOpen = false
+    if let tls { tg_tls_free(tls) }
     _ = Glibc.close(fd)
   }
 

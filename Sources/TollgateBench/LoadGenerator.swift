@@ -18,10 +18,12 @@ final class LoadGenerator {
   /// A timed run (sends until the window ends), or a request-count run (sends its budget).
   private var timed: Bool { configuration.requests == nil }
 
-  /// Connects `count` connections (numbered from `firstIndex` among `totalConnections`).
+  /// Connects `count` connections (numbered from `firstIndex` among `totalConnections`), in TLS
+  /// with `tls`, each authenticated with `authenticate` (a frame and its caller's name) when given.
   init(
     configuration: BenchConfiguration, firstIndex: Int, count: Int, totalConnections: Int, requestBudget: Int?,
-    sampler: UserSampler, seed: UInt64
+    sampler: UserSampler, seed: UInt64, tls: BenchTLSContext? = nil,
+    authenticate: (frame: [UInt8], caller: String)? = nil
   ) throws(BenchError) {
     self.configuration = configuration
     self.sampler = sampler
@@ -31,21 +33,21 @@ final class LoadGenerator {
     epoll = tg_net_epoll_create()
     guard epoll >= 0 else { throw .system("epoll_create1", errno) }
     var connections: [LoadConnection] = []
-    for n in 0..<count {
-      let fd = tg_net_connect(configuration.host, Int32(configuration.port))
-      guard fd >= 0 else {
-        let code = errno
-        _ = Glibc.close(epoll)
-        throw .connect(host: configuration.host, port: configuration.port, errno: code)
+    do throws(BenchError) {
+      for n in 0..<count {
+        let connection = try LoadConnection.open(configuration, token: UInt64(n), tls: tls)
+        connections.append(connection)
+        try connection.prepare(authenticate: authenticate, deadlineNs: tg_net_now_ns() + 10_000_000_000)
+        if let budget = requestBudget {
+          // Spread the budget: the first `budget % total` connections send one more.
+          let index = firstIndex + n
+          connection.budget = budget / totalConnections + (index < budget % totalConnections ? 1 : 0)
+        }
+        _ = tg_net_epoll_watch(epoll, connection.fd, tg_net_readable, UInt64(n), 0)
       }
-      let connection = LoadConnection(fd: fd, token: UInt64(n), pipeline: configuration.pipeline)
-      if let budget = requestBudget {
-        // Spread the budget: the first `budget % total` connections send one more.
-        let index = firstIndex + n
-        connection.budget = budget / totalConnections + (index < budget % totalConnections ? 1 : 0)
-      }
-      _ = tg_net_epoll_watch(epoll, fd, tg_net_readable, UInt64(n), 0)
-      connections.append(connection)
+    } catch {
+      _ = Glibc.close(epoll)  // the connections close as they go
+      throw error
     }
     self.connections = connections
   }

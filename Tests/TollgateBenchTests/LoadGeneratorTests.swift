@@ -9,12 +9,14 @@ import TollgateWire
 @testable import TollgateBench
 
 /// Runs the (blocking) benchmark on its own thread, off the test's cooperative pool.
-func runBench(_ configuration: BenchConfiguration) async throws -> BenchResult {
+func runBench(_ configuration: BenchConfiguration, callerKey: String? = nil) async throws -> BenchResult {
   let result = await withCheckedContinuation {
     (continuation: CheckedContinuation<Result<BenchResult, BenchError>, Never>) in
     let thread = Thread {
       continuation.resume(
-        returning: Result { () throws(BenchError) -> BenchResult in try BenchRunner.run(configuration) })
+        returning: Result { () throws(BenchError) -> BenchResult in
+          try BenchRunner.run(configuration, callerKey: callerKey)
+        })
     }
     thread.start()
   }

@@ -173,6 +173,17 @@ long tg_tls_read(tg_tls *tls, void *bytes, size_t capacity);
 /// that returned WANT_* may be retried with a different buffer holding the same bytes.
 long tg_tls_write(tg_tls *tls, const void *bytes, size_t count);
 
+/// A client context (`tollgate bench` loading a TLS listener): TLS 1.2+, the server's certificate
+/// must chain to the CA certificates in ca_file (PEM). NULL on failure, with a message in error.
+/// Ignores SIGPIPE for the process, as the server context does.
+tg_tls_context *tg_tls_client_context_new(const char *ca_file, char *error, size_t error_capacity);
+/// A TLS connection connecting on fd (which it does not own or close) to server_name: a DNS name
+/// (also sent as SNI) or an IP address, which the server's certificate must carry. NULL on failure.
+tg_tls *tg_tls_client_new(tg_tls_context *context, int fd, const char *server_name);
+/// Runs the handshake as far as the socket allows: 1 when it is done, TG_TLS_WANT_* to wait, or
+/// TG_TLS_FAILED with the reason in error (a certificate that does not verify, an alert, a close).
+long tg_tls_handshake(tg_tls *tls, char *error, size_t error_capacity);
+
 #ifdef __cplusplus
 }
 #endif

@@ -17,14 +17,28 @@ extension Bench {
         is open loop: requests go out on schedule whether or not earlier ones were answered, and latency \
         counts from the scheduled moment (coordinated omission corrected). Users are USER-PREFIX0 … \
         USER-PREFIX{N-1}, as `tollgate seed` writes them; --hit-ratio below 1 mixes in users that do not \
-        exist. Latency percentiles come from an HDR histogram. Exits 1 when any request failed or went \
-        unanswered, 2 on bad usage or when the server cannot be reached.
+        exist. Latency percentiles come from an HDR histogram. With --caller every connection authenticates \
+        first, and with --tls-ca completes its TLS handshake first: both before the load, unmeasured; a \
+        refused caller or a certificate that does not verify stops the run. Exits 1 when any request failed \
+        or went unanswered, 2 on bad usage or when the server cannot be reached.
         """)
 
-    @Option(help: "The service, HOST:PORT.")
-    var server = HostPort(host: "127.0.0.1", port: 7701)
+    @Option(help: "The service: HOST:PORT, or unix:/path for its Unix domain socket.")
+    var server = "127.0.0.1:7701"
 
-    @Option(help: "TCP connections.")
+    @Option(
+      help:
+        "Authenticate every connection as this caller first; its key comes from the TOLLGATE_KEY environment variable.")
+    var caller: String?
+
+    @Option(
+      help: "Speak TLS, trusting the CA certificates in this PEM file (the handshake ends before the load starts).")
+    var tlsCA: String?
+
+    @Option(help: "The name the server's TLS certificate must carry (default: the host of --server).")
+    var tlsServerName: String?
+
+    @Option(help: "Connections.")
     var connections = 50
 
     @Option(help: "Requests in flight per connection (1 = unpipelined).")
@@ -76,14 +90,24 @@ extension Bench {
       guard BenchConfiguration.Distribution(rawValue: distribution) != nil else {
         throw ValidationError("--distribution must be uniform or zipf")
       }
+      guard server.hasPrefix("unix:") || HostPort(argument: server) != nil else {
+        throw ValidationError("--server must be HOST:PORT or unix:/path")
+      }
       let problems = configuration().problems()
       guard problems.isEmpty else { throw ValidationError(problems.joined(separator: "; ")) }
     }
 
     func configuration() -> BenchConfiguration {
       var c = BenchConfiguration()
-      c.host = server.host
-      c.port = server.port
+      if server.hasPrefix("unix:") {
+        c.unixSocket = String(server.dropFirst("unix:".count))
+      } else if let address = HostPort(argument: server) {
+        c.host = address.host
+        c.port = address.port
+      }
+      c.caller = caller
+      c.tlsCAFile = tlsCA
+      c.tlsServerName = tlsServerName
       c.connections = connections
       c.pipeline = pipeline
       c.durationSeconds = duration
@@ -103,9 +127,17 @@ extension Bench {
     }
 
     func run() throws {
+      var key: String?
+      if caller != nil {
+        // Never on the command line, where `ps` shows it to everyone.
+        key = ProcessInfo.processInfo.environment["TOLLGATE_KEY"]
+        guard key?.isEmpty == false else {
+          throw ValidationError("--caller needs the caller's key in the TOLLGATE_KEY environment variable")
+        }
+      }
       let result: BenchResult
       do {
-        result = try BenchRunner.run(configuration())
+        result = try BenchRunner.run(configuration(), callerKey: key)
       } catch {
         FileHandle.standardError.write(Data("tollgate bench: \(error)\n".utf8))
         throw ExitCode(2)
