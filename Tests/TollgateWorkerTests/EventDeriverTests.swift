@@ -85,6 +85,14 @@ struct EventDeriverTests {
     #expect(CheckSchedule.next(after: evaluation(.expired, expires: 50), nowMs: 2_000, settings: settings) == 5_002_000)
     #expect(CheckSchedule.next(after: evaluation(.expired, expires: 50), nowMs: 900, settings: settings) == 1_000_900)
     #expect(CheckSchedule.next(after: evaluation(.active, expires: 5_000), nowMs: 2_000, settings: settings) == 5_010)
+    // Past the horizon: one last check just after it, then none by the clock.
+    settings.finalCheckAfterMs = 3_000_000
+    #expect(CheckSchedule.next(after: evaluation(.expired, expires: 50), nowMs: 2_000, settings: settings) == 3_000_051)
+    #expect(CheckSchedule.next(after: evaluation(.expired, expires: 50), nowMs: 3_000_051, settings: settings) == nil)
+    #expect(CheckSchedule.next(after: evaluation(.revoked, expires: 50), nowMs: 4_000_000, settings: settings) == nil)
+    #expect(
+      CheckSchedule.next(after: evaluation(.active, expires: 4_500_000), nowMs: 4_000_000, settings: settings)
+        == 4_500_010, "a live chain is always scheduled")
     let backoff = Backoff(baseMs: 1_000, maxMs: 60_000)
     for attempt in 1...10 {
       let delay = backoff.delayMs(attempt: attempt)

@@ -24,6 +24,10 @@ public struct WorkerSettings: Sendable, Decodable, Hashable {
   /// notification or a submission; the rare check catches one whose notification was lost).
   public var dormantAfterMs: Int64 = 60 * 86_400_000
   public var dormantSweepIntervalMs: Int64 = 30 * 86_400_000
+  /// A chain whose access ended this long ago gets one last check and then none by the clock (the
+  /// stores keep answering for old purchases only so long; a notification or a submission for it
+  /// still reads it again).
+  public var finalCheckAfterMs: Int64 = 400 * 86_400_000
   /// Housekeeping: how long finished inbox items, change-feed entries and events (once every
   /// webhook endpoint has them) are kept before they are deleted.
   public var inboxRetentionMs: Int64 = 30 * 86_400_000
@@ -55,7 +59,7 @@ public struct WorkerSettings: Sendable, Decodable, Hashable {
 
   enum CodingKeys: String, CodingKey {
     case listen, adminListen, idleTimeoutMs, headerTimeoutMs, maxNotificationBytes, database, pollMs, leaseMs,
-      sweepIntervalMs, dormantAfterMs, dormantSweepIntervalMs, recheckDelayMs,
+      sweepIntervalMs, dormantAfterMs, dormantSweepIntervalMs, finalCheckAfterMs, recheckDelayMs,
       inboxRetentionMs, changeFeedRetentionMs, eventRetentionMs,
       backoffBaseMs, backoffMaxMs,
       notFoundRetryWindowMs, clockSkewToleranceMs, storeOutageLeewayMs, storeConcurrency, followClockURL,
@@ -77,6 +81,7 @@ public struct WorkerSettings: Sendable, Decodable, Hashable {
     dormantAfterMs = try c.decodeIfPresent(Int64.self, forKey: .dormantAfterMs) ?? d.dormantAfterMs
     dormantSweepIntervalMs =
       try c.decodeIfPresent(Int64.self, forKey: .dormantSweepIntervalMs) ?? d.dormantSweepIntervalMs
+    finalCheckAfterMs = try c.decodeIfPresent(Int64.self, forKey: .finalCheckAfterMs) ?? d.finalCheckAfterMs
     recheckDelayMs = try c.decodeIfPresent(Int64.self, forKey: .recheckDelayMs) ?? d.recheckDelayMs
     inboxRetentionMs = try c.decodeIfPresent(Int64.self, forKey: .inboxRetentionMs) ?? d.inboxRetentionMs
     changeFeedRetentionMs =
@@ -134,6 +139,9 @@ public struct WorkerSettings: Sendable, Decodable, Hashable {
       ("eventRetentionMs", eventRetentionMs),
     ] where value < 3_600_000 {
       problems.append("\(name) must be at least 3600000 (an hour)")
+    }
+    if finalCheckAfterMs < dormantAfterMs {
+      problems.append("finalCheckAfterMs must be at least dormantAfterMs")
     }
     if dormantSweepIntervalMs < sweepIntervalMs {
       problems.append("dormantSweepIntervalMs must be at least sweepIntervalMs")
