@@ -13,16 +13,20 @@ extension GooglePlayGateway {
         submission.appId.map { "package \($0) is not configured" }
           ?? "app_id (the package name) is required: several Google Play apps are configured")
     }
-    var evidence = ClaimEvidence.vouched()
+    // Google answers for the token with the package alone, so a token binds a purchase nobody owns.
+    // Moving one bound to another user takes more: the token is no secret here (GetSubscription and
+    // IsSubscriber show it as the store subscription id), so only the Play Billing data the buyer's
+    // device got, signed by Google and checked with the app's licensing key, shows the claimant
+    // holds the purchase now.
+    var evidence = ClaimEvidence.vouched(
+      signedAtMs: nil,
+      notForTransfer: app.billingSignature == nil
+        ? "a Google Play purchase moves to another user only with google_purchase_data and google_signature "
+          + "checked against the app's licensingKey, and none is configured"
+        : "submit google_purchase_data and google_signature as Play Billing handed them to the buyer's device")
     if let data = submission.googlePurchaseData, let signature = submission.googleSignature {
       try checkBillingSignature(data: data, signature: signature, token: token, submission: submission, app: app)
-    } else if app.billingSignature != nil {
-      // Google answers for the token with the package alone; with a licensing key configured, a
-      // purchase bound to another user moves only with the Play Billing data the device got.
-      evidence = .vouched(
-        signedAtMs: nil,
-        notForTransfer: "with a licensing key configured, submit google_purchase_data and google_signature as "
-          + "Play Billing handed them to the buyer's device")
+      if app.billingSignature != nil { evidence = .vouched() }
     }
     return ChainReference(
       store: .googlePlay, appId: app.packageName, lookupId: token, purchaseId: token, environment: nil,

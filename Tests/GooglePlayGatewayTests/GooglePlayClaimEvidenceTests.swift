@@ -4,18 +4,24 @@ import TollgateTesting
 import TollgateWorker
 
 /// What a Google Play submission proves about its buyer (issue 17): the purchase token with its
-/// package is vouched for (Google answers for it in that app only); with a licensing key
-/// configured, a transfer also needs the Play Billing data the device got.
+/// package is vouched for (Google answers for it in that app only) and binds a purchase nobody
+/// owns; moving one bound to another user needs the Play Billing data the device got, checked with
+/// the app's licensing key (the token itself is shown by GetSubscription and IsSubscriber).
 @Suite("Google Play claim evidence", .enabled(if: Vectors.shouldRun, Comment(rawValue: Vectors.skipMessage)))
 struct GooglePlayClaimEvidenceTests {
   static let directory = GooglePlayBillingSignatureTests.directory
 
-  @Test("without a licensing key the token with its package may move a purchase")
+  @Test("without a licensing key the token binds but moves nothing, signed data or not (nothing can check it)")
   func tokenAlone() async throws {
     let gateway = try GooglePlayBillingSignatureTests.gateway(licensingKey: nil)
     let submission = PurchaseSubmission(userId: "u", store: .googlePlay, purchaseToken: "some-token")
     let evidence = try #require(try await gateway.identify(submission).claimEvidence)
-    #expect(evidence.isVouchedByStore && evidence.transferRefusal == nil)
+    #expect(evidence.isVouchedByStore)
+    #expect(evidence.transferRefusal?.contains("licensingKey") == true)
+    let unchecked = GooglePlayBillingSignatureTests.submission(
+      data: try Vectors.string(Self.directory + "inapp_purchase_data.json"),
+      signature: try Vectors.string(Self.directory + "signature_valid.b64"))
+    #expect(try await gateway.identify(unchecked).claimEvidence?.transferRefusal != nil)
   }
 
   @Test("with a licensing key, the token alone binds but moves nothing; with the signed Play Billing data it moves")
