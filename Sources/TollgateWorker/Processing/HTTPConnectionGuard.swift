@@ -1,8 +1,8 @@
 import HTTPTypes
 import Hummingbird
 import HummingbirdCore
-import NIOHTTPTypes
 import NIOCore
+import NIOHTTPTypes
 
 /// Guards one connection of the worker's HTTP listeners, beside Hummingbird's idle timeout
 /// (which closes a connection that has sent nothing for `worker.idleTimeoutMs`):
