@@ -54,7 +54,7 @@ struct ChangeFeedEndToEndTests {
       process.waitUntilExit()
       #expect(process.terminationStatus == 0)
 
-      let took = try await eventually {
+      let took = try await eventually(timeout: .seconds(20)) {
         try await service.client.isSubscriber(userId: "py", entitlement: "premium").active
       }
       #expect(took != nil)

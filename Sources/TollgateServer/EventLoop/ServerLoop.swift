@@ -238,6 +238,9 @@ final class ServerLoop {
     let readTimeoutNs = UInt64(max(0, shared.config.readTimeout.nanoseconds))
     let idleTimeoutNs = UInt64(max(0, shared.config.idleTimeout.nanoseconds))
     for case let connection? in connections {
+      // A frame waits on the client only while the server reads it: time spent not reading
+      // (backpressure, shutdown) does not count.
+      if !connection.reading, connection.partialSinceNs != nil { connection.partialSinceNs = now }
       if let since = connection.partialSinceNs, now &- since > readTimeoutNs {
         sampledWarning(
           "connection closed: a request frame was not completed within the read timeout",

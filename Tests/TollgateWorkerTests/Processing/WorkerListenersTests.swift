@@ -84,10 +84,11 @@ struct WorkerListenersTests {
         let started = ContinuousClock.now
         let result = try await RawHTTP.exchange(
           port: port, RawHTTP.request("POST /notifications/fake HTTP/1.1\r\nHost: t\r\nContent-Le"),
-          timeout: .seconds(5))
+          timeout: .seconds(20))
         let elapsed = ContinuousClock.now - started
         #expect(result.closed, "the connection was left open")
-        #expect(elapsed >= .milliseconds(250) && elapsed < .seconds(3), "closed after \(elapsed)")
+        // Loose above: other suites share the two cores; the point is that it closes, and not early.
+        #expect(elapsed >= .milliseconds(250) && elapsed < .seconds(9), "closed after \(elapsed)")
         #expect(result.bytes.isEmpty)
       }
       #expect(await running.storage.items.isEmpty)
@@ -98,20 +99,20 @@ struct WorkerListenersTests {
   func idleTimeout() async throws {
     try await withWorker(
       Self.settings {
-        $0.idleTimeoutMs = 400
+        $0.idleTimeoutMs = 1_500
         $0.headerTimeoutMs = 10_000
       }
     ) { running in
       // A complete request answered, then nothing: the connection is kept alive, then closed.
       let started = ContinuousClock.now
       let result = try await RawHTTP.exchange(
-        port: running.adminPort, RawHTTP.request("GET /health HTTP/1.1\r\nHost: t\r\n\r\n"), timeout: .seconds(5))
+        port: running.adminPort, RawHTTP.request("GET /health HTTP/1.1\r\nHost: t\r\n\r\n"), timeout: .seconds(20))
       let elapsed = ContinuousClock.now - started
       #expect(result.status == 200)
       #expect(result.closed, "the idle connection was left open")
-      #expect(elapsed >= .milliseconds(300) && elapsed < .seconds(3), "closed after \(elapsed)")
+      #expect(elapsed >= .milliseconds(1_000) && elapsed < .seconds(15), "closed after \(elapsed)")
       // Nothing sent at all: closed after the idle timeout too.
-      let silent = try await RawHTTP.exchange(port: running.port, [], timeout: .seconds(5))
+      let silent = try await RawHTTP.exchange(port: running.port, [], timeout: .seconds(20))
       #expect(silent.closed)
     }
   }
@@ -123,10 +124,10 @@ struct WorkerListenersTests {
       let head = "POST /notifications/fake HTTP/1.1\r\nHost: t\r\nContent-Length: 100000000\r\n\r\n"
       let started = ContinuousClock.now
       let result = try await RawHTTP.exchange(
-        port: running.port, [Array(head.utf8), [UInt8](repeating: 0x41, count: 1_024)], timeout: .seconds(5))
+        port: running.port, [Array(head.utf8), [UInt8](repeating: 0x41, count: 1_024)], timeout: .seconds(20))
       #expect(result.status == 413)
       #expect(result.closed)
-      #expect(ContinuousClock.now - started < .seconds(3))
+      #expect(ContinuousClock.now - started < .seconds(15), "not after reading 100 MB")
       #expect(await running.storage.items.isEmpty)
     }
   }
