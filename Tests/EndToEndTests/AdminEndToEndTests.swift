@@ -62,14 +62,14 @@ struct AdminEndToEndTests {
   func databaseOnly() async throws {
     try await withStack { stack in
       let database = stack.local.databasePath
-      let grant = try ChildProcess.run([
+      let grant = try await ChildProcess.runDetached([
         "grant", "vip", "premium", "--until", "7d", "--note", "ticket 7", "--database", database,
       ])
       #expect(grant.status == 0, "\(grant.stderr)")
       #expect(grant.stdout.contains("granted premium to vip"))
       #expect(try await stack.until("vip") { $0.active }.store == .promotional)
 
-      let explain = try ChildProcess.run(["explain", "vip", "premium", "--json", "--database", database])
+      let explain = try await ChildProcess.runDetached(["explain", "vip", "premium", "--json", "--database", database])
       #expect(explain.status == 0, "\(explain.stderr)")
       let object = try #require(try JSONSerialization.jsonObject(with: Data(explain.stdout.utf8)) as? [String: Any])
       #expect(object["active"] as? Bool == true)
@@ -77,7 +77,7 @@ struct AdminEndToEndTests {
       #expect(sources.first?["rule"] as? String == "promotional_grant")
       #expect(sources.first?["grantNote"] as? String == "ticket 7")
 
-      let revoke = try ChildProcess.run(["revoke", "vip", "premium", "--database", database])
+      let revoke = try await ChildProcess.runDetached(["revoke", "vip", "premium", "--database", database])
       #expect(revoke.status == 0, "\(revoke.stderr)")
       #expect(revoke.stdout.contains("revoked 1 grant(s)"))
       #expect(!(try await stack.until("vip") { !$0.active }).active)
@@ -86,7 +86,7 @@ struct AdminEndToEndTests {
       _ = try await stack.buyAndSubmit(userId: "buyer")
       try await stack.settle()
       let before = try await stack.answer("buyer").verifiedAtMs
-      let reverify = try ChildProcess.run(["reverify", "buyer", "--database", database])
+      let reverify = try await ChildProcess.runDetached(["reverify", "buyer", "--database", database])
       #expect(reverify.status == 0, "\(reverify.stderr)")
       #expect(reverify.stdout.contains("1 subscription(s) of buyer queued"))
       #expect(try await stack.until("buyer") { $0.verifiedAtMs > before }.verifiedAtMs > before)
@@ -94,12 +94,12 @@ struct AdminEndToEndTests {
   }
 
   @Test("without --config on a database no worker has run on, grant says why in one line")
-  func noCatalog() throws {
+  func noCatalog() async throws {
     let dir = try TemporaryDirectory()
     defer { dir.remove() }
     // A database the service created (serve --create), that no worker has run on.
     _ = try SQLiteEntitlementStorage(path: dir.file("fresh.sqlite"), nowMs: 1)
-    let grant = try ChildProcess.run([
+    let grant = try await ChildProcess.runDetached([
       "grant", "vip", "premium", "--until", "7d", "--database", dir.file("fresh.sqlite"),
     ])
     #expect(grant.status != 0)

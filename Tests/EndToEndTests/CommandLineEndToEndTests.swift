@@ -25,7 +25,9 @@ struct CommandLineEndToEndTests {
     let address = try #require(
       line.split(separator: " ").first { $0.hasPrefix("127.0.0.1:") }.map { $0.trimmingCharacters(in: [","]) })
 
-    let json = try ChildProcess.run(["query", "is-subscriber", "alice", "premium", "--server", address, "--json"])
+    let json = try await ChildProcess.runDetached([
+      "query", "is-subscriber", "alice", "premium", "--server", address, "--json",
+    ])
     #expect(json.status == 0, "\(json.stderr)")
     let object = try #require(try JSONSerialization.jsonObject(with: Data(json.stdout.utf8)) as? [String: Any])
     #expect(object["active"] as? Bool == true)
@@ -33,16 +35,20 @@ struct CommandLineEndToEndTests {
     #expect((object["expiresAtMs"] as? NSNumber)?.int64Value == expires)
     #expect(object["storeSubscriptionId"] as? String == "otx-alice")
 
-    let no = try ChildProcess.run(["query", "is-subscriber", "bob", "premium", "--server", address, "--json"])
+    let no = try await ChildProcess.runDetached([
+      "query", "is-subscriber", "bob", "premium", "--server", address, "--json",
+    ])
     #expect(no.status == 1)
     let noObject = try #require(try JSONSerialization.jsonObject(with: Data(no.stdout.utf8)) as? [String: Any])
     #expect(noObject["active"] as? Bool == false)
 
-    let text = try ChildProcess.run(["query", "subscription", "alice", "--server", address])
+    let text = try await ChildProcess.runDetached(["query", "subscription", "alice", "--server", address])
     #expect(text.status == 0)
     #expect(text.stdout.contains("premium: ACTIVE, grace_period"))
 
-    let subscriptionJSON = try ChildProcess.run(["query", "subscription", "alice", "--server", address, "--json"])
+    let subscriptionJSON = try await ChildProcess.runDetached([
+      "query", "subscription", "alice", "--server", address, "--json",
+    ])
     let subscription = try #require(
       try JSONSerialization.jsonObject(with: Data(subscriptionJSON.stdout.utf8)) as? [String: Any])
     #expect(subscription["userId"] as? String == "alice")
@@ -54,11 +60,11 @@ struct CommandLineEndToEndTests {
     #expect(subscriptions.first?["environment"] as? String != nil)
     #expect((subscriptions.first?["entitlements"] as? [String]) == ["premium"])
 
-    let missing = try ChildProcess.run(["query", "subscription", "nobody", "--server", address])
+    let missing = try await ChildProcess.runDetached(["query", "subscription", "nobody", "--server", address])
     #expect(missing.status == 2)
     #expect(missing.stderr.contains("notFound"))
 
-    let health = try ChildProcess.run(["query", "health", "--server", address, "--json"])
+    let health = try await ChildProcess.runDetached(["query", "health", "--server", address, "--json"])
     let healthObject = try #require(try JSONSerialization.jsonObject(with: Data(health.stdout.utf8)) as? [String: Any])
     #expect(healthObject["status"] as? String == "serving")
     #expect((healthObject["indexUsers"] as? NSNumber)?.intValue == 1)
@@ -69,13 +75,15 @@ struct CommandLineEndToEndTests {
   }
 
   @Test("bad flags and an unreachable server give clear errors and non-zero exits")
-  func badUsage() throws {
-    let noDatabase = try ChildProcess.run(["serve", "--listen", "127.0.0.1:0"])
+  func badUsage() async throws {
+    let noDatabase = try await ChildProcess.runDetached(["serve", "--listen", "127.0.0.1:0"])
     #expect(noDatabase.status != 0)
     #expect(noDatabase.stderr.contains("--database"))
-    let badAddress = try ChildProcess.run(["query", "health", "--server", "nonsense"])
+    let badAddress = try await ChildProcess.runDetached(["query", "health", "--server", "nonsense"])
     #expect(badAddress.status != 0)
-    let unreachable = try ChildProcess.run(["query", "health", "--server", "127.0.0.1:1", "--timeout-ms", "500"])
+    let unreachable = try await ChildProcess.runDetached([
+      "query", "health", "--server", "127.0.0.1:1", "--timeout-ms", "500",
+    ])
     #expect(unreachable.status == 2)
     #expect(unreachable.stderr.contains("connectionFailed"))
   }

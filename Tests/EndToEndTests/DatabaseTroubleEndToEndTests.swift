@@ -14,7 +14,7 @@ struct DatabaseTroubleEndToEndTests {
     let dir = try TemporaryDirectory()
     defer { dir.remove() }
     let missing = dir.file("tollgate.sqlte")
-    let refused = try ChildProcess.run(["serve", "--listen", "127.0.0.1:0", "--database", missing])
+    let refused = try await ChildProcess.runDetached(["serve", "--listen", "127.0.0.1:0", "--database", missing])
     #expect(refused.status != 0)
     #expect(refused.stderr.contains("no database at \(missing)"), "\(refused.stderr)")
     #expect(refused.stderr.contains("--create"))
@@ -28,7 +28,7 @@ struct DatabaseTroubleEndToEndTests {
   }
 
   @Test("grant, revoke, reverify and explain never create a database: a mistyped path is an error naming it")
-  func adminMistypedPath() throws {
+  func adminMistypedPath() async throws {
     let dir = try TemporaryDirectory()
     defer { dir.remove() }
     let missing = dir.file("tollgate.sqlte")
@@ -36,7 +36,7 @@ struct DatabaseTroubleEndToEndTests {
       ["grant", "u", "premium", "--until", "30d"], ["revoke", "u", "premium"], ["reverify", "u"],
       ["explain", "u", "premium"],
     ] {
-      let result = try ChildProcess.run(command + ["--database", missing])
+      let result = try await ChildProcess.runDetached(command + ["--database", missing])
       #expect(result.status != 0, "\(command[0])")
       #expect(result.stderr.contains("no database at \(missing)"), "\(command[0]): \(result.stderr)")
       #expect(!FileManager.default.fileExists(atPath: missing), "\(command[0]) created a database")

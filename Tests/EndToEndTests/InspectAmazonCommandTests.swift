@@ -24,10 +24,10 @@ struct InspectAmazonCommandTests {
   }
 
   @Test("an RVS subscription receipt: entitled at --at, not after its term; an ENTITLED product never expires")
-  func receipts() throws {
+  func receipts() async throws {
     guard Vectors.shouldRun else { return print(Vectors.skipMessage) }
     let trial = Self.vectors + "aporat-rvs/rvs-subscription-all-fields-free-trial-autorenew.json"
-    let during = try ChildProcess.run(["inspect", "amazon-receipt", trial, "--at", "1558511277035"])
+    let during = try await ChildProcess.runDetached(["inspect", "amazon-receipt", trial, "--at", "1558511277035"])
     #expect(during.status == 0, "\(during.stderr)")
     let document = try Self.json(during.stdout)
     #expect(document["verdict"] as? String == "valid")
@@ -40,12 +40,14 @@ struct InspectAmazonCommandTests {
     #expect(facts["environment"] as? String == "sandbox")
     #expect(facts["testTransaction"] as? Bool == true)
 
-    let later = try ChildProcess.run(["inspect", "amazon-receipt", trial, "--at", "1600000000000"])
+    let later = try await ChildProcess.runDetached(["inspect", "amazon-receipt", trial, "--at", "1600000000000"])
     #expect(later.status == 0)
     #expect(try Self.summary(later.stdout)["entitled"] as? Bool == false)
 
     // Default --at is now: a 2014 entitlement is still owned, with no expiry.
-    let owned = try ChildProcess.run(["inspect", "amazon-receipt", Self.vectors + "go-iap/rvs-entitled.json"])
+    let owned = try await ChildProcess.runDetached([
+      "inspect", "amazon-receipt", Self.vectors + "go-iap/rvs-entitled.json",
+    ])
     #expect(owned.status == 0, "\(owned.stderr)")
     let ownedFacts = try Self.summary(owned.stdout)
     #expect(ownedFacts["entitled"] as? Bool == true)
@@ -53,14 +55,14 @@ struct InspectAmazonCommandTests {
   }
 
   @Test("RVS error bodies and a Billing Compatibility resource are invalid (exit 1) with the reason")
-  func invalidReceipts() throws {
+  func invalidReceipts() async throws {
     guard Vectors.shouldRun else { return print(Vectors.skipMessage) }
     let cases = [
       ("aporat-rvs/rvs-error-503-body.json", "rvs_error"), ("go-iap/rvs-http504-timeout-body.json", "rvs_error"),
       ("docs/billing-compat-products-get-consumable.json", "not_an_rvs_receipt"),
     ]
     for (file, code) in cases {
-      let run = try ChildProcess.run(["inspect", "amazon-receipt", Self.vectors + file])
+      let run = try await ChildProcess.runDetached(["inspect", "amazon-receipt", Self.vectors + file])
       #expect(run.status == 1, "\(file): \(run.stderr)")
       let document = try Self.json(run.stdout)
       #expect(document["verdict"] as? String == "invalid")
@@ -70,10 +72,12 @@ struct InspectAmazonCommandTests {
   }
 
   @Test("the real AWS-signed SNS messages with the real certificate: exit 0")
-  func realMessages() throws {
+  func realMessages() async throws {
     guard Vectors.shouldRun else { return print(Vectors.skipMessage) }
     for file in Self.signed {
-      let run = try ChildProcess.run(["inspect", "amazon-notification", Self.sns + file, "--cert", Self.cert])
+      let run = try await ChildProcess.runDetached([
+        "inspect", "amazon-notification", Self.sns + file, "--cert", Self.cert,
+      ])
       #expect(run.status == 0, "\(file): \(run.stdout) \(run.stderr)")
       let document = try Self.json(run.stdout)
       #expect(document["verdict"] as? String == "valid")
@@ -83,7 +87,7 @@ struct InspectAmazonCommandTests {
       #expect(facts["rtn"] is NSNull)
       #expect((document["payload"] as? [String: Any])?["Message"] as? String == "Hello world")
     }
-    let inside = try ChildProcess.run([
+    let inside = try await ChildProcess.runDetached([
       "inspect", "amazon-notification", Self.sns + "sns-notification-sigv2.json", "--cert", Self.cert, "--at",
       "1640000000000",
     ])
@@ -91,16 +95,18 @@ struct InspectAmazonCommandTests {
   }
 
   @Test("without --cert: nothing fetched, signature_not_checked, exit 1")
-  func withoutCertificate() throws {
+  func withoutCertificate() async throws {
     guard Vectors.shouldRun else { return print(Vectors.skipMessage) }
-    let run = try ChildProcess.run(["inspect", "amazon-notification", Self.sns + "sns-notification-sigv1.json"])
+    let run = try await ChildProcess.runDetached([
+      "inspect", "amazon-notification", Self.sns + "sns-notification-sigv1.json",
+    ])
     #expect(run.status == 1)
     let document = try Self.json(run.stdout)
     #expect(document["error"] as? String == "signature_not_checked")
     #expect((document["message"] as? String)?.contains("--cert") == true)
     #expect(try Self.summary(run.stdout)["messageId"] as? String == "792cda85-518f-5dd3-9163-81d851212f3a")
 
-    let rtn = try ChildProcess.run([
+    let rtn = try await ChildProcess.runDetached([
       "inspect", "amazon-notification", Self.vectors + "docs/rtn-sns-subscription-purchased.json",
     ])
     #expect(rtn.status == 1)
@@ -110,7 +116,7 @@ struct InspectAmazonCommandTests {
   }
 
   @Test("tampered messages, a certificate URL elsewhere, a certificate out of date: exit 1 with the code")
-  func tampered() throws {
+  func tampered() async throws {
     guard Vectors.shouldRun else { return print(Vectors.skipMessage) }
     let dir = try TemporaryDirectory()
     defer { dir.remove() }
@@ -128,11 +134,11 @@ struct InspectAmazonCommandTests {
       object[change.field] = change.value
       let file = dir.file("tampered-\(index).json")
       try JSONSerialization.data(withJSONObject: object).write(to: URL(fileURLWithPath: file))
-      let run = try ChildProcess.run(["inspect", "amazon-notification", file, "--cert", Self.cert])
+      let run = try await ChildProcess.runDetached(["inspect", "amazon-notification", file, "--cert", Self.cert])
       #expect(run.status == 1, "\(change.field): \(run.stderr)")
       #expect(try Self.json(run.stdout)["error"] as? String == change.code, "\(change.field)")
     }
-    let late = try ChildProcess.run([
+    let late = try await ChildProcess.runDetached([
       "inspect", "amazon-notification", Self.sns + "sns-notification-sigv2.json", "--cert", Self.cert, "--at",
       "1700000000000",
     ])
@@ -141,7 +147,7 @@ struct InspectAmazonCommandTests {
   }
 
   @Test("unreadable files, input in no form the command reads, and bad usage exit 2")
-  func exitTwo() throws {
+  func exitTwo() async throws {
     let dir = try TemporaryDirectory()
     defer { dir.remove() }
     func write(_ name: String, _ text: String) throws -> String {
@@ -170,7 +176,7 @@ struct InspectAmazonCommandTests {
       (["amazon-notification", message, "--certificate", "x"], "Unknown option"),
     ]
     for run in runs {
-      let result = try ChildProcess.run(["inspect"] + run.arguments)
+      let result = try await ChildProcess.runDetached(["inspect"] + run.arguments)
       #expect(result.status == 2, "\(run.arguments): \(result.stdout) \(result.stderr)")
       #expect(result.stdout.isEmpty, "\(run.arguments)")
       #expect(result.stderr.contains(run.reason), "\(run.arguments): \(result.stderr)")

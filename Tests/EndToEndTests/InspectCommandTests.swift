@@ -14,9 +14,9 @@ struct InspectCommandTests {
   }
 
   @Test("a real sandbox transaction verifies against Apple's pinned roots found through TOLLGATE_APPLE_ROOTS")
-  func realTransactionWithPinnedRoots() throws {
+  func realTransactionWithPinnedRoots() async throws {
     guard Vectors.shouldRun else { return print(Vectors.skipMessage) }
-    let run = try ChildProcess.run(
+    let run = try await ChildProcess.runDetached(
       ["inspect", "apple-jws", Self.vectors + "/real-jws/mingos-sandbox-transaction-consumable-2025.jws"],
       environment: ["TOLLGATE_APPLE_ROOTS": Self.vectors + "/roots"])
     #expect(run.status == 0, "\(run.stderr)")
@@ -29,23 +29,23 @@ struct InspectCommandTests {
 
   @Test(
     "a notification verifies with the test root; in production with appAppleId 1234 it is invalid_environment (exit 1)")
-  func notificationEnvironments() throws {
+  func notificationEnvironments() async throws {
     guard Vectors.shouldRun else { return print(Vectors.skipMessage) }
     let file = Self.vectors + "/apple-lib/mock_signed_data/testNotification"
     let root = Self.vectors + "/apple-lib/certs/testCA.der"
-    let sandbox = try ChildProcess.run([
+    let sandbox = try await ChildProcess.runDetached([
       "inspect", "apple-notification", file, "--root", root, "--environment", "sandbox",
     ])
     #expect(sandbox.status == 0)
     let payload = try #require(try json(sandbox.stdout)["payload"] as? [String: Any])
     #expect(payload["notificationType"] as? String == "TEST")
 
-    let production = try ChildProcess.run(
+    let production = try await ChildProcess.runDetached(
       ["inspect", "apple-notification", file, "--root", root, "--environment", "production", "--app-apple-id", "1234"])
     #expect(production.status == 1)
     #expect(try json(production.stdout)["error"] as? String == "invalid_environment")
 
-    let wrongRoot = try ChildProcess.run([
+    let wrongRoot = try await ChildProcess.runDetached([
       "inspect", "apple-notification", file, "--root", Self.vectors + "/roots/AppleRootCA-G3.cer",
     ])
     #expect(wrongRoot.status == 1)
@@ -53,7 +53,7 @@ struct InspectCommandTests {
   }
 
   @Test("a tampered payload is invalid, and --at after the test chain expires makes a good one invalid")
-  func tamperedAndExpired() throws {
+  func tamperedAndExpired() async throws {
     guard Vectors.shouldRun else { return print(Vectors.skipMessage) }
     let root = Self.vectors + "/apple-lib/certs/testCA.der"
     let original = try String(
@@ -69,20 +69,24 @@ struct InspectCommandTests {
     defer { dir.remove() }
     let forged = dir.file("forged.jws")
     try parts.joined(separator: ".").write(toFile: forged, atomically: true, encoding: .utf8)
-    let tampered = try ChildProcess.run(["inspect", "apple-jws", forged, "--root", root, "--bundle-id", "com.evil.xx"])
+    let tampered = try await ChildProcess.runDetached([
+      "inspect", "apple-jws", forged, "--root", root, "--bundle-id", "com.evil.xx",
+    ])
     #expect(tampered.status == 1)
     #expect(try json(tampered.stdout)["verdict"] as? String == "invalid")
 
     let good = Self.vectors + "/apple-lib/mock_signed_data/transactionInfo"
-    #expect(try ChildProcess.run(["inspect", "apple-jws", good, "--root", root]).status == 0)
-    let expired = try ChildProcess.run(["inspect", "apple-jws", good, "--root", root, "--at", "2280946846000"])
+    #expect(try await ChildProcess.runDetached(["inspect", "apple-jws", good, "--root", root]).status == 0)
+    let expired = try await ChildProcess.runDetached([
+      "inspect", "apple-jws", good, "--root", root, "--at", "2280946846000",
+    ])
     #expect(expired.status == 1)
   }
 
   @Test("a legacy receipt parses and its PKCS#7 signature checks against Apple Inc. Root")
-  func receipt() throws {
+  func receipt() async throws {
     guard Vectors.shouldRun else { return print(Vectors.skipMessage) }
-    let run = try ChildProcess.run(
+    let run = try await ChildProcess.runDetached(
       [
         "inspect", "apple-receipt", Self.vectors + "/receipts/receipt-production.b64", "--root",
         Self.vectors + "/roots/AppleIncRootCertificate.cer",
@@ -90,7 +94,7 @@ struct InspectCommandTests {
     #expect(run.status == 0)
     let payload = try #require(try json(run.stdout)["payload"] as? [String: Any])
     #expect(payload["bundleId"] as? String == "org.getpure.pure-iphone")
-    let wrong = try ChildProcess.run(
+    let wrong = try await ChildProcess.runDetached(
       [
         "inspect", "apple-receipt", Self.vectors + "/receipts/receipt-production.b64", "--root",
         Self.vectors + "/roots/AppleRootCA-G3.cer",
@@ -99,9 +103,9 @@ struct InspectCommandTests {
   }
 
   @Test("unreadable input (not a file, not a JWS, not JSON, not base64), missing roots and bad usage exit 2")
-  func exitTwo() throws {
-    #expect(try ChildProcess.run(["inspect", "apple-jws", "/nonexistent/file"]).status == 2)
-    #expect(try ChildProcess.run(["inspect", "apple-jws", "x", "--environment", "mars"]).status == 2)
+  func exitTwo() async throws {
+    #expect(try await ChildProcess.runDetached(["inspect", "apple-jws", "/nonexistent/file"]).status == 2)
+    #expect(try await ChildProcess.runDetached(["inspect", "apple-jws", "x", "--environment", "mars"]).status == 2)
     let dir = try TemporaryDirectory()
     defer { dir.remove() }
     func write(_ name: String, _ text: String) throws -> String {
@@ -122,7 +126,7 @@ struct InspectCommandTests {
       ("apple-receipt", "aGVsbG8gd29ybGQ=", "not a PKCS#7 app receipt"),
     ]
     for (index, input) in unreadable.enumerated() {
-      let run = try ChildProcess.run(["inspect", input.command, try write("input-\(index)", input.text)])
+      let run = try await ChildProcess.runDetached(["inspect", input.command, try write("input-\(index)", input.text)])
       #expect(run.status == 2, "\(input)")
       #expect(run.stderr.contains(input.reason), "\(input): \(run.stderr)")
       #expect(run.stdout.isEmpty)
@@ -134,7 +138,7 @@ struct InspectCommandTests {
       #"{"bundleId":"com.example","environment":"Production","transactionId":"1","signedDate":1700000000000}"#
     let jws = try JWS.signES256(header: ["x5c": ["AAAA", "AAAA", "AAAA"]], payloadJSON: Array(payload.utf8), key: key)
     try FileManager.default.createDirectory(atPath: dir.file("empty"), withIntermediateDirectories: true)
-    let noRoots = try ChildProcess.run(
+    let noRoots = try await ChildProcess.runDetached(
       ["inspect", "apple-jws", try write("production.jws", jws)],
       environment: ["TOLLGATE_APPLE_ROOTS": dir.file("empty")])
     #expect(noRoots.status == 2)
@@ -142,9 +146,9 @@ struct InspectCommandTests {
   }
 
   @Test("without TOLLGATE_APPLE_ROOTS the bundled Apple roots verify a real sandbox transaction")
-  func bundledRoots() throws {
+  func bundledRoots() async throws {
     guard Vectors.shouldRun else { return print(Vectors.skipMessage) }
-    let run = try ChildProcess.run(
+    let run = try await ChildProcess.runDetached(
       ["inspect", "apple-jws", Self.vectors + "/real-jws/mingos-sandbox-transaction-consumable-2025.jws"],
       environment: ["TOLLGATE_APPLE_ROOTS": nil])
     #expect(run.status == 0, "\(run.stderr)")
@@ -152,7 +156,7 @@ struct InspectCommandTests {
   }
 
   @Test("an Xcode or local-testing payload decodes without Apple's roots, as Apple's library does")
-  func xcodeWithoutRoots() throws {
+  func xcodeWithoutRoots() async throws {
     let dir = try TemporaryDirectory()
     defer { dir.remove() }
     try FileManager.default.createDirectory(atPath: dir.file("empty"), withIntermediateDirectories: true)
@@ -165,7 +169,7 @@ struct InspectCommandTests {
       let jws = try JWS.signES256(header: ["kid": "Apple_Xcode_Key"], payloadJSON: Array(payload.utf8), key: key)
       try jws.write(toFile: dir.file("\(flag).jws"), atomically: true, encoding: .utf8)
       // An override directory with no roots in it: loading roots would fail, so none are loaded.
-      let run = try ChildProcess.run(
+      let run = try await ChildProcess.runDetached(
         ["inspect", "apple-jws", dir.file("\(flag).jws"), "--environment", flag],
         environment: ["TOLLGATE_APPLE_ROOTS": dir.file("empty")])
       #expect(run.status == 0, "\(flag): \(run.stderr)")

@@ -25,9 +25,9 @@ struct InspectGoogleCommandTests {
   func summary(_ text: String) throws -> [String: Any] { try #require(try json(text)["summary"] as? [String: Any]) }
 
   @Test("a subscriptionsv2 resource: Tollgate's state and entitlement at --at; a partial one is invalid (exit 1)")
-  func subscription() throws {
+  func subscription() async throws {
     guard Vectors.shouldRun else { return print(Vectors.skipMessage) }
-    let active = try ChildProcess.run([
+    let active = try await ChildProcess.runDetached([
       "inspect", "google-subscription",
       Self.vectors + "aporat-subscriptionsv2/subscriptionsv2-active-acknowledged.json",
       "--at", "1767225600000",
@@ -43,7 +43,7 @@ struct InspectGoogleCommandTests {
     #expect(facts["environment"] as? String == "production")
     #expect(facts["productIds"] as? [String] == ["app.example.subscription"])
 
-    let later = try ChildProcess.run([
+    let later = try await ChildProcess.runDetached([
       "inspect", "google-subscription",
       Self.vectors + "aporat-subscriptionsv2/subscriptionsv2-active-acknowledged.json",
       "--at", "1798761600000",
@@ -51,7 +51,7 @@ struct InspectGoogleCommandTests {
     #expect(later.status == 0)
     #expect(try summary(later.stdout)["entitled"] as? Bool == false)
 
-    let unknown = try ChildProcess.run([
+    let unknown = try await ChildProcess.runDetached([
       "inspect", "google-subscription",
       Self.vectors + "aporat-subscriptionsv2/subscriptionsv2-partial-unknown-state.json",
     ])
@@ -61,26 +61,26 @@ struct InspectGoogleCommandTests {
   }
 
   @Test("a v1 subscription resource on account hold, and one still active")
-  func legacySubscription() throws {
+  func legacySubscription() async throws {
     guard Vectors.shouldRun else { return print(Vectors.skipMessage) }
     let directory = Self.vectors + "subscriptions-v1-classytaxi/"
-    let hold = try ChildProcess.run([
+    let hold = try await ChildProcess.runDetached([
       "inspect", "google-subscription", directory + "purchases-subscriptions-v1-account-hold.json", "--at",
       "1700000000000",
     ])
     #expect(hold.status == 0, "\(hold.stderr)")
     #expect(try summary(hold.stdout)["state"] as? String == "on_hold")
-    let active = try ChildProcess.run([
+    let active = try await ChildProcess.runDetached([
       "inspect", "google-subscription", directory + "purchases-subscriptions-v1-active.json", "--at", "1700000000000",
     ])
     #expect(try summary(active.stdout)["entitled"] as? Bool == true)
   }
 
   @Test("a push envelope with its real Google-signed token, checked against Google's JWKS and PEM certificates")
-  func authenticatedNotification() throws {
+  func authenticatedNotification() async throws {
     guard Vectors.shouldRun else { return print(Vectors.skipMessage) }
     for certs in [Self.jwks, Self.pemCerts] {
-      let run = try ChildProcess.run([
+      let run = try await ChildProcess.runDetached([
         "inspect", "google-notification", Self.envelope, "--token", Self.token, "--certs", certs, "--audience",
         Self.audience, "--service-account", Self.serviceAccount, "--at", Self.tokenTime,
       ])
@@ -99,7 +99,7 @@ struct InspectGoogleCommandTests {
     }
 
     // The real envelope Pub/Sub delivered (its data is not a notification) with the real token.
-    let real = try ChildProcess.run([
+    let real = try await ChildProcess.runDetached([
       "inspect", "google-notification", Self.vectors + "rtdn-imdhemy-real/pubsub-push-envelope-non-json-data.json",
       "--token", Self.token, "--certs", Self.pemCerts, "--audience", Self.audience, "--at", Self.tokenTime,
     ])
@@ -113,7 +113,7 @@ struct InspectGoogleCommandTests {
   static let tokenFile = "google-id-token-rs256-service-account-2020-04-23.txt"
 
   @Test("a token for another audience, expired, forged, or of another key: exit 1 with the reason")
-  func refusedTokens() throws {
+  func refusedTokens() async throws {
     guard Vectors.shouldRun else { return print(Vectors.skipMessage) }
     let dir = try TemporaryDirectory()
     defer { dir.remove() }
@@ -136,7 +136,7 @@ struct InspectGoogleCommandTests {
       ),
     ]
     for item in cases {
-      let run = try ChildProcess.run([
+      let run = try await ChildProcess.runDetached([
         "inspect", "google-notification", Self.envelope, "--token", item.token, "--certs", Self.jwks, "--audience",
         item.audience, "--at", item.at,
       ])
@@ -149,15 +149,15 @@ struct InspectGoogleCommandTests {
   }
 
   @Test("bare notifications and real base64 message.data need no token")
-  func bareNotifications() throws {
+  func bareNotifications() async throws {
     guard Vectors.shouldRun else { return print(Vectors.skipMessage) }
-    let data = try ChildProcess.run([
+    let data = try await ChildProcess.runDetached([
       "inspect", "google-notification",
       Self.vectors + "rtdn-imdhemy-real/rtdn-subscription-expired-type13-20201018.b64",
     ])
     #expect(data.status == 0, "\(data.stderr)")
     #expect(try summary(data.stdout)["notificationType"] as? Int == 13)
-    let voided = try ChildProcess.run([
+    let voided = try await ChildProcess.runDetached([
       "inspect", "google-notification", Self.vectors + "aporat-rtdn/rtdn-voided-purchase-subscription-full-refund.json",
     ])
     #expect(voided.status == 0)
@@ -165,10 +165,10 @@ struct InspectGoogleCommandTests {
   }
 
   @Test("Play Billing signatures: a real one verifies over the exact bytes; a wrong one is exit 1")
-  func purchase() throws {
+  func purchase() async throws {
     guard Vectors.shouldRun else { return print(Vectors.skipMessage) }
     let real = Self.vectors + "play-billing-signature-voltrue2/"
-    let valid = try ChildProcess.run([
+    let valid = try await ChildProcess.runDetached([
       "inspect", "google-purchase", real + "inapp_purchase_data.json", "--public-key", real + "license_public_key.b64",
       "--signature", real + "signature.b64",
     ])
@@ -178,7 +178,7 @@ struct InspectGoogleCommandTests {
         == "topdox_android_monthly_subscription")
 
     let goIAP = Self.vectors + "play-billing-signature/"
-    let wrong = try ChildProcess.run([
+    let wrong = try await ChildProcess.runDetached([
       "inspect", "google-purchase", goIAP + "inapp_purchase_data.json", "--public-key",
       goIAP + "license_public_key.b64",
       "--signature", goIAP + "signature_invalid.b64",
@@ -192,7 +192,7 @@ struct InspectGoogleCommandTests {
     let changed = dir.file("data.json")
     try Data(try Vectors.bytes("google/play-billing-signature-voltrue2/inapp_purchase_data.json") + [0x0A]).write(
       to: URL(fileURLWithPath: changed))
-    let newline = try ChildProcess.run([
+    let newline = try await ChildProcess.runDetached([
       "inspect", "google-purchase", changed, "--public-key", real + "license_public_key.b64", "--signature",
       real + "signature.b64",
     ])
@@ -200,7 +200,7 @@ struct InspectGoogleCommandTests {
   }
 
   @Test("unreadable files, input in no form the command reads, and bad usage exit 2")
-  func exitTwo() throws {
+  func exitTwo() async throws {
     let dir = try TemporaryDirectory()
     defer { dir.remove() }
     func write(_ name: String, _ text: String) throws -> String {
@@ -235,7 +235,7 @@ struct InspectGoogleCommandTests {
       (["google-purchase", missing, "--public-key", key, "--signature", key], "cannot read"),
     ]
     for run in runs {
-      let result = try ChildProcess.run(["inspect"] + run.arguments)
+      let result = try await ChildProcess.runDetached(["inspect"] + run.arguments)
       #expect(result.status == 2, "\(run.arguments): \(result.stdout) \(result.stderr)")
       #expect(result.stdout.isEmpty, "\(run.arguments)")
       #expect(result.stderr.contains(run.reason), "\(run.arguments): \(result.stderr)")
@@ -243,20 +243,20 @@ struct InspectGoogleCommandTests {
   }
 
   @Test("a signature that is not base64, and purchase data that is not JSON, exit 2")
-  func purchaseExitTwo() throws {
+  func purchaseExitTwo() async throws {
     guard Vectors.shouldRun else { return print(Vectors.skipMessage) }
     let dir = try TemporaryDirectory()
     defer { dir.remove() }
     let real = Self.vectors + "play-billing-signature-voltrue2/"
     let bad = dir.file("sig.txt")
     try "not base64!".write(toFile: bad, atomically: true, encoding: .utf8)
-    let signature = try ChildProcess.run([
+    let signature = try await ChildProcess.runDetached([
       "inspect", "google-purchase", real + "inapp_purchase_data.json", "--public-key", real + "license_public_key.b64",
       "--signature", bad,
     ])
     #expect(signature.status == 2)
     #expect(signature.stderr.contains("not base64"))
-    let data = try ChildProcess.run([
+    let data = try await ChildProcess.runDetached([
       "inspect", "google-purchase", real + "signature.b64", "--public-key", real + "license_public_key.b64",
       "--signature", real + "signature.b64",
     ])

@@ -12,7 +12,7 @@ struct InspectReceiptSignerTests {
   static let now: Int64 = 1_700_000_000
 
   @Test("a receipt signed by an Apple-chained certificate without the receipt-signing OID exits 1")
-  func nonReceiptSigner() throws {
+  func nonReceiptSigner() async throws {
     let ca = try SimulatedSigningChain(now: Self.now)
     let receipt = SimulatedAppReceipt(
       receiptType: "Production", bundleId: "com.example.app", creationDateMs: Self.now * 1000,
@@ -37,12 +37,12 @@ struct InspectReceiptSignerTests {
     try receipt.signed(by: ca.leaf, key: ca.leafKey, chain: [ca.intermediate, ca.root])
       .write(toFile: genuine, atomically: true, encoding: .utf8)
 
-    let refused = try ChildProcess.run(["inspect", "apple-receipt", forged, "--root", root])
+    let refused = try await ChildProcess.runDetached(["inspect", "apple-receipt", forged, "--root", root])
     #expect(refused.status == 1, "\(refused.stdout) \(refused.stderr)")
     let report = try #require(try JSONSerialization.jsonObject(with: Data(refused.stdout.utf8)) as? [String: Any])
     #expect(report["verdict"] as? String == "invalid")
     #expect(report["error"] as? String == "verification_failure")
     #expect((report["message"] as? String)?.contains("1.2.840.113635.100.6.11.1") == true)
-    #expect(try ChildProcess.run(["inspect", "apple-receipt", genuine, "--root", root]).status == 0)
+    #expect(try await ChildProcess.runDetached(["inspect", "apple-receipt", genuine, "--root", root]).status == 0)
   }
 }

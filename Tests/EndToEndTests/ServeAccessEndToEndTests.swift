@@ -15,15 +15,11 @@ struct ServeAccessEndToEndTests {
   static let appKey = "tgk_app_fedcba9876543210"
 
   /// A throwaway PKI from clients/test-certs (openssl), written into `dir`.
-  static func makeCertificates(in dir: String) throws {
+  static func makeCertificates(in dir: String) async throws {
     var root = URL(fileURLWithPath: #filePath)
     for _ in 0..<3 { root.deleteLastPathComponent() }
-    let process = Process()
-    process.executableURL = root.appendingPathComponent("clients/test-certs")
-    process.arguments = [dir]
-    try process.run()
-    process.waitUntilExit()
-    try #require(process.terminationStatus == 0, "clients/test-certs failed")
+    let status = try await ChildProcess.runTool(root.appendingPathComponent("clients/test-certs").path, [dir])
+    try #require(status == 0, "clients/test-certs failed")
   }
 
   static func hex(_ key: String) -> String { SHA256.hash(key).hexString }
@@ -80,7 +76,7 @@ struct ServeAccessEndToEndTests {
   func callers() async throws {
     let dir = try TemporaryDirectory()
     defer { dir.remove() }
-    try Self.makeCertificates(in: dir.path)
+    try await Self.makeCertificates(in: dir.path)
     let database = dir.file("tollgate.sqlite")
     let storage = try SQLiteEntitlementStorage(path: database, nowMs: 1, create: true)
     try await storage.replaceEntitlements(
@@ -154,7 +150,7 @@ struct ServeAccessEndToEndTests {
     await #expect(throws: (any Error).self) { _ = try await plaintextToTLS.health() }
     await plaintextToTLS.close()
 
-    let query = try ChildProcess.run(
+    let query = try await ChildProcess.runDetached(
       ["query", "is-subscriber", "alice", "premium", "--server", "unix:" + socket, "--caller", "reader", "--json"],
       environment: ["TOLLGATE_KEY": Self.readerKey])
     #expect(query.status == 0, "\(query.stderr)")
@@ -164,7 +160,7 @@ struct ServeAccessEndToEndTests {
   func mutualTLS() async throws {
     let dir = try TemporaryDirectory()
     defer { dir.remove() }
-    try Self.makeCertificates(in: dir.path)
+    try await Self.makeCertificates(in: dir.path)
     let server = try await Self.serve(
       [
         "listen": "127.0.0.1:0", "database": dir.file("tollgate.sqlite"),
@@ -191,7 +187,9 @@ struct ServeAccessEndToEndTests {
     let dir = try TemporaryDirectory()
     defer { dir.remove() }
     let database = dir.file("tollgate.sqlite")
-    let refused = try ChildProcess.run(["serve", "--listen", "0.0.0.0:0", "--database", database, "--create"])
+    let refused = try await ChildProcess.runDetached([
+      "serve", "--listen", "0.0.0.0:0", "--database", database, "--create",
+    ])
     #expect(refused.status != 0)
     #expect(refused.stderr.contains("refusing to listen on 0.0.0.0"))
     #expect(refused.stderr.contains("--insecure-no-auth"))
@@ -220,7 +218,7 @@ struct ServeAccessEndToEndTests {
       var section = service
       section["database"] = dir.file("tollgate.sqlite")
       try JSONSerialization.data(withJSONObject: ["service": section]).write(to: URL(fileURLWithPath: config))
-      let result = try ChildProcess.run(["serve", "--config", config, "--create"])
+      let result = try await ChildProcess.runDetached(["serve", "--config", config, "--create"])
       #expect(result.status != 0, "\(service)")
       #expect(result.stderr.contains(expected), "\(result.stderr)")
     }

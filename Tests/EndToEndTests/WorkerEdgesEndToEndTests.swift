@@ -28,7 +28,7 @@ struct WorkerEdgesEndToEndTests {
   }
 
   @Test("unknown keys, an out-of-range port and an unparsable address are refused, each naming its key")
-  func strictConfig() throws {
+  func strictConfig() async throws {
     let dir = try TemporaryDirectory(prefix: "tollgate-strict")
     defer { dir.remove() }
     let config = """
@@ -44,7 +44,7 @@ struct WorkerEdgesEndToEndTests {
       }
       """
     try Data(config.utf8).write(to: URL(fileURLWithPath: dir.file("config.json")))
-    let refused = try ChildProcess.run(
+    let refused = try await ChildProcess.runDetached(
       ["worker", "--config", dir.file("config.json")], environment: ["STRICT_TEST_KEY": "not a key"])
     #expect(refused.status != 0)
     for problem in [

@@ -68,16 +68,17 @@ struct RPCLimitsTests {
   @Test("a connection with nothing to do is closed after the idle timeout; a busy one is not")
   func idleTimeout() async throws {
     var config = RPCServer.Config.defaults
-    config.idleTimeout = .seconds(1)
+    config.idleTimeout = .seconds(2)
     try await withServer(config: config) { server, _ in
       let idle = try await RawConnection.connect(port: server.port)
       let busy = try await RawConnection.connect(port: server.port)
-      for id in 0..<8 {
+      // Busy for longer than the idle timeout, never quiet for long.
+      for id in 0..<10 {
         try await busy.send(RequestFrames.isSubscriber(id: UInt32(id), user: "yes"))
         #expect(try await busy.receive(frames: 1).count == 1)
-        try await Task.sleep(for: .milliseconds(250))
+        try await Task.sleep(for: .milliseconds(300))
       }
-      #expect(await idle.waitForClose(timeout: .seconds(5)))
+      #expect(await idle.waitForClose(timeout: .seconds(15)))
       try await busy.send(RequestFrames.isSubscriber(id: 99, user: "yes"))
       #expect(try await busy.receive(frames: 1).map(\.requestId) == [99], "answering kept it alive")
       try await busy.close()

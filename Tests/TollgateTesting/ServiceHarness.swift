@@ -95,6 +95,31 @@ public final class ChildProcess: @unchecked Sendable {
   {
     try ChildProcess(arguments, environment: environment).finish()
   }
+
+  /// Runs to completion, waiting on a Dispatch queue: the cooperative pool has a thread per core
+  /// (two here), and a test blocking one of them for a process's lifetime starves every other test.
+  public static func runDetached(_ arguments: [String], environment: [String: String?] = [:]) async throws
+    -> (status: Int32, stdout: String, stderr: String)
+  {
+    let child = try ChildProcess(arguments, environment: environment)
+    return await withCheckedContinuation { continuation in
+      DispatchQueue.global().async { continuation.resume(returning: child.finish()) }
+    }
+  }
+
+  /// Runs `executable` with `arguments` to completion off the cooperative pool; its exit status.
+  public static func runTool(_ executable: String, _ arguments: [String]) async throws -> Int32 {
+    let process = Process()
+    process.executableURL = URL(fileURLWithPath: executable)
+    process.arguments = arguments
+    try process.run()
+    return await withCheckedContinuation { continuation in
+      DispatchQueue.global().async {
+        process.waitUntilExit()
+        continuation.resume(returning: process.terminationStatus)
+      }
+    }
+  }
 }
 
 /// Reads a pipe to its end on a thread of its own.
