@@ -41,6 +41,7 @@ tg_tls_context *tg_tls_server_context_new(const char *certificate_file, const ch
   SSL_CTX_set_mode(ctx, SSL_MODE_ENABLE_PARTIAL_WRITE | SSL_MODE_ACCEPT_MOVING_WRITE_BUFFER | SSL_MODE_RELEASE_BUFFERS);
   SSL_CTX_set_options(ctx, SSL_OP_NO_RENEGOTIATION | SSL_OP_CIPHER_SERVER_PREFERENCE);
   SSL_CTX_set_session_cache_mode(ctx, SSL_SESS_CACHE_OFF);
+  SSL_CTX_set_read_ahead(ctx, 1);  // one read(2) per record burst, not a record's header then its body
   if (SSL_CTX_use_certificate_chain_file(ctx, certificate_file) != 1) {
     describe(error, error_capacity, "cannot read the certificate chain", certificate_file);
     SSL_CTX_free(ctx);
