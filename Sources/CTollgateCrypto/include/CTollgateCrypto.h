@@ -169,6 +169,9 @@ tg_tls *tg_tls_new(tg_tls_context *context, int fd);
 void tg_tls_free(tg_tls *tls);
 /// Decrypted bytes into bytes[0..<capacity] (the handshake runs within): a count, 0, or TG_TLS_*.
 long tg_tls_read(tg_tls *tls, void *bytes, size_t capacity);
+/// Whether OpenSSL holds bytes read from the socket and not yet returned (a record, or read-ahead
+/// of the next): while it does, the socket's readiness says nothing about them.
+int tg_tls_has_pending(tg_tls *tls);
 /// Encrypts bytes[0..<count] onto the socket: how many were taken (> 0), or TG_TLS_*. A call
 /// that returned WANT_* may be retried with a different buffer holding the same bytes.
 long tg_tls_write(tg_tls *tls, const void *bytes, size_t count);

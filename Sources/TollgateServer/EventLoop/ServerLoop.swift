@@ -386,8 +386,8 @@ final class ServerLoop {
     }
   }
 
-  /// Reads what TLS has decrypted, until it wants the socket again (OpenSSL may hold records the
-  /// socket no longer signals, so a readable event reads them all; the kernel's receive buffer
+  /// Reads what TLS has decrypted, until OpenSSL holds nothing more (it may hold records or read-ahead
+  /// the socket no longer signals, so a readable event reads them all; the kernel's receive buffer
   /// bounds it). False when there is nothing to answer: nothing decrypted yet (the handshake, a
   /// partial record), or the connection closed.
   private func readTLS(_ tls: OpaquePointer, into input: inout ByteBuffer, from connection: ServerConnection) -> Bool {
@@ -396,6 +396,9 @@ final class ServerLoop {
       let count = input.withUnsafeMutableWritableBytes { tg_tls_read(tls, $0.baseAddress, $0.count) }
       if count > 0 {
         input.moveWriterIndex(forwardBy: count)
+        // Nothing left inside OpenSSL: the socket's readiness tells of anything more (epoll is
+        // level-triggered), so no read(2) just to hear EAGAIN.
+        if tg_tls_has_pending(tls) == 0 { return true }
         continue
       }
       switch count {
