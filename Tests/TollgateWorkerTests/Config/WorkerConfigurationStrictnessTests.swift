@@ -33,17 +33,18 @@ struct WorkerConfigurationStrictnessTests {
     return configuration.problems(environment: [:], stores: [store])
   }
 
+  private static let apps = """
+    "apps": [{"id": "ios", "store": "app_store", "bundleId": "com.example.app"}], "entitlements": [{"id": "premium"}]
+    """
   private static let catalog = """
-    "apps": [{"id": "ios", "store": "app_store", "bundleId": "com.example.app"}],
-    "entitlements": [{"id": "premium"}], "products": [{"productId": "monthly", "entitlements": ["premium"]}],
-    "exampleStore": [{"name": "a"}]
+    \(apps), "products": [{"productId": "monthly", "entitlements": ["premium"]}], "exampleStore": [{"name": "a"}]
     """
 
   @Test("unknown keys in every section the worker reads are errors naming their full path")
   func unknownKeys() throws {
     let found = try problems(
       """
-      {\(Self.catalog), "worker": {"listne": "127.0.0.1:7703", "pollMs": 5},
+      {\(Self.apps), "worker": {"listne": "127.0.0.1:7703", "pollMs": 5},
        "webhooks": [{"url": "https://h.example", "secretEnv": "H", "secretEnvv": "x"}],
        "products": [{"productId": "monthly", "entitlements": ["premium"], "entitlement": "premium"}],
        "exampleStore": [{"name": "a", "nmae": "b"}], "service": {"listen": "127.0.0.1:7701"}, "wokrer": {}}
