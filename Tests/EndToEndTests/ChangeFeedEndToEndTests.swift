@@ -23,8 +23,10 @@ struct ChangeFeedEndToEndTests {
       }
       let elapsed = try #require(took, "the write never became visible")
       // Milliseconds when the machine is idle; the bound is loose because other suites (the soak
-      // test's worker processes) share the two cores. Speed itself is measured by benchmarks.
-      #expect(elapsed < .seconds(2))
+      // test's worker processes, serve and inspect processes) share the two cores: it tells a
+      // followed write from one picked up by a restart or a slow sweep. Speed itself is measured
+      // by benchmarks (`tollgate bench visibility`).
+      #expect(elapsed < .seconds(5))
     }
   }
 
