@@ -18,3 +18,17 @@ wait_for() {
 }
 median() { python3 -c 'import sys,statistics; print(statistics.median(float(x) for x in sys.argv[1:]))' "$@"; }
 field() { python3 -c 'import sys,json; d=json.load(open(sys.argv[1])); print(eval(sys.argv[2], {}, {"d": d}))' "$@"; }
+
+# Prefixes that put a server / the load generator on its CPU (`taskset`), or nothing when PIN=0
+# (the scheduler places server and load; figures then include their competing for a core).
+# Prefixes, not functions: a background function is a subshell, so `$!` would not be the server.
+# Call once SERVER_CPU and LOAD_CPU are set.
+choose_pinning() {
+  if [ "${PIN:-1}" = 0 ]; then
+    on_server_cpu=() on_load_cpu=()
+    pinning="server and load unpinned"
+  else
+    on_server_cpu=(taskset -c "$SERVER_CPU") on_load_cpu=(taskset -c "$LOAD_CPU")
+    pinning="server pinned to CPU $SERVER_CPU, load generator to CPU $LOAD_CPU"
+  fi
+}

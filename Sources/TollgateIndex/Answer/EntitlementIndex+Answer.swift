@@ -78,21 +78,19 @@ extension EntitlementIndex.State {
     return answer
   }
 
-  /// Loads what looking up the users of `hashes` will touch (their table entries, keys and first
-  /// records), each step for all of them at once. Changes nothing.
+  /// Loads what looking up the users of `hashes` will touch (their table entries, then their keys
+  /// and first records together), each step for all of them at once. Changes nothing.
   mutating func warm(hashes: UnsafeBufferPointer<UInt64>) {
-    withUnsafeTemporaryAllocation(of: Int32.self, capacity: hashes.count) { heads in
-      var sink = UInt64(self.heads.touchEntries(hashes: hashes))
-      sink &+= UInt64(self.heads.touchKeys(hashes: hashes, values: heads))
-      slots.withUnsafeBufferPointer { slots in
+    var sink = UInt64(heads.touchEntries(hashes: hashes))
+    sink &+= slots.withUnsafeBufferPointer { slots in
+      heads.touchKeys(hashes: hashes) { head in
         // Both ends of the record: an array's elements do not start on a cache line, so a
         // 64-byte record spans two.
-        for head in heads where head >= 0 && Int(head) < slots.count {
-          sink &+= UInt64(slots[Int(head)].entitlement) &+ UInt64(UInt32(bitPattern: slots[Int(head)].next))
-        }
+        guard head >= 0, Int(head) < slots.count else { return 0 }
+        return UInt64(slots[Int(head)].entitlement) &+ UInt64(UInt32(bitPattern: slots[Int(head)].next))
       }
-      warmed = sink
     }
+    warmed = sink
   }
 }
 

@@ -61,19 +61,19 @@ struct ByteKeyTable {
   }
 
   /// For each key whose first probed entry looks like a match, loads its key's bytes in the
-  /// arena and writes the entry's value to `values` (-1 otherwise); the second step of warming.
-  func touchKeys(hashes: UnsafeBufferPointer<UInt64>, values: UnsafeMutableBufferPointer<Int32>) -> UInt8 {
+  /// arena and hands the entry's value to `touchValue` in the same step (what the value points
+  /// at depends only on the entry, not on the key's bytes, so both misses wait together); the
+  /// second step of warming. Returns a value that depends on every load.
+  func touchKeys(hashes: UnsafeBufferPointer<UInt64>, touchValue: (Int32) -> UInt64) -> UInt64 {
     entries.withUnsafeBufferPointer { entries in
       arena.withUnsafeBytes { arena in
-        var sink: UInt8 = 0
-        for (position, hash) in hashes.enumerated() {
+        var sink: UInt64 = 0
+        for hash in hashes {
           let entry = entries[home(of: hash)]
           if entry.tag == Self.tag(of: hash), entry.length > 0 {
             // First and last byte: a key may span two cache lines.
-            sink &+= arena[Int(entry.offset)] &+ arena[Int(entry.offset + entry.length - 1)]
-            values[position] = entry.value
-          } else {
-            values[position] = -1
+            sink &+= UInt64(arena[Int(entry.offset)] &+ arena[Int(entry.offset + entry.length - 1)])
+            sink &+= touchValue(entry.value)
           }
         }
         return sink
