@@ -30,6 +30,12 @@ public protocol EntitlementsHandler: Sendable {
   func answerIsSubscriber(
     _ requests: UnsafeBufferPointer<IsSubscriberFields>, _ each: (Int, IsSubscriberAnswer) -> Void
   ) -> Int
+
+  /// A hint before answering: the IsSubscriber requests of every connection that became readable
+  /// together (answered one connection after another right after). An implementation may load
+  /// what answering them will touch, so that the lookups of different connections wait for
+  /// memory at the same time. It changes nothing and answers nothing. By default it does nothing.
+  func prepareIsSubscriber(_ requests: UnsafeBufferPointer<IsSubscriberFields>)
 }
 
 extension EntitlementsHandler {
@@ -38,4 +44,6 @@ extension EntitlementsHandler {
   ) -> Int {
     0
   }
+
+  public func prepareIsSubscriber(_ requests: UnsafeBufferPointer<IsSubscriberFields>) {}
 }

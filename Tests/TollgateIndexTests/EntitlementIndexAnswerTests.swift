@@ -118,4 +118,19 @@ struct EntitlementIndexAnswerTests {
     #expect(single == [index.answer(userId: "user-1", entitlement: "premium", nowMs: 1)])
     #expect(single.first?.active == true)
   }
+
+  @Test("warming known, unknown, removed and empty user ids changes no answer")
+  func warmingChangesNothing() throws {
+    let index = Self.index()
+    let queries =
+      (0..<300).map { (user: $0 == 299 ? "" : "user-\($0 * 7 + $0 % 2)", entitlement: "premium") }
+      + [(user: "user-0", entitlement: "premium"), (user: "nobody", entitlement: "pro")]
+    let before = batchAnswers(index, queries, nowMs: 2_000_000)
+    withPackedBytes(queries) { packed in
+      packed.map(\.userId).withUnsafeBufferPointer { index.warm(userIds: $0) }
+      [UnsafeRawBufferPointer]().withUnsafeBufferPointer { index.warm(userIds: $0) }
+    }
+    #expect(batchAnswers(index, queries, nowMs: 2_000_000) == before)
+    #expect(before.contains { $0.active } && before.contains { !$0.active })
+  }
 }

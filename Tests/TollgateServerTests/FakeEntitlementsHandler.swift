@@ -14,6 +14,8 @@ final class FakeEntitlementsHandler: EntitlementsHandler {
   let answeredAsMessages = Atomic<Int>(0)
   private let released = Atomic<Bool>(false)
   let submitted = Atomic<Int>(0)
+  /// The users of each `prepareIsSubscriber` call (a round of several connections' reads).
+  let prepared = Mutex<[[String]]>([])
 
   func isSubscriber(_ request: Tollgate_V1_IsSubscriberRequest) -> Tollgate_V1_IsSubscriberResponse {
     answeredAsMessages.add(1, ordering: .relaxed)
@@ -38,6 +40,11 @@ final class FakeEntitlementsHandler: EntitlementsHandler {
     }
     answeredInBulk.add(answered, ordering: .relaxed)
     return answered
+  }
+
+  func prepareIsSubscriber(_ requests: UnsafeBufferPointer<IsSubscriberFields>) {
+    let users = requests.map { String(decoding: $0.userId, as: UTF8.self) }
+    prepared.withLock { $0.append(users) }
   }
 
   func getSubscription(_ request: Tollgate_V1_GetSubscriptionRequest) -> Tollgate_V1_GetSubscriptionResponse {

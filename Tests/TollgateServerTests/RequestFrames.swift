@@ -4,15 +4,16 @@ import TollgateWire
 
 /// Request payloads and frames the server tests send.
 enum RequestFrames {
-  static func isSubscriberPayload(user: String) throws -> [UInt8] {
+  static func isSubscriberPayload(user: String, entitlement: String = "premium") throws -> [UInt8] {
     var request = Tollgate_V1_IsSubscriberRequest()
     request.userID = user
-    request.entitlement = "premium"
+    request.entitlement = entitlement
     return try request.serializedBytes()
   }
 
-  static func isSubscriber(id: UInt32, user: String) throws -> [UInt8] {
-    RawWire.request(methodIndex: 0, requestId: id, payload: try isSubscriberPayload(user: user))
+  static func isSubscriber(id: UInt32, user: String, entitlement: String = "premium") throws -> [UInt8] {
+    RawWire.request(
+      methodIndex: 0, requestId: id, payload: try isSubscriberPayload(user: user, entitlement: entitlement))
   }
 
   static func submitPurchase(id: UInt32) throws -> [UInt8] {

@@ -27,6 +27,19 @@ extension EntitlementIndex {
     }
   }
 
+  /// Loads what answering queries for `userIds` will touch (table entries, keys, first records),
+  /// all at once, and answers nothing: for a server about to answer several connections' reads
+  /// one after another, so that their cache misses overlap. Changes nothing an answer can see.
+  public func warm(userIds: UnsafeBufferPointer<UnsafeRawBufferPointer>) {
+    guard !userIds.isEmpty else { return }
+    withUnsafeTemporaryAllocation(of: UInt64.self, capacity: userIds.count) { hashes in
+      state.withLock { state in
+        for (position, userId) in userIds.enumerated() { hashes[position] = state.heads.hash(userId) }
+        state.warm(hashes: UnsafeBufferPointer(hashes))
+      }
+    }
+  }
+
   /// One query given as strings (the message path, tests): the same rule, through `answer`.
   public func answer(userId: String, entitlement: String, nowMs: Int64) -> EntitlementAnswer {
     var userId = userId

@@ -33,11 +33,11 @@ final class ServerLoop {
   /// How often connections are checked against the idle and read timeouts.
   private static let sweepIntervalNs: UInt64 = 1_000_000_000
   /// The most bytes taken from a socket per readable event.
-  private static let readSize = 65_536
+  static let readSize = 65_536
   /// New connections accepted per wake-up before other connections get their turn.
   private static let acceptBurst = 64
 
-  private let shared: Shared
+  let shared: Shared
   private let mailbox: LoopMailbox
   private let epoll: Int32
   private let allocator = ByteBufferAllocator()
@@ -49,6 +49,12 @@ final class ServerLoop {
   /// locals while in use (a class's stored property costs an exclusivity check per access).
   private var input: ByteBuffer?
   private var output: ByteBuffer?
+  /// A round's plaintext reads, back to back, and where each connection's bytes are in it
+  /// (`readRound`); kept between rounds for their capacity.
+  var roundInput: ByteBuffer?
+  var roundReads: [RoundRead] = []
+  /// The connections that became readable together in one wake-up.
+  private var readable: [ServerConnection] = []
   /// After running out of descriptors, accepting resumes at this moment (monotonic ns).
   private var acceptPausedUntilNs: UInt64?
   private var shutdownDeadlineNs: UInt64?
@@ -67,6 +73,7 @@ final class ServerLoop {
     self.epoll = epoll
     input = allocator.buffer(capacity: Self.readSize)
     output = allocator.buffer(capacity: 4_096)
+    roundInput = allocator.buffer(capacity: Self.readSize)
   }
 
   /// The epoll set of a new loop, watching the listener and the loop's mailbox.
@@ -118,14 +125,26 @@ final class ServerLoop {
         closeIdleConnections(all: true)
         break
       }
+      // Plaintext connections with bytes to read wait for the end of the wake-up and are read
+      // together (`readRound`); everything else is handled as it comes.
+      var readable: [ServerConnection] = []
+      swap(&readable, &self.readable)
       for event in events[0..<Int(count)] {
         switch event.token {
         case Self.wakeToken: handleMailbox()
         case (Self.listenerToken - UInt64(shared.listeners.count) + 1)...Self.listenerToken:
           acceptConnections(from: shared.listeners[Int(Self.listenerToken - event.token)])
-        default: handle(event)
+        default:
+          if let connection = plaintextReadable(event) {
+            readable.append(connection)
+          } else {
+            handle(event)
+          }
         }
       }
+      if !readable.isEmpty { readRound(readable) }
+      readable.removeAll(keepingCapacity: true)
+      swap(&readable, &self.readable)
     }
     Glibc.close(epoll)
   }
@@ -212,14 +231,14 @@ final class ServerLoop {
     connectionCount += 1
   }
 
-  private func connection(for token: ConnectionToken) -> ServerConnection? {
+  func connection(for token: ConnectionToken) -> ServerConnection? {
     guard token.fd >= 0, Int(token.fd) < connections.count, let connection = connections[Int(token.fd)],
       connection.token == token
     else { return nil }
     return connection
   }
 
-  private func close(_ connection: ServerConnection) {
+  func close(_ connection: ServerConnection) {
     _ = tg_net_epoll_unwatch(epoll, connection.fd)
     if let tls = connection.tls { tg_tls_free(tls) }
     Glibc.close(connection.fd)
@@ -309,6 +328,16 @@ final class ServerLoop {
 
   // MARK: Events
 
+  /// The connection of `event` when all it needs is a plaintext read: readable (or hung up, which
+  /// a read tells), being read, not TLS, not also writable.
+  private func plaintextReadable(_ event: tg_net_event) -> ServerConnection? {
+    guard event.events & tg_net_writable == 0, event.events & (tg_net_readable | tg_net_hangup) != 0,
+      let connection = connection(for: ConnectionToken(epollToken: event.token)), connection.reading,
+      connection.tls == nil
+    else { return nil }
+    return connection
+  }
+
   private func handle(_ event: tg_net_event) {
     guard let connection = connection(for: ConnectionToken(epollToken: event.token)) else { return }
     if event.events & tg_net_writable != 0 {
@@ -332,11 +361,7 @@ final class ServerLoop {
 
   private func read(_ connection: ServerConnection) {
     var input = self.input.take()!
-    var output = self.output.take()!
-    defer {
-      self.input = input
-      self.output = output
-    }
+    defer { self.input = input }
     input.clear()
     if let tls = connection.tls {
       guard readTLS(tls, into: &input, from: connection) else { return }
@@ -350,6 +375,14 @@ final class ServerLoop {
       }
       input.moveWriterIndex(forwardBy: count)
     }
+    process(&input, from: connection)
+  }
+
+  /// Answers what `connection` sent (`input`, after any partial frame it left before), keeps
+  /// what is left of an incomplete frame, and sends the answers.
+  func process(_ input: inout ByteBuffer, from connection: ServerConnection) {
+    var output = self.output.take()!
+    defer { self.output = output }
     connection.lastActiveNs = nowNs
     if case .callers(let registry) = shared.dispatcher.access { connection.caller.refresh(from: registry) }
     output.clear()

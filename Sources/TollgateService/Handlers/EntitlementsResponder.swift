@@ -84,6 +84,13 @@ public struct EntitlementsResponder: EntitlementsHandler {
     }
   }
 
+  public func prepareIsSubscriber(_ requests: UnsafeBufferPointer<IsSubscriberFields>) {
+    withUnsafeTemporaryAllocation(of: UnsafeRawBufferPointer.self, capacity: requests.count) { userIds in
+      for (position, request) in requests.enumerated() { userIds.initializeElement(at: position, to: request.userId) }
+      index.warm(userIds: UnsafeBufferPointer(userIds))
+    }
+  }
+
   public func getSubscription(_ request: Tollgate_V1_GetSubscriptionRequest) -> Tollgate_V1_GetSubscriptionResponse {
     var response = Tollgate_V1_GetSubscriptionResponse()
     if let problem = RequestValidation.userId(request.userID) {
