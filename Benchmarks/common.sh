@@ -26,9 +26,9 @@ field() { python3 -c 'import sys,json; d=json.load(open(sys.argv[1])); print(eva
 choose_pinning() {
   if [ "${PIN:-1}" = 0 ]; then
     on_server_cpu=() on_load_cpu=()
-    pinning="server and load unpinned"
+    pinning="server and load unpinned" server_where=""
   else
     on_server_cpu=(taskset -c "$SERVER_CPU") on_load_cpu=(taskset -c "$LOAD_CPU")
-    pinning="server pinned to CPU $SERVER_CPU, load generator to CPU $LOAD_CPU"
+    pinning="server pinned to CPU $SERVER_CPU, load generator to CPU $LOAD_CPU" server_where=" on CPU $SERVER_CPU"
   fi
 }

@@ -6,8 +6,9 @@ import NIOCore
 import TollgateCore
 import TollgateWire
 
-/// One event-loop thread of the RPC server, on epoll directly: a read per readable event, every
-/// frame of it answered into one buffer, one `send` of that buffer. What NIO's channel pipeline
+/// One event-loop thread of the RPC server, on epoll directly: a read per readable connection,
+/// every frame of it answered into one buffer, one `send` of that buffer; plaintext connections
+/// readable in the same wake-up are read first and answered after (`readRound`). What NIO's channel pipeline
 /// would add per event (allocations, promises, handler hops) is what the hot path cannot afford
 /// (see Benchmarks/README.md). All loops share the listening socket; the kernel wakes one of them
 /// per new connection.
