@@ -17,19 +17,26 @@ public final class SQLiteWorkerStorage: WorkerStorage {
   let writer: SerializedConnection
   let logger: Logger
 
-  /// Opens the database at `path` and applies pending migrations. The worker owns the schema and
-  /// may create the database (`create`); the admin commands pass `create: false`, so a mistyped
-  /// path is an error (`DatabaseFileError`) rather than a new, empty database. Every commit is
-  /// fsynced (`.full`) unless `synchronous` says otherwise (benchmarks only).
+  /// Opens the database at `path` and applies pending migrations. It creates the database only
+  /// with `create` (`tollgate worker --create`, tests, the demo); without it (`tollgate worker`,
+  /// the admin commands) a mistyped path is an error (`DatabaseFileError`, its message ending
+  /// with `hint`) rather than a new, empty database that `serve` would then answer "not
+  /// entitled" from. Every commit is fsynced (`.full`) unless `synchronous` says otherwise
+  /// (benchmarks only).
   public init(
     path: String, nowMs: Int64, create: Bool = true, synchronous: Connection.Synchronous = .full,
-    logger: Logger = Logger(label: "tollgate.worker.storage")
+    hint: String? = nil, logger: Logger = Logger(label: "tollgate.worker.storage")
   ) throws {
     self.path = path
     self.logger = logger
-    self.writer = try TollgateDatabase.open(
-      path: path, options: Connection.Options(create: create, synchronous: synchronous),
-      label: "tollgate.sqlite.worker", nowMs: nowMs)
+    let options = Connection.Options(create: create, synchronous: synchronous)
+    let label = "tollgate.sqlite.worker"
+    self.writer =
+      if let hint {
+        try TollgateDatabase.open(path: path, options: options, label: label, nowMs: nowMs, hint: hint)
+      } else {
+        try TollgateDatabase.open(path: path, options: options, label: label, nowMs: nowMs)
+      }
   }
 
   // MARK: Catalog

@@ -27,6 +27,29 @@ struct DatabaseTroubleEndToEndTests {
     #expect(FileManager.default.fileExists(atPath: missing))
   }
 
+  @Test("the worker started first on a mistyped path creates no database and names the path; --create makes one")
+  func workerMistypedPath() async throws {
+    let workers = try await WorkerProcesses.make(prefix: "tollgate-mistyped")
+    let missing = workers.dir.file("tollgate.sqlte")
+    let refused = try await ChildProcess.runDetached(
+      ["worker", "--config", workers.config, "--database", missing], environment: workers.environment)
+    #expect(refused.status != 0)
+    #expect(refused.stderr.contains("no database at \(missing)"), "\(refused.stderr)")
+    #expect(refused.stderr.contains("--create"), "\(refused.stderr)")
+    #expect(!FileManager.default.fileExists(atPath: missing), "the worker created a database at a mistyped path")
+    // So serve, started next as documented, refuses it too instead of answering "not entitled".
+    let serve = try await ChildProcess.runDetached(["serve", "--listen", "127.0.0.1:0", "--database", missing])
+    #expect(serve.status != 0)
+
+    let created = try workers.launch(create: true, arguments: ["--database", missing])
+    let listening = await created.waitForLine(containing: "notifications on")
+    #expect(listening != nil)
+    #expect(FileManager.default.fileExists(atPath: missing))
+    created.terminate()
+    _ = created.finish()
+    await workers.remove()
+  }
+
   @Test("grant, revoke, reverify and explain never create a database: a mistyped path is an error naming it")
   func adminMistypedPath() async throws {
     let dir = try TemporaryDirectory()

@@ -46,7 +46,8 @@ struct GooglePlayWorkerEndToEndTests {
     try JSONSerialization.data(withJSONObject: config).write(to: URL(fileURLWithPath: dir.file("config.json")))
     let key = try Vectors.string("google/aporat-oauth/test-service-account-key.json")
     let worker = try ChildProcess(
-      ["worker", "--config", dir.file("config.json"), "--log-level", "warning"], environment: ["GOOGLE_KEY": key])
+      ["worker", "--config", dir.file("config.json"), "--create", "--log-level", "warning"],
+      environment: ["GOOGLE_KEY": key])
     defer { worker.terminate() }
     let started = await worker.waitForLine(containing: "notifications on")
     #expect(started != nil, "the worker did not start with only Google configured")

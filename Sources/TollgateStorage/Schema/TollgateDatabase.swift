@@ -6,7 +6,7 @@ public enum TollgateDatabase {
   /// becoming an empty database that entitles nobody.
   public static func open(
     path: String, options: Connection.Options = Connection.Options(), label: String, nowMs: Int64,
-    hint: String = "check the path (`tollgate worker` creates a database, and so does `tollgate serve --create`)"
+    hint: String = "check the path (`tollgate worker --create` and `tollgate serve --create` create one)"
   ) throws -> SerializedConnection {
     if !options.create, FileIdentity.of(path: path) == nil { throw DatabaseFileError.missing(path, hint: hint) }
     let connection = try SerializedConnection(path: path, options: options, label: label)

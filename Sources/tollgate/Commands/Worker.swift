@@ -18,8 +18,11 @@ struct Worker: AsyncParsableCommand {
   @Option(help: "JSON config file (apps, products, entitlements, policies, appStore/googlePlay credentials, worker).")
   var config: String
 
-  @Option(help: "SQLite database file (default: worker.database from the config).")
+  @Option(help: "SQLite database file (default: worker.database from the config); it must exist unless --create.")
   var database: String?
+
+  @Flag(help: "Create the database if it is missing (otherwise a missing file is an error naming the path).")
+  var create = false
 
   @Option(help: "HTTP address for store notifications, HOST:PORT (default: worker.listen, else 127.0.0.1:7703).")
   var listen: HostPort?
@@ -74,7 +77,9 @@ struct Worker: AsyncParsableCommand {
       }
       worker = try VerifierWorker(
         configuration: configuration,
-        storage: try SQLiteWorkerStorage(path: databasePath, nowMs: clock.nowMs(), logger: logger),
+        storage: try SQLiteWorkerStorage(
+          path: databasePath, nowMs: clock.nowMs(), create: create,
+          hint: "check the path, or pass --create to make a new database there", logger: logger),
         gateways: gateways, environment: environment,
         metrics: (PrometheusMetricsFactory(registry: registry), { registry.emitToString() }),
         onListening: {

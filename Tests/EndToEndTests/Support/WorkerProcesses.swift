@@ -63,15 +63,18 @@ struct WorkerProcesses {
     return WorkerProcesses(dir: dir, sim: sim, environment: ["WORKERS_TEST_KEY": try key.pkcs8PEM()])
   }
 
-  /// Starts a worker process (it may refuse to start: see `finish()`).
-  func launch() throws -> ChildProcess {
-    try ChildProcess(["worker", "--config", config, "--log-level", "warning"], environment: environment)
+  /// Starts a worker process (it may refuse to start: see `finish()`), with `--create` unless
+  /// `create` is false (then the database must exist).
+  func launch(create: Bool = true, arguments: [String] = []) throws -> ChildProcess {
+    try ChildProcess(
+      ["worker", "--config", config, "--log-level", "warning"] + (create ? ["--create"] : []) + arguments,
+      environment: environment)
   }
 
   /// Starts a worker and waits until it listens; returns it with its notification port and its
   /// admin port (`/health`, `/metrics`).
-  func start() async throws -> (process: ChildProcess, port: Int, adminPort: Int) {
-    let worker = try launch()
+  func start(create: Bool = true) async throws -> (process: ChildProcess, port: Int, adminPort: Int) {
+    let worker = try launch(create: create)
     guard let line = await worker.waitForLine(containing: "notifications on") else {
       worker.terminate()
       throw WorkerDidNotStart(stderr: worker.finish().stderr)
