@@ -27,7 +27,7 @@ extension SQLiteWorkerStorage {
   /// The last event an endpoint acknowledged; a new endpoint starts after the newest event, so it
   /// receives what happens from now on rather than the whole history.
   public func webhookCursor(endpoint: String, nowMs: Int64) async throws -> Int64 {
-    try await writer.write { db in
+    try await fencedWrite { db in
       let existing = try db.prepare("SELECT last_event_id FROM webhook_cursors WHERE endpoint = ?").rows([
         .text(endpoint)
       ]) {
@@ -43,7 +43,7 @@ extension SQLiteWorkerStorage {
   }
 
   public func advanceWebhookCursor(endpoint: String, to eventId: Int64, nowMs: Int64) async throws {
-    try await writer.write { db in
+    try await fencedWrite { db in
       try db.execute(
         "UPDATE webhook_cursors SET last_event_id = MAX(last_event_id, ?), updated_at_ms = ? WHERE endpoint = ?",
         [.integer(eventId), .integer(nowMs), .text(endpoint)])

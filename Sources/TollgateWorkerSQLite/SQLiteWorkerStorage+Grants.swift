@@ -20,7 +20,7 @@ extension SQLiteWorkerStorage {
     userId: String, entitlement: String, expiresAtMs: Int64, note: String?, nowMs: Int64,
     recompute: @escaping EntitlementRecompute
   ) async throws -> Int64 {
-    try await writer.write { db in
+    try await fencedWrite { db in
       try db.execute(
         "INSERT INTO grants (user_id, entitlement, granted_at_ms, expires_at_ms, note) VALUES (?, ?, ?, ?, ?)",
         [.text(userId), .text(entitlement), .integer(nowMs), .integer(expiresAtMs), DatabaseValue(note)])
@@ -34,7 +34,7 @@ extension SQLiteWorkerStorage {
   public func revokeGrants(userId: String, entitlement: String, nowMs: Int64, recompute: @escaping EntitlementRecompute)
     async throws -> Int
   {
-    try await writer.write { db in
+    try await fencedWrite { db in
       try db.execute(
         "UPDATE grants SET revoked_at_ms = ? WHERE user_id = ? AND entitlement = ? AND revoked_at_ms IS NULL",
         [.integer(nowMs), .text(userId), .text(entitlement)])

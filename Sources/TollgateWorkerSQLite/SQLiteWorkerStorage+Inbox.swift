@@ -32,7 +32,7 @@ extension SQLiteWorkerStorage {
   /// Claims up to `limit` due items (pending and due, or processing with an expired lease: a
   /// worker that died mid-item), leasing them for `leaseMs`.
   public func claimInbox(nowMs: Int64, limit: Int, leaseMs: Int64) async throws -> [InboxItem] {
-    try await writer.write { db in
+    try await fencedWrite { db in
       let items = try db.prepare(
         """
         SELECT id, kind, store, user_id, payload, attempts, received_at_ms FROM inbox
@@ -58,7 +58,7 @@ extension SQLiteWorkerStorage {
 
   /// Puts an item back to be tried again at `atMs` (store trouble); nothing else changes.
   public func retryInbox(id: Int64, atMs: Int64, error: String) async throws {
-    try await writer.write { db in
+    try await fencedWrite { db in
       try db.execute(
         "UPDATE inbox SET status = 'pending', next_attempt_at_ms = ?, lease_until_ms = NULL, last_error = ? WHERE id = ?",
         [.integer(atMs), .text(error), .integer(id)])
@@ -67,7 +67,7 @@ extension SQLiteWorkerStorage {
 
   /// Ends an item without a subscription change (rejected, a TEST notification, …).
   public func finishInbox(id: Int64, state: SubmissionState, outcome: String, nowMs: Int64) async throws {
-    try await writer.write { db in
+    try await fencedWrite { db in
       try Self.finish(db, id: id, state: state, outcome: outcome, nowMs: nowMs)
     }
   }

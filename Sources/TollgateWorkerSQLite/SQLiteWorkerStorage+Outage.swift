@@ -6,7 +6,7 @@ extension SQLiteWorkerStorage {
   /// After an outage of `store` ends: its pending inbox items that failed before and its postponed
   /// checks become due at `nowMs`, in one transaction; returns how many.
   public func expediteRetries(store: Store, routes: [String], nowMs: Int64) async throws -> Int {
-    try await writer.write { db in
+    try await fencedWrite { db in
       let names = [store.rawValue] + routes
       let placeholders = names.map { _ in "?" }.joined(separator: ", ")
       try db.execute(

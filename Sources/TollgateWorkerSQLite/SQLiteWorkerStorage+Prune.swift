@@ -3,7 +3,7 @@ import TollgateWorker
 
 extension SQLiteWorkerStorage {
   public func prune(_ plan: PrunePlan) async throws -> PruneCounts {
-    try await writer.write { db in
+    try await fencedWrite { db in
       var counts = PruneCounts()
       try db.execute(
         """

@@ -61,7 +61,7 @@ extension SQLiteWorkerStorage {
 
   /// After a failed store call: try again at `untilMs`; the verified state stays as it is.
   public func postponeCheck(store: Store, purchaseId: String, untilMs: Int64, failures: Int) async throws {
-    try await writer.write { db in
+    try await fencedWrite { db in
       try db.execute(
         "UPDATE subscriptions SET next_check_at_ms = ?, failures = ? WHERE store = ? AND store_subscription_id = ?",
         [.integer(untilMs), .integer(Int64(failures)), .text(store.rawValue), .text(purchaseId)])
@@ -70,7 +70,7 @@ extension SQLiteWorkerStorage {
 
   /// Makes every subscription of `userId` due now; returns how many.
   public func requestReverify(userId: String, nowMs: Int64) async throws -> Int {
-    try await writer.write { db in
+    try await fencedWrite { db in
       try db.execute(
         "UPDATE subscriptions SET next_check_at_ms = ? WHERE user_id = ?", [.integer(nowMs), .text(userId)])
       return db.changes
@@ -88,7 +88,7 @@ extension SQLiteWorkerStorage {
   public func apply(_ change: SubscriptionChange, recompute: @escaping EntitlementRecompute) async throws
     -> RecordChanges
   {
-    try await writer.write { db in
+    try await fencedWrite { db in
       let subscriptionRowId = try Self.upsert(db, change.subscription, nowMs: change.nowMs)
       try Self.upsert(
         db, transactions: change.transactions, subscriptionRowId: subscriptionRowId, store: change.subscription.store,

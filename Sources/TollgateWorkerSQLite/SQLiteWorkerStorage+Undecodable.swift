@@ -16,7 +16,7 @@ extension SQLiteWorkerStorage {
         "error": "\(error)",
         "retry.in_ms": "\(Self.undecodableRetryMs)",
       ])
-    try await writer.write { db in
+    try await fencedWrite { db in
       try db.execute(
         "UPDATE subscriptions SET next_check_at_ms = ? WHERE store = ? AND store_subscription_id = ?",
         [.integer(nowMs + Self.undecodableRetryMs), .text(store), .text(purchaseId)])

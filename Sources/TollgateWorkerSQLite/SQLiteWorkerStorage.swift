@@ -1,4 +1,5 @@
 import Logging
+import Synchronization
 import TollgateCore
 import TollgateStorage
 import TollgateWorker
@@ -16,6 +17,9 @@ public final class SQLiteWorkerStorage: WorkerStorage {
   public let path: String
   let writer: SerializedConnection
   let logger: Logger
+  /// The worker lease this storage took (`takeWorkerLease`), which every worker write checks
+  /// inside its transaction; nil until then (the admin commands never take it).
+  let fence = Mutex<LeaseFence?>(nil)
 
   /// Opens the database at `path` and applies pending migrations. It creates the database only
   /// with `create` (`tollgate worker --create`, tests, the demo); without it (`tollgate worker`,
@@ -43,7 +47,7 @@ public final class SQLiteWorkerStorage: WorkerStorage {
 
   public func saveCatalog(_ catalog: ProductCatalog, nowMs: Int64) async throws {
     let json = String(decoding: try JSONEncoder().encode(catalog), as: UTF8.self)
-    try await writer.write { db in
+    try await fencedWrite { db in
       try db.execute(
         """
         INSERT INTO catalog (id, catalog_json, saved_at_ms) VALUES (1, ?, ?)

@@ -19,6 +19,44 @@ import TollgateWorkerSQLite
 /// applying it.
 @Suite("Worker crash", .serialized)
 struct WorkerCrashTests {
+  @Test("kill -9 with submissions in flight: the restarted worker takes them up at once, not after their 60 s lease")
+  func inFlightReclaimed() async throws {
+    let workers = try await WorkerProcesses.make(prefix: "tollgate-reclaim")
+    let sim = workers.sim
+    var worker = try await workers.start().process
+    defer { worker.terminate() }
+    let storage = try SQLiteWorkerStorage(path: workers.database, nowMs: 1, create: false)
+    let inbox = try SQLiteEntitlementStorage(path: workers.database, nowMs: 1)
+    // Apple answers slowly, so the submissions are in flight when the worker is killed.
+    try sim.addFault(FaultRule(target: "apple.api", mode: .slow, count: nil, delayMs: 5_000))
+    for user in ["alice", "bob"] {
+      let purchase = try await sim.purchase(
+        .init(productId: Stack.premium, bundleId: Stack.bundleId, environment: "Sandbox"))
+      _ = try await inbox.submitPurchase(
+        PurchaseSubmission(userId: user, store: .appStore, receipt: purchase.signedTransaction),
+        nowMs: SystemClock.nowMs())
+    }
+    let inFlight = try await eventually { try await storage.inboxCounts() == ["processing": 2] }
+    let claimed = try await storage.inboxCounts()
+    #expect(inFlight != nil, "the submissions were never claimed: \(claimed)")
+    kill(worker.process.processIdentifier, SIGKILL)
+    worker.process.waitUntilExit()
+    sim.clearFaults()
+
+    // The restarted worker (this machine, the killed one's process gone) takes the lease over and,
+    // with it, the items the killed one had claimed: its writes are fenced off, so they need not
+    // wait out their 60 s lease.
+    worker = try await workers.start().process
+    let verified = try await eventually(timeout: .seconds(20)) {
+      try await storage.inboxCounts() == ["verified": 2]
+    }
+    let counts = try await storage.inboxCounts()
+    #expect(verified != nil, "in-flight items waited for their lease: \(counts)")
+    worker.terminate()
+    _ = worker.finish()
+    await workers.remove()
+  }
+
   @Test("kill -9 after a notification is stored but before it is applied: after restart it lands, exactly once")
   func killNine() async throws {
     let workers = try await WorkerProcesses.make(prefix: "tollgate-crash", receivingNotifications: true)

@@ -13,6 +13,7 @@ public enum Schema {
     migrator.register("v8-entitlement-replaces", v8)
     migrator.register("v9-store-user-id", v9)
     migrator.register("v10-inbox-pending-by-user", v10)
+    migrator.register("v11-worker-lease-generation", v11)
     return migrator
   }
 
@@ -247,5 +248,12 @@ public enum Schema {
       CREATE INDEX inbox_pending_by_user ON inbox (user_id)
       WHERE kind = 'purchase' AND status IN ('pending', 'processing');
       """)
+  }
+
+  static let v11: Migrator.Body = { db in
+    // The worker lease's fencing token: counts every take of the lease, so that a worker that lost
+    // it (paused past its heartbeat, then resumed) finds (owner_id, generation) changed inside each
+    // write's transaction and writes nothing (issue 24).
+    try db.execute("ALTER TABLE worker_lease ADD COLUMN generation INTEGER NOT NULL DEFAULT 0")
   }
 }

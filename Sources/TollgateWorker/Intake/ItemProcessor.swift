@@ -25,6 +25,9 @@ struct ItemProcessor: Sendable {
       stats.verified()
     } catch let failure as StoreFailure {
       await handle(failure, item: item)
+    } catch let error as WorkerLeaseError {
+      // Another worker took the lease over: nothing was written; the item is theirs now.
+      logger.notice("an inbox item was not written: \(error)", metadata: ["inbox.id": "\(item.id)"])
     } catch {
       // Storage trouble: the item stays leased and comes back when the lease ends.
       logger.error("processing an inbox item failed", metadata: ["inbox.id": "\(item.id)", "error": "\(error)"])
@@ -89,6 +92,8 @@ struct ItemProcessor: Sendable {
         logger.warning("store unavailable; will retry", metadata: metadata)
       }
       try await storage.retryInbox(id: item.id, atMs: now + delay, error: failure.message)
+    } catch let error as WorkerLeaseError {
+      logger.notice("an inbox item's outcome was not written: \(error)", metadata: ["inbox.id": "\(item.id)"])
     } catch {
       logger.error("recording an inbox outcome failed", metadata: ["inbox.id": "\(item.id)", "error": "\(error)"])
     }

@@ -108,31 +108,12 @@ public final class VerifierWorker: Service, Sendable {
     try await lease.acquire()
     // The admin commands recompute entitlements with the catalog the worker runs with.
     try await storage.saveCatalog(catalog, nowMs: nowMs())
-    let (notifications, admin) = makeListeners()
-    try await withThrowingDiscardingTaskGroup { group in
-      group.addTask {
-        try await Self.run(notifications, key: "worker.listen", address: self.listen, bound: self.boundPort)
-      }
-      group.addTask {
-        try await Self.run(admin, key: "worker.adminListen", address: self.adminListen, bound: self.adminBoundPort)
-      }
-      if let onListening = self.onListening {
-        group.addTask {
-          let ports = (await self.boundPort.value(), await self.adminBoundPort.value())
-          if ports.0 != 0 && ports.1 != 0 { onListening(ports.0, ports.1) }
-        }
-      }
-      group.addTask { await cancelWhenGracefulShutdown { await self.loop() } }
-      group.addTask { await cancelWhenGracefulShutdown { await self.webhooks.run() } }
-      group.addTask { await cancelWhenGracefulShutdown { await self.sweeper.run() } }
-      group.addTask { await cancelWhenGracefulShutdown { await self.housekeeping.run() } }
-      // Renewed until graceful shutdown, then released; losing it to another worker stops this one.
-      group.addTask { try await cancelWhenGracefulShutdown { try await self.lease.keepRenewed() } }
-    }
+    try await runParts()
   }
 
-  /// Processes due inbox items and due subscriptions; sleeps when there is nothing to do.
-  func loop() async {
+  /// Processes due inbox items and due subscriptions; sleeps when there is nothing to do. Throws
+  /// `WorkerLeaseError` when a write finds the lease taken over: this worker must step down.
+  func loop() async throws {
     let clock = ContinuousClock()
     var gaugeUpdatedAt = clock.now - .seconds(10)
     while !Task.isCancelled {
@@ -154,6 +135,8 @@ public final class VerifierWorker: Service, Sendable {
         await withTaskGroup(of: Void.self) { group in
           for subscription in due { group.addTask { await self.rescheduler.reverify(subscription) } }
         }
+      } catch let error as WorkerLeaseError {
+        throw error
       } catch {
         logger.error("the worker loop could not read storage", metadata: ["error": "\(error)"])
       }

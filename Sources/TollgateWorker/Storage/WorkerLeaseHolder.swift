@@ -12,9 +12,14 @@ public struct WorkerLeaseHolder: Sendable, Hashable {
   public var acquiredAtMs: Int64
   /// When the holder last renewed the lease (wall-clock ms).
   public var heartbeatAtMs: Int64
+  /// The fencing token: the storage counts every take of the lease (set by `takeWorkerLease`,
+  /// ignored when passed to it). Together with `ownerId`, what every write of the holder checks
+  /// inside its transaction (`WorkerStorage`, "Fencing").
+  public var generation: Int64
 
   public init(
-    ownerId: String, host: String, pid: Int32, processScope: String, acquiredAtMs: Int64, heartbeatAtMs: Int64
+    ownerId: String, host: String, pid: Int32, processScope: String, acquiredAtMs: Int64, heartbeatAtMs: Int64,
+    generation: Int64 = 0
   ) {
     self.ownerId = ownerId
     self.host = host
@@ -22,5 +27,6 @@ public struct WorkerLeaseHolder: Sendable, Hashable {
     self.processScope = processScope
     self.acquiredAtMs = acquiredAtMs
     self.heartbeatAtMs = heartbeatAtMs
+    self.generation = generation
   }
 }

@@ -8,6 +8,19 @@ import TollgateCore
 /// Storage never calls into the worker: where entitlements must be recomputed inside the write
 /// of a change, the worker hands over an `EntitlementRecompute` that an implementation runs inside
 /// its transaction.
+///
+/// **Fencing (one writer per database).** Once `takeWorkerLease` succeeded on a storage value,
+/// every write through it except `storeNotification` (claims, `apply`, inbox finish and retry,
+/// postponed checks, grants, webhook cursors, pruning, the catalog, and any write added later)
+/// checks, inside its own transaction, that the lease row still names that holder's `ownerId`
+/// and the `generation` the take gave it. When it does not (another worker took the lease over
+/// while this one was paused past its heartbeat: SIGSTOP, a VM stall), the write changes nothing
+/// and throws `WorkerLeaseError` with code `.lost`; the worker stops processing and steps down.
+/// A check before the transaction is not enough: the pause can fall between the check and the
+/// commit. Each take of the lease increments `generation`, and hands the previous holder's
+/// claimed inbox items back (pending, due at once): that holder can no longer write, so they need
+/// not wait out their lease. A storage that never took the lease (the admin commands) writes
+/// unfenced. Storing a notification stays unfenced: it only adds to the inbox, deduplicated.
 public protocol WorkerStorage: Sendable {
   // MARK: Inbox
 
@@ -101,7 +114,9 @@ public protocol WorkerStorage: Sendable {
   func workerLease() async throws -> WorkerLeaseHolder?
 
   /// Takes the lease for `holder` if it is still held by `previousOwnerId` (nil: held by nobody);
-  /// false when another worker got there first. Atomic.
+  /// false when another worker got there first. Atomic. On success it increments the lease's
+  /// `generation`, makes the previous holder's claimed inbox items pending again, and fences
+  /// every later write through this storage by the lease ("Fencing" above).
   func takeWorkerLease(_ holder: WorkerLeaseHolder, replacing previousOwnerId: String?) async throws -> Bool
 
   /// Writes the holder's heartbeat; false when `ownerId` no longer holds the lease (taken over).

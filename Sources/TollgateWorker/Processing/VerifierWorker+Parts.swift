@@ -1,0 +1,62 @@
+import Hummingbird
+import ServiceLifecycle
+
+extension VerifierWorker {
+  /// Runs the worker's parts (the two listeners, the inbox loop, webhooks, the sweep,
+  /// housekeeping and the lease's heartbeat) as a service group of their own, and stops them all
+  /// by graceful shutdown, never by cancellation: on SIGTERM, and also when a part fails (the
+  /// lease taken over by another worker, a listener that cannot listen).
+  ///
+  /// Cancelling a Hummingbird listener drops the connections it accepted but did not hand to a
+  /// handler yet, and each one's `NIOAsyncWriter` then traps in its deinit (SIGILL): a worker that
+  /// resumed after a pause (SIGSTOP) past its lease, with connections queued in its backlog,
+  /// crashed so when its lease error cancelled everything (issue 24). A graceful shutdown stops
+  /// accepting and lets every accepted connection finish instead.
+  ///
+  /// Parts stop in the reverse of the order below: the notification listener first (no new
+  /// work), then the inbox loop (items in flight finish), the background parts, the admin
+  /// listener, and the lease last, released once nothing is left to write.
+  func runParts() async throws {
+    let (notifications, admin) = makeListeners()
+    let parts: [WorkerPart] = [
+      WorkerPart("worker lease") { try await cancelWhenGracefulShutdown { try await self.lease.keepRenewed() } },
+      WorkerPart("admin listener") {
+        try await Self.run(admin, key: "worker.adminListen", address: self.adminListen, bound: self.adminBoundPort)
+      },
+      WorkerPart("webhooks") { await cancelWhenGracefulShutdown { await self.webhooks.run() } },
+      WorkerPart("store sweep") { await cancelWhenGracefulShutdown { await self.sweeper.run() } },
+      WorkerPart("housekeeping") { await cancelWhenGracefulShutdown { await self.housekeeping.run() } },
+      WorkerPart("inbox loop") { try await cancelWhenGracefulShutdown { try await self.loop() } },
+      WorkerPart("notification listener") {
+        try await Self.run(notifications, key: "worker.listen", address: self.listen, bound: self.boundPort)
+      },
+    ]
+    var services = parts.map {
+      ServiceGroupConfiguration.ServiceConfiguration(
+        service: $0, successTerminationBehavior: .gracefullyShutdownGroup,
+        failureTerminationBehavior: .gracefullyShutdownGroup)
+    }
+    if let onListening {
+      let announcement = WorkerPart("listening announcement") {
+        let ports = (await self.boundPort.value(), await self.adminBoundPort.value())
+        if ports.0 != 0 && ports.1 != 0 { onListening(ports.0, ports.1) }
+      }
+      services.append(.init(service: announcement, successTerminationBehavior: .ignore))
+    }
+    let group = ServiceGroup(configuration: ServiceGroupConfiguration(services: services, logger: logger))
+    try await group.run()
+  }
+}
+
+/// One long-running part of the worker, as a `Service` of the worker's own group.
+struct WorkerPart: Service, CustomStringConvertible {
+  let description: String
+  let body: @Sendable () async throws -> Void
+
+  init(_ name: String, _ body: @escaping @Sendable () async throws -> Void) {
+    self.description = name
+    self.body = body
+  }
+
+  func run() async throws { try await body() }
+}
