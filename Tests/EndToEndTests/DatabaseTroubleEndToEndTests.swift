@@ -81,6 +81,21 @@ struct DatabaseTroubleEndToEndTests {
     }
   }
 
+  @Test("the service's -wal and -shm files deleted under it: Health says NOT_SERVING; a submission is UNAVAILABLE")
+  func serviceWALDeleted() async throws {
+    let expires = SystemClock.nowMs() + 3_600_000
+    try await withService(seed: [.sample(userId: "alice", expiresAtMs: expires)]) { service in
+      #expect(try await service.client.health().status == .serving)
+      for suffix in ["-wal", "-shm"] { try FileManager.default.removeItem(atPath: service.databasePath + suffix) }
+      let health = try await waitForHealth(service.client) { $0.status == .notServing }
+      #expect(health.reason.contains("write-ahead log"), "\(health.reason)")
+      #expect(health.reason.contains(service.databasePath + "-wal"))
+      // A submission would be stored in a log nobody reads after a restart: refused, not acknowledged.
+      try await expectSubmissionUnavailable(service.client)
+      #expect(try await service.client.isSubscriber(userId: "alice", entitlement: "premium").active)
+    }
+  }
+
   @Test("another file renamed over the service's database: Health says NOT_SERVING and why")
   func serviceFileReplaced() async throws {
     try await withService { service in
@@ -143,6 +158,28 @@ struct DatabaseTroubleEndToEndTests {
     #expect(rename(workers.dir.file("other.sqlite"), workers.database) == 0)
     #expect(try await httpRequest("POST", port: port, path: "/notifications/apple/v2", body: body).status == 503)
     #expect(try await httpRequest("GET", port: adminPort, path: "/health").body.contains("was replaced"))
+    worker.terminate()
+    _ = worker.finish()
+    await workers.remove()
+  }
+
+  @Test("the worker's -wal and -shm files deleted under it: notifications get 503 and /health says why")
+  func workerWALDeleted() async throws {
+    let workers = try await WorkerProcesses.make()
+    let (worker, port, adminPort) = try await workers.start()
+    defer { worker.terminate() }
+    // The service has the database open too, as in production.
+    let service = try SQLiteEntitlementStorage(path: workers.database, nowMs: 1, create: false)
+    let body = Data(#"{"signedPayload":"x.y.z"}"#.utf8)
+    #expect(try await httpRequest("GET", port: adminPort, path: "/health").status == 200)
+
+    for suffix in ["-wal", "-shm"] { try FileManager.default.removeItem(atPath: workers.database + suffix) }
+    #expect(try await httpRequest("POST", port: port, path: "/notifications/apple/v2", body: body).status == 503)
+    let health = try await httpRequest("GET", port: adminPort, path: "/health")
+    #expect(health.status == 503)
+    #expect(health.body.contains("not_serving"))
+    #expect(health.body.contains("write-ahead log"), "\(health.body)")
+    #expect(service.fileProblem()?.message.contains("write-ahead log") == true)
     worker.terminate()
     _ = worker.finish()
     await workers.remove()

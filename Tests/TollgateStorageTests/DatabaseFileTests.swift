@@ -73,6 +73,39 @@ struct DatabaseFileTests {
     await #expect(throws: DatabaseFileError.self) { try await storage.submitPurchase(submission, nowMs: 2) }
   }
 
+  @Test("after the -wal and -shm files are deleted under a running process, writes are refused (issue 24)")
+  func walDeleted() async throws {
+    let dir = try TemporaryDirectory()
+    defer { dir.remove() }
+    let path = dir.file("db.sqlite")
+    let storage = try SQLiteEntitlementStorage(path: path, nowMs: 1)
+    _ = try await storage.submitPurchase(submission, nowMs: 1)
+    #expect(storage.fileProblem() == nil)
+    for suffix in ["-wal", "-shm"] { try FileManager.default.removeItem(atPath: path + suffix) }
+    let error = try #require(storage.fileProblem())
+    #expect(error.code == .deleted)
+    #expect(error.message.contains(path + "-wal"))
+    #expect(error.message.contains("write-ahead log"))
+    await #expect(throws: DatabaseFileError.self) { try await storage.submitPurchase(submission, nowMs: 2) }
+  }
+
+  @Test("a -wal deleted while a write is in its transaction: the commit is not acknowledged")
+  func walDeletedDuringWrite() async throws {
+    let dir = try TemporaryDirectory()
+    defer { dir.remove() }
+    let path = dir.file("db.sqlite")
+    let writer = try TollgateDatabase.open(path: path, label: "t", nowMs: 1)
+    try await writer.write { db in try db.execute("CREATE TABLE notes (text TEXT)") }
+    let error = await #expect(throws: DatabaseFileError.self) {
+      try await writer.write { db in
+        // After the look before the transaction, before the commit.
+        try FileManager.default.removeItem(atPath: path + "-wal")
+        try db.execute("INSERT INTO notes VALUES ('lost')")
+      }
+    }
+    #expect(error?.message.contains("write-ahead log") == true)
+  }
+
   @Test("after another file is renamed over the path, writes are refused and the problem names it")
   func replaced() async throws {
     let dir = try TemporaryDirectory()

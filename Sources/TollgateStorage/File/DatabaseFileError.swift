@@ -51,6 +51,31 @@ public struct DatabaseFileError: Error, Sendable, CustomStringConvertible {
         + "restore the file and restart this process")
   }
 
+  /// What SQLite keeps beside the database at `path` (its `-wal` or `-shm` file).
+  static func sidecarName(_ path: String) -> String {
+    path.hasSuffix("-wal") ? "write-ahead log" : "shared-memory index"
+  }
+
+  static func sidecarDeleted(_ path: String, database: String) -> DatabaseFileError {
+    DatabaseFileError(
+      code: .deleted, path: path,
+      message:
+        "the database's \(sidecarName(path)) \(path) was deleted while this process had \(database) open; "
+        + "commits go to a file nobody reads after a restart and would be lost: stop every process using "
+        + "\(database), check it (PRAGMA integrity_check) or restore a backup, then start them again")
+  }
+
+  static func sidecarReplaced(_ path: String, database: String, opened: FileIdentity, now: FileIdentity)
+    -> DatabaseFileError
+  {
+    DatabaseFileError(
+      code: .replaced, path: path,
+      message:
+        "the database's \(sidecarName(path)) \(path) was replaced while this process had \(database) open "
+        + "(opened \(opened), now \(now)); commits would be lost: stop every process using \(database), "
+        + "check it (PRAGMA integrity_check) or restore a backup, then start them again")
+  }
+
   static func replaced(_ path: String, opened: FileIdentity, now: FileIdentity) -> DatabaseFileError {
     DatabaseFileError(
       code: .replaced, path: path,

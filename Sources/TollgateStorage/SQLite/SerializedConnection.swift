@@ -29,11 +29,15 @@ public final class SerializedConnection: @unchecked Sendable {
 
   /// Runs `body` on the connection's queue inside `BEGIN IMMEDIATE … COMMIT`. Throws a
   /// `DatabaseFileError` instead when the path no longer names the opened file (deleted or
-  /// replaced): a write there would be acknowledged and then lost.
+  /// replaced), or its `-wal`/`-shm` files are gone or others: a write there would be
+  /// acknowledged and then lost. The `-wal` file is looked at again after the commit, so a write
+  /// that landed in a deleted log is not acknowledged either.
   public func write<T: Sendable>(_ body: @escaping @Sendable (Connection) throws -> T) async throws -> T {
     try await read { connection in
       if let problem = self.file.problem() { throw problem }
-      return try connection.transaction(body)
+      let result = try connection.transaction(body)
+      if let problem = self.file.problemAfterCommit() { throw problem }
+      return result
     }
   }
 

@@ -14,6 +14,8 @@ public enum TollgateDatabase {
       if !options.create, try !Self.hasSchema(db) { throw DatabaseFileError.notTollgate(path, hint: hint) }
       try Schema.migrator.migrate(db, nowMs: nowMs)
     }
+    // The migrations' transactions opened the `-wal` and `-shm` files: remember which they are.
+    _ = connection.file.problem()
     return connection
   }
 
