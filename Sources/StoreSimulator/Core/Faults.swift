@@ -50,10 +50,14 @@ public struct FaultRule: Sendable, Hashable, Codable {
   /// `amazon.rvs` only: the status `error500` answers (500, 503 or 504; default 500) and
   /// `unauthorized` answers (496 invalid shared secret, the default, or 497 invalid user id).
   public var status: Int?
+  /// The share of the target's requests the rule applies to, in (0, 1]; nil: every request.
+  /// Deterministic: of the first n requests it meets, floor(n × fraction) are faulted (0.05: the
+  /// 20th, the 40th, …); the others get the real answer. `count` counts faulted requests only.
+  public var fraction: Double?
 
   public init(
     target: String, mode: Mode, count: Int? = 1, retryAfterSeconds: Int? = nil, delayMs: Int? = nil,
-    status: Int? = nil
+    status: Int? = nil, fraction: Double? = nil
   ) {
     self.target = target
     self.mode = mode
@@ -61,6 +65,7 @@ public struct FaultRule: Sendable, Hashable, Codable {
     self.retryAfterSeconds = retryAfterSeconds
     self.delayMs = delayMs
     self.status = status
+    self.fraction = fraction
   }
 
   public static let targets = [
@@ -98,6 +103,8 @@ public struct AppliedFault: Sendable, Hashable, Codable {
 final class FaultInjector: Sendable {
   private struct State {
     var rules: [FaultRule] = []
+    /// For each rule (same index): how many requests it met (for `fraction`).
+    var met: [Int] = []
     var applied: [AppliedFault] = []
   }
 
@@ -132,10 +139,21 @@ final class FaultInjector: Sendable {
     if rule.mode == .stall, let delayMs = rule.delayMs, delayMs > FaultRule.maximumStallMs {
       throw .invalid("a stall is capped at \(FaultRule.maximumStallMs) ms")
     }
-    state.withLock { $0.rules.append(rule) }
+    if let fraction = rule.fraction, !(fraction > 0 && fraction <= 1) {
+      throw .invalid("fraction must be greater than 0 and at most 1")
+    }
+    state.withLock {
+      $0.rules.append(rule)
+      $0.met.append(0)
+    }
   }
 
-  func clear() { state.withLock { $0.rules.removeAll() } }
+  func clear() {
+    state.withLock {
+      $0.rules.removeAll()
+      $0.met.removeAll()
+    }
+  }
 
   var active: [FaultRule] { state.withLock { $0.rules } }
 
@@ -150,8 +168,18 @@ final class FaultInjector: Sendable {
         return nil
       }
       let rule = state.rules[index]
+      if let fraction = rule.fraction {
+        let met = state.met[index]
+        state.met[index] = met + 1
+        guard Int(Double(met + 1) * fraction) > Int(Double(met) * fraction) else { return nil }
+      }
       if let count = rule.count {
-        if count <= 1 { state.rules.remove(at: index) } else { state.rules[index].count = count - 1 }
+        if count <= 1 {
+          state.rules.remove(at: index)
+          state.met.remove(at: index)
+        } else {
+          state.rules[index].count = count - 1
+        }
       }
       if state.applied.count >= Self.appliedLimit { state.applied.removeFirst(state.applied.count / 2) }
       state.applied.append(

@@ -2,6 +2,13 @@ import Synchronization
 
 /// Bounds how many calls to one store are in flight at once. Releasing is synchronous (a lock,
 /// no actor hop), so a gateway releases in a `defer` without spawning a task.
+///
+/// A call that is still running after `overtimeAfter` gives its permit back early and goes on
+/// outside the bound: a store that hangs on some calls (each one waits for its HTTP timeout)
+/// would otherwise hold every permit with hung calls and stop the calls of every other chain
+/// behind them (issue 24: with 5% of calls hanging, throughput fell 19–42×). Calls past their
+/// overtime are bounded by the worker's in-flight items (`VerifierWorker.loop`), each of which
+/// makes one store call at a time.
 public final class StoreCallLimiter: Sendable {
   private struct State {
     var permits: Int
@@ -9,16 +16,35 @@ public final class StoreCallLimiter: Sendable {
   }
 
   private let state: Mutex<State>
+  private let overtimeAfter: Duration
 
-  public init(permits: Int) {
+  public init(permits: Int, overtimeAfter: Duration = .seconds(2)) {
     state = Mutex(State(permits: permits))
+    self.overtimeAfter = overtimeAfter
   }
 
-  /// Runs `body` once a permit is free, and frees it after.
+  /// Runs `body` once a permit is free, and frees it after (or once `body` has run for
+  /// `overtimeAfter`, whichever is first).
   public func withPermit<T: Sendable, E: Error>(_ body: () async throws(E) -> T) async throws(E) -> T {
     await acquire()
-    defer { release() }
-    return try await body()
+    let permit = Permit()
+    let result = await withTaskGroup(of: Void.self, returning: Result<T, E>.self) { group in
+      group.addTask {
+        // Overtime: the permit goes back while the call goes on.
+        do { try await Task.sleep(for: self.overtimeAfter) } catch { return }
+        self.release(permit)
+      }
+      let result: Result<T, E>
+      do throws(E) {
+        result = .success(try await body())
+      } catch {
+        result = .failure(error)
+      }
+      group.cancelAll()
+      return result
+    }
+    release(permit)
+    return try result.get()
   }
 
   private func acquire() async {
@@ -35,7 +61,9 @@ public final class StoreCallLimiter: Sendable {
     }
   }
 
-  private func release() {
+  /// Gives `permit` back, once (the call ended, or ran into its overtime).
+  private func release(_ permit: Permit) {
+    guard !permit.released.exchange(true, ordering: .acquiringAndReleasing) else { return }
     let next = state.withLock { state -> CheckedContinuation<Void, Never>? in
       if state.waiters.isEmpty {
         state.permits += 1
@@ -44,5 +72,10 @@ public final class StoreCallLimiter: Sendable {
       return state.waiters.removeFirst()  // the permit is handed over
     }
     next?.resume()
+  }
+
+  /// One call's permit, given back at most once.
+  private final class Permit: Sendable {
+    let released = Atomic<Bool>(false)
   }
 }

@@ -111,39 +111,97 @@ public final class VerifierWorker: Service, Sendable {
     try await runParts()
   }
 
-  /// Processes due inbox items and due subscriptions; sleeps when there is nothing to do. Throws
+  /// How many items and checks the loop keeps in flight per store call permit
+  /// (`worker.storeConcurrency`): most of them wait for their store's permit, and a call that
+  /// hangs holds one of them only.
+  static let inFlightPerPermit = 16
+
+  /// Processes due inbox items and due subscriptions, up to `inFlightPerPermit` ×
+  /// `storeConcurrency` at once, and takes more as soon as any one finishes: an item whose store
+  /// call hangs (until the call's timeout) delays its own chain only, never a batch of others
+  /// (issue 24). Work on one chain stays serialised (`ChainRefresher`'s per-chain lock), and a
+  /// subscription is never checked twice at once. Sleeps `pollMs` when nothing is due. Throws
   /// `WorkerLeaseError` when a write finds the lease taken over: this worker must step down.
   func loop() async throws {
     let clock = ContinuousClock()
     var gaugeUpdatedAt = clock.now - .seconds(10)
-    while !Task.isCancelled {
-      var worked = false
-      do {
+    let limit = max(1, settings.storeConcurrency) * Self.inFlightPerPermit
+    try await withThrowingTaskGroup(of: LoopTask.self) { group in
+      var inFlight = 0
+      var checking: Set<String> = []
+      var ticking = false
+      while !Task.isCancelled {
         if clock.now - gaugeUpdatedAt > .seconds(5) {
           gaugeUpdatedAt = clock.now
           stats.inboxPending.record((try? await storage.inboxCounts()["pending"]) ?? 0)
           unacknowledgedUrgent.record(acknowledgements.counts(nowMs: nowMs()).urgent)
         }
-        let items = try await storage.claimInbox(
-          nowMs: nowMs(), limit: settings.storeConcurrency * 4, leaseMs: settings.leaseMs)
-        worked = !items.isEmpty
-        await withTaskGroup(of: Void.self) { group in
-          for item in items { group.addTask { await self.processor.process(item) } }
+        var started = 0
+        do {
+          if inFlight < limit {
+            let items = try await storage.claimInbox(
+              nowMs: nowMs(), limit: limit - inFlight, leaseMs: settings.leaseMs)
+            for item in items {
+              group.addTask {
+                await self.processor.process(item)
+                return .item
+              }
+            }
+            started += items.count
+            inFlight += items.count
+          }
+          if inFlight < limit {
+            let room = limit - inFlight
+            let due = try await storage.dueSubscriptions(nowMs: nowMs(), limit: room + checking.count)
+              .filter { !checking.contains(LoopTask.key($0)) }.prefix(room)
+            for subscription in due {
+              let key = LoopTask.key(subscription)
+              checking.insert(key)
+              group.addTask {
+                await self.rescheduler.reverify(subscription)
+                return .check(key)
+              }
+            }
+            started += due.count
+            inFlight += due.count
+          }
+        } catch let error as WorkerLeaseError {
+          throw error
+        } catch {
+          logger.error("the worker loop could not read storage", metadata: ["error": "\(error)"])
         }
-        let due = try await storage.dueSubscriptions(nowMs: nowMs(), limit: settings.storeConcurrency * 4)
-        worked = worked || !due.isEmpty
-        await withTaskGroup(of: Void.self) { group in
-          for subscription in due { group.addTask { await self.rescheduler.reverify(subscription) } }
+        // Something started and there is room: more may be due at once.
+        if started > 0 && inFlight < limit { continue }
+        if !ticking {
+          ticking = true
+          group.addTask {
+            try? await Task.sleep(for: .milliseconds(self.settings.pollMs))
+            return .tick
+          }
         }
-      } catch let error as WorkerLeaseError {
-        throw error
-      } catch {
-        logger.error("the worker loop could not read storage", metadata: ["error": "\(error)"])
+        switch try await group.next() {
+        case .tick?: ticking = false
+        case .item?: inFlight -= 1
+        case .check(let key)?:
+          inFlight -= 1
+          checking.remove(key)
+        case nil: break
+        }
       }
-      if !worked {
-        try? await Task.sleep(for: .milliseconds(settings.pollMs))
-      }
+      group.cancelAll()
     }
+  }
+}
+
+/// What finished in the worker loop's task group: an inbox item, a subscription's check (by
+/// store and purchase id), or the poll interval.
+enum LoopTask: Sendable {
+  case item
+  case check(String)
+  case tick
+
+  static func key(_ subscription: StoredSubscription) -> String {
+    "\(subscription.store.rawValue) \(subscription.purchaseId)"
   }
 }
 

@@ -255,6 +255,7 @@ struct StoreSim: AsyncParsableCommand {
     @Option(help: "Retry-After seconds (rateLimit).") var retryAfter: Int?
     @Option(help: "Delay in ms (slow), or the real-time cap of a stall (default 30000).") var delayMs: Int?
     @Option(help: "amazon.rvs: the status of error500 (500, 503, 504) or unauthorized (496, 497).") var status: Int?
+    @Option(help: "Fault only this share of the target's requests, in (0, 1] (0.05: every 20th).") var fraction: Double?
     @Flag(help: "Remove every fault.") var clear = false
     @OptionGroup var sim: Target
 
@@ -266,6 +267,7 @@ struct StoreSim: AsyncParsableCommand {
       if let retryAfter { body["retryAfterSeconds"] = retryAfter }
       if let delayMs { body["delayMs"] = delayMs }
       if let status { body["status"] = status }
+      if let fraction { body["fraction"] = fraction }
       try await sim.call("POST", "/sim/faults", json: body)
     }
   }

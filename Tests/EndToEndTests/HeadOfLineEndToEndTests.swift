@@ -1,0 +1,55 @@
+import Foundation
+import StoreSimulator
+import Testing
+import TollgateCore
+import TollgateStorage
+import TollgateTesting
+import TollgateWorkerSQLite
+
+/// Issue 24: with 5% of store calls hanging, the worker's throughput fell 19–42× (a batch waited
+/// for its slowest call, and hung calls held every store permit). A hanging call must delay only
+/// its own chain. A real `tollgate worker` against the simulator over HTTP.
+@Suite("Head-of-line blocking", .serialized)
+struct HeadOfLineEndToEndTests {
+  @Test("one Apple call in ten hangs: every other submission is verified while the hung calls still hang")
+  func hangingCallsDelayOnlyTheirChains() async throws {
+    let workers = try await WorkerProcesses.make(prefix: "tollgate-hol")
+    let sim = workers.sim
+    let worker = try await workers.start().process
+    defer { worker.terminate() }
+    let storage = try SQLiteWorkerStorage(path: workers.database, nowMs: 1, create: false)
+    let inbox = try SQLiteEntitlementStorage(path: workers.database, nowMs: 1)
+    var receipts: [String] = []
+    for _ in 0..<40 {
+      receipts.append(
+        try await sim.purchase(.init(productId: Stack.premium, bundleId: Stack.bundleId, environment: "Sandbox"))
+          .signedTransaction)
+    }
+    // A hung call gets no answer until the worker gives up on it (its 10 s timeout).
+    try sim.addFault(FaultRule(target: "apple.api", mode: .stall, count: nil, delayMs: 120_000, fraction: 0.1))
+    for (user, receipt) in receipts.enumerated() {
+      _ = try await inbox.submitPurchase(
+        PurchaseSubmission(userId: "user-\(user)", store: .appStore, receipt: receipt), nowMs: SystemClock.nowMs())
+    }
+
+    // Until the first hung call times out (10 s after it began, at the earliest), every chain
+    // whose calls were answered is verified: none waited behind a hung call.
+    var stalls = 0
+    var verified = 0
+    var unblocked = false
+    let deadline = ContinuousClock.now + .seconds(60)
+    while !unblocked && ContinuousClock.now < deadline {
+      let applied = sim.appliedFaults.filter { $0.mode == .stall }
+      stalls = applied.count
+      verified = try await storage.inboxCounts()["verified", default: 0]
+      if let first = applied.first?.realTimeMs, SystemClock.nowMs() > first + 9_000 { break }
+      unblocked = stalls > 0 && verified >= receipts.count - stalls
+      if !unblocked { try await Task.sleep(for: .milliseconds(100)) }
+    }
+    #expect(unblocked, "\(verified) of \(receipts.count) verified with \(stalls) calls hanging")
+    #expect(stalls < receipts.count / 2)
+    worker.terminate()
+    _ = worker.finish()
+    await workers.remove()
+  }
+}

@@ -1,0 +1,57 @@
+import Testing
+import TollgateWorker
+
+@Suite("Store call limiter")
+struct StoreCallLimiterTests {
+  @Test("a call past its overtime gives its permit back: the next call runs while the first still hangs")
+  func overtime() async throws {
+    let limiter = StoreCallLimiter(permits: 1, overtimeAfter: .milliseconds(50))
+    let (hang, release) = AsyncStream.makeStream(of: Void.self)
+    async let hung: Void = limiter.withPermit { for await _ in hang {} }
+    let ranWhileHung = await withTaskGroup(of: Bool.self) { group in
+      group.addTask {
+        // Started after the first call took the only permit.
+        try? await Task.sleep(for: .milliseconds(20))
+        return await limiter.withPermit { true }
+      }
+      group.addTask {
+        try? await Task.sleep(for: .seconds(20))
+        return false
+      }
+      let first = await group.next() ?? false
+      release.finish()  // the hung call ends; a second call still waiting then gets its permit
+      group.cancelAll()
+      return first
+    }
+    await hung
+    #expect(ranWhileHung, "the second call waited for the hung one to end")
+  }
+
+  @Test("calls within their time are bounded: no more than the permits run at once")
+  func bounded() async throws {
+    let limiter = StoreCallLimiter(permits: 2, overtimeAfter: .seconds(60))
+    let running = Running()
+    await withTaskGroup(of: Void.self) { group in
+      for _ in 0..<8 {
+        group.addTask {
+          await limiter.withPermit {
+            await running.enter()
+            try? await Task.sleep(for: .milliseconds(5))
+            await running.leave()
+          }
+        }
+      }
+    }
+    #expect(await running.most <= 2)
+  }
+}
+
+private actor Running {
+  var now = 0
+  var most = 0
+  func enter() {
+    now += 1
+    most = max(most, now)
+  }
+  func leave() { now -= 1 }
+}
