@@ -60,6 +60,30 @@ struct InspectGoogleCommandTests {
     #expect(try summary(unknown.stdout)["entitled"] as? Bool == false)
   }
 
+  @Test("a partial subscriptionsv2 body with no line items is in the state it names: PAUSED is paused, not expired")
+  func partialStateAsNamed() async throws {
+    let dir = try TemporaryDirectory()
+    defer { dir.remove() }
+    let named: [(subscriptionState: String, state: String)] = [
+      ("SUBSCRIPTION_STATE_PAUSED", "paused"), ("SUBSCRIPTION_STATE_ON_HOLD", "on_hold"),
+      ("SUBSCRIPTION_STATE_EXPIRED", "expired"),
+    ]
+    for (index, (subscriptionState, state)) in named.enumerated() {
+      let file = dir.file("partial-\(index).json")
+      let body =
+        #"{"kind": "androidpublisher#subscriptionPurchaseV2", "subscriptionState": "\#(subscriptionState)", "#
+        + #""pausedStateContext": {"autoResumeTime": "2026-10-01T00:00:00Z"}}"#
+      try body.write(toFile: file, atomically: true, encoding: .utf8)
+      let result = try await ChildProcess.runDetached([
+        "inspect", "google-subscription", file, "--at", "1767225600000",
+      ])
+      #expect(result.status == 0, "\(subscriptionState): \(result.stdout) \(result.stderr)")
+      let facts = try summary(result.stdout)
+      #expect(facts["state"] as? String == state, "\(subscriptionState)")
+      #expect(facts["entitled"] as? Bool == false)
+    }
+  }
+
   @Test("a v1 subscription resource on account hold, and one still active")
   func legacySubscription() async throws {
     guard Vectors.shouldRun else { return print(Vectors.skipMessage) }

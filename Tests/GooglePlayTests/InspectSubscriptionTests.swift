@@ -108,6 +108,7 @@ struct InspectSubscriptionTests {
 
     let paused = try Self.summary(Self.v2 + "subscriptionsv2-partial-paused-auto-resume.json", at: at)
     #expect(!paused.entitled)
+    #expect(paused.state == .paused)  // the state it names, though no line item says more
     #expect(!paused.testPurchase)  // "testPurchase": null is no test purchase
     #expect(try Self.inspect(Self.v2 + "subscriptionsv2-partial-paused-auto-resume.json", at: at).isValid)
   }

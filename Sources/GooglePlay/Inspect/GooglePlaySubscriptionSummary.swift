@@ -30,7 +30,13 @@ public struct GooglePlaySubscriptionSummary: Sendable, Hashable {
       subscription: resource, purchaseToken: Self.purchaseToken, packageName: "", asOfMs: atMs)
     let evaluation = SubscriptionLifecycle.evaluate(mapping.history, at: atMs)
     let items = resource.lineItems ?? []
-    state = evaluation.state
+    // A partial body with no period to evaluate is in the state it names (PAUSED is paused, not
+    // expired); it still grants nothing (`entitled`), and `inspect` says why.
+    if mapping.history.transactions.isEmpty, let named = resource.typedSubscriptionState?.namedState {
+      state = named
+    } else {
+      state = evaluation.state
+    }
     entitled = evaluation.isEntitled
     expiresAtMs = items.compactMap(\.expiryTime).max()
     autoRenew = mapping.history.renewalInfo?.willAutoRenew ?? false

@@ -95,6 +95,20 @@ extension GooglePlaySubscriptionState {
     }
   }
 
+  /// The unified state this subscriptionState names by itself, for a resource with no period to
+  /// evaluate (no line item with an expiry): PAUSED is paused, ON_HOLD on hold, whatever else the
+  /// body lacks. `nil` for states that need an expiry to mean anything (CANCELED, PENDING, …).
+  public var namedState: SubscriptionState? {
+    switch self {
+    case .active: .active
+    case .inGracePeriod: .gracePeriod
+    case .onHold: .onHold
+    case .paused: .paused
+    case .expired: .expired
+    case .canceled, .pending, .pendingPurchaseCanceled, .unspecified: nil
+    }
+  }
+
   /// States in which the user has no access now, whatever the expiry says.
   var endsAccess: Bool {
     switch self {
