@@ -6,20 +6,10 @@ extension SQLiteWorkerStorage {
   /// Events after `id`, oldest first.
   public func events(after id: Int64, limit: Int) async throws -> [StoredEvent] {
     try await writer.read { db in
-      try db.prepare(
-        """
-        SELECT id, user_id, kind, store, store_subscription_id, product_id, state, at_ms, detail FROM events
-        WHERE id > ? ORDER BY id LIMIT ?
-        """
-      ).rows([.integer(id), .integer(Int64(limit))]) { row in
-        StoredEvent(
-          id: row.int64(at: 0),
-          event: WorkerEvent(
-            userId: row.optionalString(at: 1), kind: row.string(at: 2),
-            store: Store(rawValue: row.string(at: 3)) ?? .appStore,
-            purchaseId: row.string(at: 4), productId: row.optionalString(at: 5),
-            state: row.optionalString(at: 6).flatMap(SubscriptionState.init(rawValue:)), atMs: row.int64(at: 7),
-            detail: row.optionalString(at: 8)))
+      try db.prepare("SELECT \(Self.eventColumns) FROM events WHERE id > ? ORDER BY id LIMIT ?").rows([
+        .integer(id), .integer(Int64(limit)),
+      ]) { row in
+        StoredEvent(id: row.int64(at: 0), eventId: row.optionalString(at: 9), event: Self.event(row))
       }
     }
   }
@@ -54,15 +44,8 @@ extension SQLiteWorkerStorage {
 
   public func events(userId: String) async throws -> [WorkerEvent] {
     try await writer.read { db in
-      try db.prepare(
-        "SELECT user_id, kind, store, store_subscription_id, product_id, state, at_ms, detail FROM events WHERE user_id = ? ORDER BY id"
-      ).rows([.text(userId)]) { row in
-        WorkerEvent(
-          userId: row.optionalString(at: 0), kind: row.string(at: 1),
-          store: Store(rawValue: row.string(at: 2)) ?? .appStore,
-          purchaseId: row.string(at: 3), productId: row.optionalString(at: 4),
-          state: row.optionalString(at: 5).flatMap(SubscriptionState.init(rawValue:)), atMs: row.int64(at: 6),
-          detail: row.optionalString(at: 7))
+      try db.prepare("SELECT \(Self.eventColumns) FROM events WHERE user_id = ? ORDER BY id").rows([.text(userId)]) {
+        Self.event($0)
       }
     }
   }

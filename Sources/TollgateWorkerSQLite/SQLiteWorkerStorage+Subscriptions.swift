@@ -98,17 +98,7 @@ extension SQLiteWorkerStorage {
         changes[userId] = try Self.recompute(
           db, userId: userId, reason: change.reason, nowMs: change.nowMs, recompute: recompute)
       }
-      let insertEvent = try db.prepare(
-        "INSERT INTO events (user_id, kind, store, store_subscription_id, product_id, state, at_ms, detail) VALUES (?, ?, ?, ?, ?, ?, ?, ?)"
-      )
-      for event in change.events {
-        try insertEvent.bind([
-          DatabaseValue(event.userId), .text(event.kind), .text(event.store.rawValue), .text(event.purchaseId),
-          DatabaseValue(event.productId), DatabaseValue(event.state?.rawValue), .integer(event.atMs),
-          DatabaseValue(event.detail),
-        ])
-        while try insertEvent.step() {}
-      }
+      try Self.insert(db, events: change.events, records: changes, nowMs: change.nowMs)
       if let completes = change.completes {
         try Self.finish(db, id: completes.id, state: completes.state, outcome: completes.outcome, nowMs: change.nowMs)
       }

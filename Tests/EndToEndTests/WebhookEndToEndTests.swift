@@ -56,8 +56,8 @@ struct WebhookEndToEndTests {
         }
         #expect(kinds.first == "purchased")
         #expect(kinds.contains("opted_out"))
-        let ids = deliveries.dropFirst().compactMap { $0.headers["tollgate-event-id"].flatMap { Int($0) } }
-        #expect(ids == ids.sorted())
+        let sequence = deliveries.dropFirst().compactMap { ($0.jsonBody?["sequence"] as? NSNumber)?.int64Value }
+        #expect(sequence.count == deliveries.count - 1 && sequence == sequence.sorted())
       }
     } catch {
       await receiver.stop()

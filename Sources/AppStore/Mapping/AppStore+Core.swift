@@ -28,7 +28,8 @@ extension StoreTransaction {
         ? nil : RevocationReason(appStoreRevocationType: transaction.revocationType),
       isUpgraded: transaction.isUpgraded ?? false,
       ownershipType: transaction.typedInAppOwnershipType == .familyShared ? .familyShared : .purchased,
-      subscriptionGroupIdentifier: transaction.subscriptionGroupIdentifier)
+      subscriptionGroupIdentifier: transaction.subscriptionGroupIdentifier, priceMilli: transaction.price,
+      currency: transaction.currency, storefront: transaction.storefront)
   }
 }
 

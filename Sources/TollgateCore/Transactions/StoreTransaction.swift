@@ -30,6 +30,13 @@ public struct StoreTransaction: Sendable, Hashable, Codable {
   /// Apple `subscriptionGroupIdentifier`; Google and Amazon leave it `nil` (the configuration
   /// knows the group).
   public var subscriptionGroupIdentifier: String?
+  /// The price paid for the period in milliunits of `currency`, where the store reports it (Apple
+  /// `price`); `nil` otherwise.
+  public var priceMilli: Int64?
+  /// ISO 4217 code of `priceMilli` (Apple `currency`).
+  public var currency: String?
+  /// Where it was bought (Apple `storefront`, ISO 3166-1 alpha-3).
+  public var storefront: String?
 
   public init(
     transactionId: String,
@@ -42,7 +49,10 @@ public struct StoreTransaction: Sendable, Hashable, Codable {
     revocationReason: RevocationReason? = nil,
     isUpgraded: Bool = false,
     ownershipType: OwnershipType = .purchased,
-    subscriptionGroupIdentifier: String? = nil
+    subscriptionGroupIdentifier: String? = nil,
+    priceMilli: Int64? = nil,
+    currency: String? = nil,
+    storefront: String? = nil
   ) {
     self.transactionId = transactionId
     self.productId = productId
@@ -55,6 +65,9 @@ public struct StoreTransaction: Sendable, Hashable, Codable {
     self.isUpgraded = isUpgraded
     self.ownershipType = ownershipType
     self.subscriptionGroupIdentifier = subscriptionGroupIdentifier
+    self.priceMilli = priceMilli
+    self.currency = currency
+    self.storefront = storefront
   }
 
   /// Whether the store refunded or revoked this period.

@@ -14,6 +14,7 @@ public enum Schema {
     migrator.register("v9-store-user-id", v9)
     migrator.register("v10-inbox-pending-by-user", v10)
     migrator.register("v11-worker-lease-generation", v11)
+    migrator.register("v13-event-details", eventDetails)
     return migrator
   }
 
@@ -255,5 +256,22 @@ public enum Schema {
     // it (paused past its heartbeat, then resumed) finds (owner_id, generation) changed inside each
     // write's transaction and writes nothing (issue 24).
     try db.execute("ALTER TABLE worker_lease ADD COLUMN generation INTEGER NOT NULL DEFAULT 0")
+  }
+
+  static let eventDetails: Migrator.Body = { db in
+    // Webhook payloads of version 2 (issue 24): each event's UUID (the same on every redelivery,
+    // never reused, not even by a fresh database; given to the events written before, too) and its
+    // details as JSON (environment, transaction, period type, price, product change, reason, grant,
+    // the entitlements it touched).
+    try db.execute(
+      """
+      ALTER TABLE events ADD COLUMN event_uuid TEXT;
+      ALTER TABLE events ADD COLUMN details_json TEXT;
+      UPDATE events SET event_uuid = lower(
+        hex(randomblob(4)) || '-' || hex(randomblob(2)) || '-4' || substr(hex(randomblob(2)), 2) || '-'
+          || substr('89ab', 1 + (random() & 3), 1) || substr(hex(randomblob(2)), 2) || '-' || hex(randomblob(6)))
+      WHERE event_uuid IS NULL;
+      CREATE UNIQUE INDEX events_uuid ON events (event_uuid);
+      """)
   }
 }

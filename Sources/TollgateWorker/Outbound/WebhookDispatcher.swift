@@ -8,7 +8,8 @@ import TollgateCrypto
 /// endpoint moves only after a 2xx), signed with HMAC-SHA256, with backoff on failure. Events of
 /// chains not bound to a user yet are not sent (their user gets `purchased` when it is bound).
 ///
-/// Each request carries `Tollgate-Event-Id` and `Tollgate-Signature: t=<ms>,v1=<hex>` where the
+/// The body is `WebhookPayload` (version 2, docs/webhooks.md). Each request carries
+/// `Tollgate-Event-Id` (the event's UUID) and `Tollgate-Signature: t=<ms>,v1=<hex>` where the
 /// hex is HMAC-SHA256(secret, "<t>.<body>"). A receiver recomputes it, compares in constant
 /// time, and ignores an event id it has already seen.
 struct WebhookDispatcher: Sendable {
@@ -68,12 +69,12 @@ struct WebhookDispatcher: Sendable {
   }
 
   private func post(_ stored: StoredEvent, to endpoint: WebhookSettings) async throws {
-    let body = try Self.body(stored)
+    let body = try WebhookPayload.body(stored)
     let timestamp = nowMs()
     var request = HTTPClientRequest(url: endpoint.url)
     request.method = .POST
     request.headers.add(name: "Content-Type", value: "application/json")
-    request.headers.add(name: "Tollgate-Event-Id", value: String(stored.id))
+    request.headers.add(name: "Tollgate-Event-Id", value: stored.eventId)
     request.headers.add(
       name: "Tollgate-Signature",
       value: Self.signature(body: body, timestampMs: timestamp, secret: secrets[endpoint.url] ?? []))
@@ -83,29 +84,6 @@ struct WebhookDispatcher: Sendable {
     guard (200..<300).contains(Int(response.status.code)) else {
       throw DeliveryFailed(description: "HTTP \(response.status.code)")
     }
-  }
-
-  static func body(_ stored: StoredEvent) throws -> [UInt8] {
-    struct Payload: Encodable {
-      var id: Int64
-      var kind: String
-      var userId: String?
-      var store: String
-      var storeSubscriptionId: String
-      var productId: String?
-      var state: String?
-      var atMs: Int64
-      var detail: String?
-    }
-    let event = stored.event
-    let encoder = JSONEncoder()
-    encoder.outputFormatting = [.sortedKeys]
-    return Array(
-      try encoder.encode(
-        Payload(
-          id: stored.id, kind: event.kind, userId: event.userId, store: event.store.rawValue,
-          storeSubscriptionId: event.purchaseId,
-          productId: event.productId, state: event.state?.rawValue, atMs: event.atMs, detail: event.detail)))
   }
 
   /// `t=<ms>,v1=<hex HMAC-SHA256(secret, "<t>.<body>")>`.
