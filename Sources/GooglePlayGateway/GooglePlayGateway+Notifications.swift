@@ -41,13 +41,19 @@ extension GooglePlayGateway {
     }
     var reference = ChainReference(
       store: .googlePlay, appId: app.packageName, lookupId: token, purchaseId: token, environment: nil)
-    if let voided = notification.voidedPurchaseNotification {
-      // Google says (authenticated) this purchase, or one order of it, was refunded or charged
-      // back; the voided purchases list gives the reason later (the sweep), the time is the event's.
-      reference.revocations = [
-        ReportedRevocation(
-          orderId: voided.orderId, revokedAtMs: notification.eventTimeMillis ?? nowMs(), reason: .refunded)
-      ]
+    let revokedNow = notification.subscriptionNotification?.typedNotificationType == .revoked
+    if notification.voidedPurchaseNotification != nil || revokedNow {
+      // Google says (authenticated) this purchase, or one order of it, was refunded, charged back
+      // or revoked; the voided purchases list says which and when (`listedRevocations`), so the
+      // one refunded/revoked event has its reason now. Without it: a refund of the order at the
+      // event's time, until the sweep reads the list.
+      let at = notification.eventTimeMillis ?? nowMs()
+      let listed = await listedRevocations(app: app, token: token, sinceMs: at - Self.voidedLookbackMs) ?? []
+      if !listed.isEmpty {
+        reference.revocations = listed
+      } else if let voided = notification.voidedPurchaseNotification {
+        reference.revocations = [ReportedRevocation(orderId: voided.orderId, revokedAtMs: at, reason: .refunded)]
+      }
     }
     return .chainChanged(reference, reason: Self.reason(notification), signed: nil)
   }

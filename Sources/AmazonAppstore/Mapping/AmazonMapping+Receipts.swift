@@ -122,7 +122,8 @@ extension AmazonMapping {
           offerType: paidOffer.0, offerDiscountType: paidOffer.1))
     }
     if let cancel = receipt.cancelDate {
-      let revokeAll = cancel <= start
+      // A tier change at the instant of purchase replaced the receipt before it began: not a refund.
+      let revokeAll = cancel <= start && receipt.typedCancelReason != .tierChange
       let refundOlder = !isLatest && cancel < end && cancel <= asOfMs && receipt.typedCancelReason != .tierChange
       if revokeAll || refundOlder {
         for index in periods.indices where revokeAll || periods[index].purchaseDateMs <= cancel {

@@ -39,7 +39,8 @@ struct ChainRefresher: Sendable {
       }
       let outcome = try await reconciler.apply(
         chain, observedAtMs: askedAtMs, claim: claim, completes: inboxId, reason: reason,
-        notSignedBeforeMs: reference.notSignedBeforeMs, revocations: reference.revocations)
+        notSignedBeforeMs: reference.notSignedBeforeMs, revocations: reference.revocations,
+        related: reference.relatedPurchaseIds)
       await acknowledger.afterVerification(chain, outcome: outcome, gateway: gateway)
       // The chains the store says this change touched (a tier change's cancelled receipt) follow.
       try await reconciler.readSoon(

@@ -41,9 +41,11 @@ struct Reconciler: Sendable {
   @discardableResult
   ///   - revocations: refunds the store reported outside this answer (`ChainReference.revocations`),
   ///     applied to the merged history, so a period the answer no longer lists is covered too.
+  ///   - related: other chains the store says this change touched (`ChainReference.relatedPurchaseIds`),
+  ///     for the events (a tier change's cancelled receipt is the purchase this one replaced).
   func apply(
     _ chain: VerifiedChain, observedAtMs now: Int64, claim: Claim?, completes inboxId: Int64?, reason: String,
-    notSignedBeforeMs: Int64? = nil, revocations: [ReportedRevocation] = []
+    notSignedBeforeMs: Int64? = nil, revocations: [ReportedRevocation] = [], related: [String] = []
   ) async throws -> Outcome {
     let existing = try await storage.subscription(store: chain.store, purchaseId: chain.purchaseId)
     if let signedAt = chain.evidence.newestSignedAtMs {
@@ -107,7 +109,13 @@ struct Reconciler: Sendable {
 
     // The first time a chain gets a user (a notification came first), that user has just bought it.
     let firstBinding = existing?.userId == nil && owner != nil
-    events += EventDeriver.events(previous: firstBinding ? nil : existing, now: evaluation, userId: owner, atMs: now)
+    // A new purchase that replaced another (a plan change in its own purchase) is told as one.
+    let replacing =
+      firstBinding
+      ? try await EventDeriver.replacedChain(of: history, owner: owner, related: related, storage: storage) : nil
+    events += EventDeriver(groups: catalog.subscriptionGroups).events(
+      previous: firstBinding ? nil : existing, now: evaluation, history: history, userId: owner, atMs: now,
+      replacing: replacing)
     let subscription = StoredSubscription(
       store: chain.store, purchaseId: chain.purchaseId, appId: chain.appId, userId: owner,
       history: history, evidence: chain.evidence, state: evaluation.state, reason: evaluation.reason.rawValue,
