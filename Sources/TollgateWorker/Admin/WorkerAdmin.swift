@@ -17,19 +17,25 @@ public struct WorkerAdmin: Sendable {
     self.nowMs = nowMs
   }
 
-  /// Grants `entitlement` to `userId` until `untilMs`; returns the grant id.
-  public func grant(userId: String, entitlement: String, untilMs: Int64, note: String?) async throws -> Int64 {
+  /// Grants `entitlement` to `userId` until `untilMs`; returns the grant id. The `granted` event
+  /// carries the note and `actor`, who granted it.
+  public func grant(userId: String, entitlement: String, untilMs: Int64, note: String?, actor: String? = nil)
+    async throws -> Int64
+  {
     let now = nowMs()
     return try await storage.addGrant(
-      userId: userId, entitlement: entitlement, expiresAtMs: untilMs, note: note, nowMs: now,
+      userId: userId, entitlement: entitlement, expiresAtMs: untilMs, note: note, actor: actor, nowMs: now,
       recompute: ChainEvaluator(catalog: catalog, settings: WorkerSettings()).recompute(nowMs: now))
   }
 
-  /// Revokes the user's open grants of `entitlement` (store purchases are untouched); returns how many.
-  public func revoke(userId: String, entitlement: String) async throws -> Int {
+  /// Revokes the user's open grants of `entitlement` (store purchases are untouched); returns how
+  /// many. Each `grant_revoked` event carries `note` and `actor`, who revoked it.
+  public func revoke(userId: String, entitlement: String, note: String? = nil, actor: String? = nil) async throws
+    -> Int
+  {
     let now = nowMs()
     return try await storage.revokeGrants(
-      userId: userId, entitlement: entitlement, nowMs: now,
+      userId: userId, entitlement: entitlement, note: note, actor: actor, nowMs: now,
       recompute: ChainEvaluator(catalog: catalog, settings: WorkerSettings()).recompute(nowMs: now))
   }
 

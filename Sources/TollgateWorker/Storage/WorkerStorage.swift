@@ -80,15 +80,19 @@ public protocol WorkerStorage: Sendable {
 
   func grants(userId: String) async throws -> [PromotionalGrant]
 
-  /// Adds a grant and recomputes the user's entitlements in the same transaction; returns its id.
+  /// Adds a grant, recomputes the user's entitlements and writes its `granted` event (with the
+  /// note and `actor`, who granted it: `GrantEvents`) in the same transaction; returns its id.
   func addGrant(
-    userId: String, entitlement: String, expiresAtMs: Int64, note: String?, nowMs: Int64,
+    userId: String, entitlement: String, expiresAtMs: Int64, note: String?, actor: String?, nowMs: Int64,
     recompute: @escaping EntitlementRecompute
   ) async throws -> Int64
 
-  /// Revokes the user's open grants of `entitlement`, recomputing in the same transaction; returns how many.
-  func revokeGrants(userId: String, entitlement: String, nowMs: Int64, recompute: @escaping EntitlementRecompute)
-    async throws -> Int
+  /// Revokes the user's open grants of `entitlement`, recomputing and writing a `grant_revoked`
+  /// event per grant (with `note` and `actor`) in the same transaction; returns how many.
+  func revokeGrants(
+    userId: String, entitlement: String, note: String?, actor: String?, nowMs: Int64,
+    recompute: @escaping EntitlementRecompute
+  ) async throws -> Int
 
   // MARK: Events and webhooks
 

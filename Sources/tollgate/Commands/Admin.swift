@@ -29,6 +29,15 @@ struct AdminOptions: ParsableArguments {
   }
 }
 
+extension AdminOptions {
+  /// The operating-system user running an admin command (`USER`, else `LOGNAME`), for the events
+  /// it writes.
+  static var operatorName: String? {
+    let environment = ProcessInfo.processInfo.environment
+    return environment["USER"] ?? environment["LOGNAME"]
+  }
+}
+
 /// Why an admin command cannot run: one line, no usage (the command line itself was fine).
 struct AdminFailure: Error, CustomStringConvertible {
   var description: String
@@ -46,12 +55,14 @@ struct Grant: AsyncParsableCommand {
   @Argument var entitlement: String
   @Option(help: "Until when: ms since the epoch, ISO 8601, or a duration from now (30d).") var until: TimeArgument
   @Option(help: "Why (shown by explain).") var note: String?
+  @Option(help: "Who grants it, for the granted event (default: the operating-system user).") var by: String?
   @OptionGroup var options: AdminOptions
 
   func run() async throws {
     let admin = try await options.admin(requireCatalog: true)
     let untilMs = try until.milliseconds(now: SystemClock.nowMs())
-    let id = try await admin.grant(userId: user, entitlement: entitlement, untilMs: untilMs, note: note)
+    let id = try await admin.grant(
+      userId: user, entitlement: entitlement, untilMs: untilMs, note: note, actor: by ?? AdminOptions.operatorName)
     print("granted \(entitlement) to \(user) until \(untilMs) (grant \(id))")
   }
 }
@@ -61,10 +72,13 @@ struct Revoke: AsyncParsableCommand {
 
   @Argument var user: String
   @Argument var entitlement: String
+  @Option(help: "Why (sent with the grant_revoked event).") var note: String?
+  @Option(help: "Who revokes it, for the grant_revoked event (default: the operating-system user).") var by: String?
   @OptionGroup var options: AdminOptions
 
   func run() async throws {
-    let count = try await options.admin(requireCatalog: true).revoke(userId: user, entitlement: entitlement)
+    let count = try await options.admin(requireCatalog: true).revoke(
+      userId: user, entitlement: entitlement, note: note, actor: by ?? AdminOptions.operatorName)
     print("revoked \(count) grant(s) of \(entitlement) from \(user)")
     if count == 0 { throw ExitCode(1) }
   }

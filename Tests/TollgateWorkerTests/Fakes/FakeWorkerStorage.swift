@@ -181,7 +181,7 @@ actor FakeWorkerStorage: WorkerStorage {
   }
 
   func addGrant(
-    userId: String, entitlement: String, expiresAtMs: Int64, note: String?, nowMs: Int64,
+    userId: String, entitlement: String, expiresAtMs: Int64, note: String?, actor: String?, nowMs: Int64,
     recompute: @escaping EntitlementRecompute
   ) -> Int64 {
     let id = newId()
@@ -189,17 +189,29 @@ actor FakeWorkerStorage: WorkerStorage {
       grantId: String(id), userId: userId, entitlement: entitlement, grantedAtMs: nowMs, expiresAtMs: expiresAtMs,
       note: note)
     _ = recomputeUser(userId, recompute: recompute)
+    let event = GrantEvents.granted(
+      grantId: id, userId: userId, entitlement: entitlement, expiresAtMs: expiresAtMs, note: note, actor: actor,
+      nowMs: nowMs)
+    storedEvents.append(StoredEvent(id: newId(), event: event))
     return id
   }
 
-  func revokeGrants(userId: String, entitlement: String, nowMs: Int64, recompute: @escaping EntitlementRecompute) -> Int
-  {
+  func revokeGrants(
+    userId: String, entitlement: String, note: String?, actor: String?, nowMs: Int64,
+    recompute: @escaping EntitlementRecompute
+  ) -> Int {
     let ids = grantsById.filter {
       $0.value.userId == userId && $0.value.entitlement == entitlement && $0.value.revokedAtMs == nil
     }
-    .map(\.key)
+    .map(\.key).sorted()
     for id in ids { grantsById[id]?.revokedAtMs = nowMs }
     _ = recomputeUser(userId, recompute: recompute)
+    for id in ids {
+      let event = GrantEvents.revoked(
+        grantId: id, userId: userId, entitlement: entitlement, expiresAtMs: grantsById[id]?.expiresAtMs, note: note,
+        actor: actor, nowMs: nowMs)
+      storedEvents.append(StoredEvent(id: newId(), event: event))
+    }
     return ids.count
   }
 
