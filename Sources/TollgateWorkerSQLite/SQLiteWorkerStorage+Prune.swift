@@ -17,12 +17,16 @@ extension SQLiteWorkerStorage {
       counts.changeFeed = db.changes
       if let delivered = plan.eventsDeliveredThroughId {
         try db.execute(
-          "DELETE FROM events WHERE at_ms < ? AND id <= ?", [.integer(plan.eventsBeforeMs), .integer(delivered)])
+          "DELETE FROM events WHERE at_ms < ? AND id <= ? AND \(Self.notParked)",
+          [.integer(plan.eventsBeforeMs), .integer(delivered)])
       } else {
-        try db.execute("DELETE FROM events WHERE at_ms < ?", [.integer(plan.eventsBeforeMs)])
+        try db.execute("DELETE FROM events WHERE at_ms < ? AND \(Self.notParked)", [.integer(plan.eventsBeforeMs)])
       }
       counts.events = db.changes
       return counts
     }
   }
+
+  /// A parked webhook event stays until it is delivered again (`tollgate webhooks redeliver`).
+  private static let notParked = "id NOT IN (SELECT event_id FROM webhook_parked)"
 }

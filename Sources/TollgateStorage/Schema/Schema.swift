@@ -14,6 +14,7 @@ public enum Schema {
     migrator.register("v9-store-user-id", v9)
     migrator.register("v10-inbox-pending-by-user", v10)
     migrator.register("v11-worker-lease-generation", v11)
+    migrator.register("v12-webhook-parking", webhookParking)
     migrator.register("v13-event-details", eventDetails)
     return migrator
   }
@@ -256,6 +257,30 @@ public enum Schema {
     // it (paused past its heartbeat, then resumed) finds (owner_id, generation) changed inside each
     // write's transaction and writes nothing (issue 24).
     try db.execute("ALTER TABLE worker_lease ADD COLUMN generation INTEGER NOT NULL DEFAULT 0")
+  }
+
+  static let webhookParking: Migrator.Body = { db in
+    // Webhook delivery gives up on an event after a limit (issue 24): the failed attempts at the
+    // event after each endpoint's cursor, and the events set aside (parked) so the stream could move
+    // on, kept until they are delivered again ('queued': `tollgate webhooks redeliver` asked).
+    try db.execute(
+      """
+      ALTER TABLE webhook_cursors ADD COLUMN failing_event_id INTEGER;
+      ALTER TABLE webhook_cursors ADD COLUMN failed_attempts INTEGER NOT NULL DEFAULT 0;
+      ALTER TABLE webhook_cursors ADD COLUMN first_failed_at_ms INTEGER;
+      CREATE TABLE webhook_parked (
+        endpoint TEXT NOT NULL,
+        event_id INTEGER NOT NULL,
+        status TEXT NOT NULL CHECK (status IN ('parked', 'queued')),
+        attempts INTEGER NOT NULL,
+        first_failed_at_ms INTEGER,
+        parked_at_ms INTEGER NOT NULL,
+        next_attempt_at_ms INTEGER NOT NULL DEFAULT 0,
+        last_error TEXT,
+        PRIMARY KEY (endpoint, event_id)
+      ) WITHOUT ROWID;
+      CREATE INDEX webhook_parked_event ON webhook_parked (event_id);
+      """)
   }
 
   static let eventDetails: Migrator.Body = { db in

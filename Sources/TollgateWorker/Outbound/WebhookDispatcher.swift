@@ -1,12 +1,17 @@
 import AsyncHTTPClient
 import Foundation
 import Logging
-import NIOCore
 import TollgateCrypto
 
 /// Delivers events to the company's webhook endpoints: in order, at least once (a cursor per
 /// endpoint moves only after a 2xx), signed with HMAC-SHA256, with backoff on failure. Events of
 /// chains not bound to a user yet are not sent (their user gets `purchased` when it is bound).
+///
+/// An event an endpoint keeps refusing (or never answers for) does not hold back the ones after
+/// it for ever: once it has failed `maxAttempts` times in a row, or for `maxAgeMs` since its first
+/// failure (`WebhookSettings.retryLimit`), it is parked and the stream moves on. A parked event
+/// stays (housekeeping keeps it) until `tollgate webhooks redeliver` queues it again; this loop
+/// then sends it beside the stream, out of order, with the same body and event id.
 ///
 /// The body is `WebhookPayload` (version 2, docs/webhooks.md). Each request carries
 /// `Tollgate-Event-Id` (the event's UUID) and `Tollgate-Signature: t=<ms>,v1=<hex>` where the
@@ -27,62 +32,144 @@ struct WebhookDispatcher: Sendable {
     await withTaskGroup(of: Void.self) { group in
       for endpoint in endpoints {
         group.addTask { await self.deliver(to: endpoint) }
+        group.addTask { await self.watchBacklog(of: endpoint) }
       }
     }
   }
 
+  /// What each endpoint has not received, for `/health`, by its display name.
+  func health() async -> [String: Any] {
+    var endpoints: [String: Any] = [:]
+    for endpoint in self.endpoints {
+      guard let backlog = try? await storage.webhookBacklog(endpoint: endpoint.url, kinds: endpoint.events) else {
+        continue
+      }
+      endpoints[endpoint.displayName] = WebhookMetrics.json(backlog, nowMs: nowMs())
+    }
+    return endpoints
+  }
+
   private func deliver(to endpoint: WebhookSettings) async {
-    var failures = 0
+    var storageFailures = 0
     while !Task.isCancelled {
       do {
-        var cursor = try await storage.webhookCursor(endpoint: endpoint.url, nowMs: nowMs())
-        let batch = try await storage.events(after: cursor, limit: 100)
-        for stored in batch {
-          // A chain nobody has claimed yet concerns no user of the company: nothing to act on.
-          if stored.event.userId == nil || !(endpoint.events?.contains(stored.event.kind) ?? true) {
-            cursor = stored.id
-            continue
-          }
-          try await post(stored, to: endpoint)
-          cursor = stored.id
-          try await storage.advanceWebhookCursor(endpoint: endpoint.url, to: cursor, nowMs: nowMs())
-          failures = 0
-        }
-        try await storage.advanceWebhookCursor(endpoint: endpoint.url, to: cursor, nowMs: nowMs())
-        if batch.isEmpty { try await Task.sleep(for: .milliseconds(pollMs * 4)) }
+        let redelivered = try await redeliverDue(to: endpoint)
+        let delivered = try await deliverStream(to: endpoint)
+        storageFailures = 0
+        if !redelivered && !delivered { try await Task.sleep(for: .milliseconds(pollMs * 4)) }
       } catch is CancellationError {
         return
+      } catch let failure as HeadFailure {
+        try? await Task.sleep(for: .milliseconds(failure.retryInMs))
       } catch {
-        failures += 1
-        stats.webhookFailure()
-        let delay = backoff.delayMs(attempt: failures)
+        storageFailures += 1
+        let delay = backoff.delayMs(attempt: storageFailures)
         logger.warning(
-          "webhook delivery failed; will retry",
-          metadata: ["webhook.url": "\(endpoint.url)", "error": "\(error)", "retry.in_ms": "\(delay)"])
+          "webhook delivery cannot use storage; will retry",
+          metadata: ["webhook.endpoint": "\(endpoint.displayName)", "error": "\(error)", "retry.in_ms": "\(delay)"])
         try? await Task.sleep(for: .milliseconds(delay))
       }
     }
   }
 
-  struct DeliveryFailed: Error, CustomStringConvertible {
-    var description: String
+  /// The event at the head of an endpoint's stream failed and was not parked: wait, then again.
+  private struct HeadFailure: Error {
+    var retryInMs: Int64
   }
 
-  private func post(_ stored: StoredEvent, to endpoint: WebhookSettings) async throws {
-    let body = try WebhookPayload.body(stored)
-    let timestamp = nowMs()
-    var request = HTTPClientRequest(url: endpoint.url)
-    request.method = .POST
-    request.headers.add(name: "Content-Type", value: "application/json")
-    request.headers.add(name: "Tollgate-Event-Id", value: stored.eventId)
-    request.headers.add(
-      name: "Tollgate-Signature",
-      value: Self.signature(body: body, timestampMs: timestamp, secret: secrets[endpoint.url] ?? []))
-    request.body = .bytes(ByteBuffer(bytes: body))
-    let response = try await httpClient.execute(request, timeout: .seconds(10))
-    _ = try? await response.body.collect(upTo: 64 * 1024)
-    guard (200..<300).contains(Int(response.status.code)) else {
-      throw DeliveryFailed(description: "HTTP \(response.status.code)")
+  /// Delivers a batch of the events after the endpoint's cursor, in order. Returns whether there
+  /// were any; throws `HeadFailure` when one failed and stays at the head.
+  private func deliverStream(to endpoint: WebhookSettings) async throws -> Bool {
+    var cursor = try await storage.webhookCursor(endpoint: endpoint.url, nowMs: nowMs())
+    let batch = try await storage.events(after: cursor, limit: 100)
+    for stored in batch {
+      // A chain nobody has claimed yet concerns no user of the company: nothing to act on.
+      if stored.event.userId == nil || !(endpoint.events?.contains(stored.event.kind) ?? true) {
+        cursor = stored.id
+        continue
+      }
+      if let error = try await attempt(stored, to: endpoint) {
+        try await storage.advanceWebhookCursor(endpoint: endpoint.url, to: cursor, nowMs: nowMs())
+        let record = try await storage.recordWebhookFailure(
+          endpoint: endpoint.url, eventId: stored.id, error: error, limit: endpoint.retryLimit, nowMs: nowMs())
+        stats.webhookFailure()
+        var metadata: Logger.Metadata = [
+          "webhook.endpoint": "\(endpoint.displayName)", "event.id": "\(stored.eventId)",
+          "event.kind": "\(stored.event.kind)", "error": "\(error)", "attempts": "\(record.attempts)",
+        ]
+        if record.parked {
+          stats.webhooks.parked(endpoint: endpoint.displayName)
+          logger.error(
+            "webhook event parked: not taken within the retry limit; the events after it go on (webhooks redeliver)",
+            metadata: metadata)
+          cursor = stored.id
+          continue
+        }
+        let delay = backoff.delayMs(attempt: record.attempts)
+        metadata["retry.in_ms"] = "\(delay)"
+        logger.warning("webhook delivery failed; will retry", metadata: metadata)
+        throw HeadFailure(retryInMs: delay)
+      }
+      cursor = stored.id
+      try await storage.advanceWebhookCursor(endpoint: endpoint.url, to: cursor, nowMs: nowMs())
+    }
+    try await storage.advanceWebhookCursor(endpoint: endpoint.url, to: cursor, nowMs: nowMs())
+    return !batch.isEmpty
+  }
+
+  /// Sends the endpoint's parked events that are queued for redelivery and due now. Returns
+  /// whether there were any.
+  private func redeliverDue(to endpoint: WebhookSettings) async throws -> Bool {
+    let due = try await storage.dueWebhookRedeliveries(endpoint: endpoint.url, nowMs: nowMs(), limit: 20)
+    for parked in due {
+      let stored = try await storage.event(id: parked.eventId)
+      // An event deleted from the database by hand leaves nothing to send.
+      var error: String?
+      if let stored { error = try await attempt(stored, to: endpoint) }
+      let retryAtMs = nowMs() + backoff.delayMs(attempt: parked.attempts + 1)
+      try await storage.finishWebhookRedelivery(
+        endpoint: endpoint.url, eventId: parked.eventId, error: error, limit: endpoint.retryLimit,
+        retryAtMs: retryAtMs, nowMs: nowMs())
+      let metadata: Logger.Metadata = [
+        "webhook.endpoint": "\(endpoint.displayName)", "event.id": "\(stored?.eventId ?? String(parked.eventId))",
+        "error": "\(error ?? "none")",
+      ]
+      if error == nil {
+        logger.info("parked webhook event redelivered", metadata: metadata)
+      } else {
+        stats.webhookFailure()
+        logger.warning("redelivery of a parked webhook event failed", metadata: metadata)
+      }
+    }
+    return !due.isEmpty
+  }
+
+  /// One signed POST of `stored`: nil when the endpoint took it (2xx), else why not. Throws only
+  /// `CancellationError`, when the worker stops during it (not the endpoint's fault).
+  private func attempt(_ stored: StoredEvent, to endpoint: WebhookSettings) async throws -> String? {
+    do {
+      let status = try await WebhookSender.post(
+        body: try WebhookPayload.body(stored), eventId: stored.eventId, url: endpoint.url,
+        secret: secrets[endpoint.url] ?? [], timestampMs: nowMs(), httpClient: httpClient)
+      return (200..<300).contains(status) ? nil : "HTTP \(status)"
+    } catch {
+      try Task.checkCancellation()
+      return String(String(describing: error).prefix(200))
+    }
+  }
+
+  /// Records the endpoint's backlog in the metrics every `pollMs` × 20 (at least 100 ms, at most
+  /// 5 s).
+  private func watchBacklog(of endpoint: WebhookSettings) async {
+    let intervalMs = min(5_000, max(100, pollMs * 20))
+    while !Task.isCancelled {
+      do {
+        let backlog = try await storage.webhookBacklog(endpoint: endpoint.url, kinds: endpoint.events)
+        stats.webhooks.record(backlog, endpoint: endpoint.displayName, nowMs: nowMs())
+      } catch {
+        logger.debug("webhook backlog not read", metadata: ["error": "\(error)"])
+      }
+      try? await Task.sleep(for: .milliseconds(intervalMs))
     }
   }
 

@@ -94,6 +94,7 @@ extension VerifierWorker {
         ]
       ) { $1 }
     }
+    if !webhooks.endpoints.isEmpty { health["webhooks"] = await webhooks.health() }
     if let problem { health.merge(["status": "not_serving", "reason": problem]) { $1 } }
     let body = (try? JSONSerialization.data(withJSONObject: health, options: [.sortedKeys])) ?? Data()
     return Response(

@@ -24,6 +24,8 @@ final class WorkerStats: Sendable {
   private let storeFailureCounters: [Store: Counter]
   private let webhookFailureCounter: Counter
   let inboxPending: Gauge
+  /// Per webhook endpoint: what it has not received, and what was parked.
+  let webhooks: WebhookMetrics
   private let factory: any MetricsFactory
   private let notStoredCounters = Mutex<[String: Counter]>([:])
 
@@ -42,6 +44,7 @@ final class WorkerStats: Sendable {
       })
     webhookFailureCounter = Counter(label: "tollgate_webhook_failures_total", factory: factory)
     inboxPending = Gauge(label: "tollgate_worker_inbox_pending", factory: factory)
+    webhooks = WebhookMetrics(factory: factory)
     self.factory = factory
   }
 

@@ -41,6 +41,9 @@ public protocol WorkerStorage: Sendable {
   /// Counts of inbox items by status (for /health and metrics).
   func inboxCounts() async throws -> [String: Int]
 
+  /// The user's submitted purchases that were rejected, newest first, at most `limit` (`explain`).
+  func rejectedSubmissions(userId: String, limit: Int) async throws -> [RejectedSubmission]
+
   // MARK: Subscriptions
 
   func subscription(store: Store, purchaseId: String) async throws -> StoredSubscription?
@@ -107,6 +110,33 @@ public protocol WorkerStorage: Sendable {
   func webhookCursor(endpoint: String, nowMs: Int64) async throws -> Int64
 
   func advanceWebhookCursor(endpoint: String, to eventId: Int64, nowMs: Int64) async throws
+
+  /// Counts a failed delivery of `eventId`, the event after `endpoint`'s cursor (the count starts
+  /// again when another event fails). Once `limit` is reached the event is parked and the cursor
+  /// moved past it, in the same transaction.
+  func recordWebhookFailure(
+    endpoint: String, eventId: Int64, error: String, limit: WebhookRetryLimit, nowMs: Int64
+  ) async throws -> WebhookFailureRecord
+
+  /// Parked events of `endpoint` (of every endpoint when nil), oldest event first.
+  func parkedWebhookEvents(endpoint: String?) async throws -> [ParkedWebhookEvent]
+
+  /// Queues parked events for delivery again, attempts counted afresh: those of `eventIds` (every
+  /// one when nil) parked for `endpoint` (for any endpoint when nil). Returns how many.
+  func requestWebhookRedelivery(eventIds: [Int64]?, endpoint: String?) async throws -> Int
+
+  /// Up to `limit` of `endpoint`'s queued redeliveries due at `nowMs`, oldest event first.
+  func dueWebhookRedeliveries(endpoint: String, nowMs: Int64, limit: Int) async throws -> [ParkedWebhookEvent]
+
+  /// After a redelivery: delivered (`error` nil) it is gone; failed, it is tried again at
+  /// `retryAtMs`, or parked again once `limit` is reached.
+  func finishWebhookRedelivery(
+    endpoint: String, eventId: Int64, error: String?, limit: WebhookRetryLimit, retryAtMs: Int64, nowMs: Int64
+  ) async throws
+
+  /// What `endpoint` has not received: events after its cursor of `kinds` (all when nil) bound to
+  /// a user, its queued redeliveries, and its parked events.
+  func webhookBacklog(endpoint: String, kinds: [String]?) async throws -> WebhookBacklog
 
   /// Why writes cannot be trusted now (the database file was deleted or replaced after it was
   /// opened: what is written there is lost), in a sentence for Health; nil when all is well.

@@ -22,6 +22,8 @@ actor FakeWorkerStorage: WorkerStorage {
   private(set) var storedEvents: [StoredEvent] = []
   private(set) var grantsById: [Int64: PromotionalGrant] = [:]
   private(set) var cursors: [String: Int64] = [:]
+  /// Failed attempts and parked events per endpoint (`FakeWorkerStorage+Webhooks`).
+  var webhookBook = FakeWebhookBook()
   private(set) var catalog: ProductCatalog?
   private var nextId: Int64 = 1
 
