@@ -80,8 +80,12 @@ struct ExampleConfigTests {
     #expect(
       configuration.catalog.entitlements(forProduct: "premium_yearly", store: .appStore) == ["premium", "offline"])
     #expect(appStore.apps.first?.allowSandbox == true)
-    let secrets = ["TOLLGATE_APPLE_API_KEY": "-----BEGIN PRIVATE KEY-----", "TOLLGATE_APPLE_SHARED_SECRET": "s"]
+    let secrets = [
+      "TOLLGATE_APPLE_API_KEY": "-----BEGIN PRIVATE KEY-----", "TOLLGATE_APPLE_SHARED_SECRET": "s",
+      "TOLLGATE_WEBHOOK_SECRET": "w",
+    ]
     #expect(configuration.problems(environment: secrets, stores: [appStore]) == [])
-    #expect(configuration.problems(environment: [:], stores: [appStore]).count == 2)
+    #expect(configuration.webhooks.first?.maxAttempts == 12)
+    #expect(configuration.problems(environment: [:], stores: [appStore]).count == 3)
   }
 }
