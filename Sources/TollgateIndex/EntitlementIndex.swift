@@ -22,6 +22,8 @@ public final class EntitlementIndex: Sendable {
     /// `EntitlementRecord.replaces` by slot, for the few records that have one (Google Play
     /// purchases that replaced another): kept beside the 64-byte records, not in them.
     var replaces: [Int32: [String]] = [:]
+    /// The level each state gives (the catalog's `accessLevels`), for the answers.
+    var accessLevels = AccessLevelTable(.defaults)
 
     /// Adds `records` in front of the user's existing ones.
     mutating func add(userId: String, _ records: [EntitlementRecord]) {
@@ -83,9 +85,18 @@ public final class EntitlementIndex: Sendable {
     }
   }
 
-  /// Empties the index before a snapshot is streamed in with `insert`.
+  /// Empties the index before a snapshot is streamed in with `insert` (the access levels stay).
   public func reset() {
-    state.withLock { $0 = State() }
+    state.withLock { $0 = State(accessLevels: $0.accessLevels) }
+  }
+
+  /// The access level each subscription state gives (the catalog's `accessLevels`; `.defaults`
+  /// until set). Answers given after `setAccessLevels` use the new levels.
+  public var accessLevels: AccessLevelPolicy { state.withLock { $0.accessLevels.policy } }
+
+  public func setAccessLevels(_ policy: AccessLevelPolicy) {
+    let table = AccessLevelTable(policy)
+    state.withLock { $0.accessLevels = table }
   }
 
   /// Adds one record of a snapshot being streamed in (start-up); a user's records need not be

@@ -34,6 +34,7 @@ struct CommandLineEndToEndTests {
     #expect(object["state"] as? String == "grace_period")
     #expect((object["expiresAtMs"] as? NSNumber)?.int64Value == expires)
     #expect(object["storeSubscriptionId"] as? String == "otx-alice")
+    #expect(object["accessLevel"] as? String == "full")
 
     let no = try await ChildProcess.runDetached([
       "query", "is-subscriber", "bob", "premium", "--server", address, "--json",
@@ -56,6 +57,7 @@ struct CommandLineEndToEndTests {
     #expect(entitlements.first?["entitlement"] as? String == "premium")
     #expect((entitlements.first?["expiresAtMs"] as? NSNumber)?.int64Value == expires)
     #expect(entitlements.first?["willRenew"] is Bool, "defaults are printed")
+    #expect(entitlements.first?["accessLevel"] as? String == "full")
     let subscriptions = try #require(subscription["subscriptions"] as? [[String: Any]])
     #expect(subscriptions.first?["environment"] as? String != nil)
     #expect((subscriptions.first?["entitlements"] as? [String]) == ["premium"])

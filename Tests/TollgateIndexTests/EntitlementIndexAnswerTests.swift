@@ -77,6 +77,7 @@ struct EntitlementIndexAnswerTests {
     answer.productId = best.record.productId
     answer.environment = best.record.environment
     answer.verifiedAtMs = best.record.verifiedAtMs
+    answer.accessLevel = index.accessLevels.level(for: best).rawValue
     let id = best.record.storeSubscriptionId
     if let number = UInt64(id) { answer.numericStoreSubscriptionId = number } else { answer.storeSubscriptionId = id }
     return answer
@@ -108,6 +109,25 @@ struct EntitlementIndexAnswerTests {
     #expect(answers.contains { $0.storeSubscriptionIdText.hasPrefix("9") })
     #expect(answers.contains { $0.numericStoreSubscriptionId == nil && !$0.storeSubscriptionId.isEmpty })
     #expect(answers.contains { $0.state == nil })
+  }
+
+  @Test("access levels follow the policy set for the state at query time, as Core's rule gives them")
+  func accessLevels() throws {
+    let index = Self.index()
+    let queries = (0..<200).map { (user: "user-\($0 * 11 % 2_000)", entitlement: $0 % 3 == 0 ? "pro" : "premium") }
+    let nowMs: Int64 = 1_000_000
+    #expect(Set(batchAnswers(index, queries, nowMs: nowMs).map(\.accessLevel)) == ["full", "none", ""])
+    index.setAccessLevels(AccessLevelPolicy(levels: [.active: "gold", .expired: "lapsed"]))
+    let answers = batchAnswers(index, queries, nowMs: nowMs)
+    for (answer, query) in zip(answers, queries) {
+      #expect(answer == Self.expected(index, user: query.user, entitlement: query.entitlement, nowMs: nowMs))
+    }
+    #expect(Set(answers.map(\.accessLevel)) == ["gold", "lapsed", ""])
+    #expect(answers.allSatisfy { $0.accessLevel == ($0.state == nil ? "" : $0.active ? "gold" : "lapsed") })
+    // A whole new set of records keeps the index's levels.
+    index.replaceAll(with: Self.index())
+    #expect(index.answer(userId: "user-1", entitlement: "premium", nowMs: 1).accessLevel == "gold")
+    #expect(index.answer(userId: "nobody", entitlement: "premium", nowMs: 1).accessLevel == "")
   }
 
   @Test("a single query and an empty batch")

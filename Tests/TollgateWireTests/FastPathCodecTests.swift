@@ -26,13 +26,18 @@ struct FastPathCodecTests {
     typical.verifiedAtMs = 1_799_999_000_000
     typical.evaluatedAtMs = 1_799_999_500_000
     typical.storeSubscriptionId = "2000000100000001"
+    typical.accessLevel = "full"
     var extreme = typical
     extreme.expiresAtMs = -1
     extreme.verifiedAtMs = Int64.max
     extreme.evaluatedAtMs = Int64.min
     extreme.productId = String(repeating: "é", count: 200)
     extreme.state = .revoked
-    for answer in [IsSubscriberAnswer(), typical, extreme] {
+    extreme.accessLevel = String(repeating: "níveau-lecture ", count: 20)
+    var readOnly = IsSubscriberAnswer()
+    readOnly.state = .billingRetry
+    readOnly.accessLevel = "read_only"
+    for answer in [IsSubscriberAnswer(), typical, extreme, readOnly] {
       #expect(Self.written(answer) == (try answer.message.serializedBytes() as [UInt8]))
     }
   }
@@ -73,6 +78,8 @@ struct FastPathCodecTests {
       answer.evaluatedAtMs = time &+ 1
       answer.storeSubscriptionId = String(text.reversed())
       if active { answer.numericStoreSubscriptionId = UInt64(bitPattern: other) }
+      // Every kind of level: none (no record), the defaults, an operator's, and any text.
+      answer.accessLevel = ["", "full", "none", "read_only", text][stateIndex % 5]
       let expected: [UInt8]? = try? answer.message.serializedBytes()
       #expect(Self.written(answer) == expected)
     }

@@ -37,6 +37,29 @@ struct ResponseFrameTests {
     #expect(Array(buffer.readableBytesView) == (try GoldenFrames.bytes("response-success-is-subscriber.hex")))
   }
 
+  @Test("the fast path writes the golden IsSubscriber frame with an access level byte for byte")
+  func accessLevelFrame() throws {
+    var answer = IsSubscriberAnswer()
+    answer.expiresAtMs = 1_700_000_000_000
+    answer.state = .billingRetry
+    answer.willRenew = true
+    answer.store = .googlePlay
+    answer.productId = "monthly"
+    answer.environment = .production
+    answer.verifiedAtMs = 1_699_999_000_000
+    answer.evaluatedAtMs = 1_700_000_100_000
+    answer.storeSubscriptionId = "token-1"
+    answer.accessLevel = "read_only"
+    let golden = try GoldenFrames.bytes("response-success-is-subscriber-access-level.hex")
+    var buffer = ByteBuffer()
+    buffer.writeIsSubscriberResponseFrame(methodIndex: 0, requestId: 43, answer: answer)
+    #expect(Array(buffer.readableBytesView) == golden)
+    let decoded = try Tollgate_V1_IsSubscriberResponse(serializedBytes: Array(golden[16...]))
+    #expect(decoded == answer.message)
+    #expect(decoded.accessLevel == "read_only")
+    #expect(!decoded.active)
+  }
+
   @Test("the client decoder reads golden responses, including an application error")
   func decodesGolden() throws {
     let decoder = ResponseFrameDecoder(maximumPayloadLength: 1 << 20)

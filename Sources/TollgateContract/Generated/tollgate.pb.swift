@@ -385,6 +385,11 @@ public nonisolated struct Tollgate_V1_EntitlementStatus: Sendable {
   /// What grants it: originalTransactionId / purchaseToken / receiptId / grant id.
   public var storeSubscriptionID: String = String()
 
+  /// How much of the app `state` gives: the catalog's `accessLevels` for the state at
+  /// `evaluated_at_ms` ("full", "none", or a level the operator names, such as "read_only").
+  /// An entitled state whose access has ended reads as EXPIRED and takes that state's level.
+  public var accessLevel: String = String()
+
   public var unknownFields = SwiftProtobuf.UnknownStorage()
 
   public init() {}
@@ -439,6 +444,12 @@ public nonisolated struct Tollgate_V1_IsSubscriberResponse: Sendable {
   public var evaluatedAtMs: Int64 = 0
 
   public var storeSubscriptionID: String = String()
+
+  /// How much of the app `state` gives, as EntitlementStatus.access_level: "full", "none", or a
+  /// level the operator names in the catalog's `accessLevels` (such as "read_only" in billing
+  /// retry, where `active` is false). Empty when the user or entitlement is unknown (read it as
+  /// "none").
+  public var accessLevel: String = String()
 
   public var unknownFields = SwiftProtobuf.UnknownStorage()
 
@@ -829,7 +840,7 @@ nonisolated extension Tollgate_V1_Error: SwiftProtobuf.Message, SwiftProtobuf._M
 
 nonisolated extension Tollgate_V1_EntitlementStatus: SwiftProtobuf.Message, SwiftProtobuf._MessageImplementationBase, SwiftProtobuf._ProtoNameProviding {
   public static let protoMessageName: String = _protobuf_package + ".EntitlementStatus"
-  public static let _protobuf_nameMap = SwiftProtobuf._NameMap(bytecode: "\0\u{1}entitlement\0\u{1}active\0\u{3}expires_at_ms\0\u{1}state\0\u{3}will_renew\0\u{1}store\0\u{3}product_id\0\u{1}environment\0\u{3}verified_at_ms\0\u{3}store_subscription_id\0")
+  public static let _protobuf_nameMap = SwiftProtobuf._NameMap(bytecode: "\0\u{1}entitlement\0\u{1}active\0\u{3}expires_at_ms\0\u{1}state\0\u{3}will_renew\0\u{1}store\0\u{3}product_id\0\u{1}environment\0\u{3}verified_at_ms\0\u{3}store_subscription_id\0\u{3}access_level\0")
 
   public mutating func decodeMessage<D: SwiftProtobuf.Decoder>(decoder: inout D) throws {
     while let fieldNumber = try decoder.nextFieldNumber() {
@@ -847,6 +858,7 @@ nonisolated extension Tollgate_V1_EntitlementStatus: SwiftProtobuf.Message, Swif
       case 8: try { try decoder.decodeSingularEnumField(value: &self.environment) }()
       case 9: try { try decoder.decodeSingularInt64Field(value: &self.verifiedAtMs) }()
       case 10: try { try decoder.decodeSingularStringField(value: &self.storeSubscriptionID) }()
+      case 11: try { try decoder.decodeSingularStringField(value: &self.accessLevel) }()
       default: break
       }
     }
@@ -883,6 +895,9 @@ nonisolated extension Tollgate_V1_EntitlementStatus: SwiftProtobuf.Message, Swif
     if !self.storeSubscriptionID.isEmpty {
       try visitor.visitSingularStringField(value: self.storeSubscriptionID, fieldNumber: 10)
     }
+    if !self.accessLevel.isEmpty {
+      try visitor.visitSingularStringField(value: self.accessLevel, fieldNumber: 11)
+    }
     try unknownFields.traverse(visitor: &visitor)
   }
 
@@ -897,6 +912,7 @@ nonisolated extension Tollgate_V1_EntitlementStatus: SwiftProtobuf.Message, Swif
     if lhs.environment != rhs.environment {return false}
     if lhs.verifiedAtMs != rhs.verifiedAtMs {return false}
     if lhs.storeSubscriptionID != rhs.storeSubscriptionID {return false}
+    if lhs.accessLevel != rhs.accessLevel {return false}
     if lhs.unknownFields != rhs.unknownFields {return false}
     return true
   }
@@ -939,7 +955,7 @@ nonisolated extension Tollgate_V1_IsSubscriberRequest: SwiftProtobuf.Message, Sw
 
 nonisolated extension Tollgate_V1_IsSubscriberResponse: SwiftProtobuf.Message, SwiftProtobuf._MessageImplementationBase, SwiftProtobuf._ProtoNameProviding {
   public static let protoMessageName: String = _protobuf_package + ".IsSubscriberResponse"
-  public static let _protobuf_nameMap = SwiftProtobuf._NameMap(bytecode: "\0\u{1}active\0\u{3}expires_at_ms\0\u{1}state\0\u{3}will_renew\0\u{1}store\0\u{3}product_id\0\u{1}environment\0\u{3}verified_at_ms\0\u{1}error\0\u{3}evaluated_at_ms\0\u{3}store_subscription_id\0")
+  public static let _protobuf_nameMap = SwiftProtobuf._NameMap(bytecode: "\0\u{1}active\0\u{3}expires_at_ms\0\u{1}state\0\u{3}will_renew\0\u{1}store\0\u{3}product_id\0\u{1}environment\0\u{3}verified_at_ms\0\u{1}error\0\u{3}evaluated_at_ms\0\u{3}store_subscription_id\0\u{3}access_level\0")
 
   public mutating func decodeMessage<D: SwiftProtobuf.Decoder>(decoder: inout D) throws {
     while let fieldNumber = try decoder.nextFieldNumber() {
@@ -958,6 +974,7 @@ nonisolated extension Tollgate_V1_IsSubscriberResponse: SwiftProtobuf.Message, S
       case 9: try { try decoder.decodeSingularMessageField(value: &self._error) }()
       case 10: try { try decoder.decodeSingularInt64Field(value: &self.evaluatedAtMs) }()
       case 11: try { try decoder.decodeSingularStringField(value: &self.storeSubscriptionID) }()
+      case 12: try { try decoder.decodeSingularStringField(value: &self.accessLevel) }()
       default: break
       }
     }
@@ -1001,6 +1018,9 @@ nonisolated extension Tollgate_V1_IsSubscriberResponse: SwiftProtobuf.Message, S
     if !self.storeSubscriptionID.isEmpty {
       try visitor.visitSingularStringField(value: self.storeSubscriptionID, fieldNumber: 11)
     }
+    if !self.accessLevel.isEmpty {
+      try visitor.visitSingularStringField(value: self.accessLevel, fieldNumber: 12)
+    }
     try unknownFields.traverse(visitor: &visitor)
   }
 
@@ -1016,6 +1036,7 @@ nonisolated extension Tollgate_V1_IsSubscriberResponse: SwiftProtobuf.Message, S
     if lhs._error != rhs._error {return false}
     if lhs.evaluatedAtMs != rhs.evaluatedAtMs {return false}
     if lhs.storeSubscriptionID != rhs.storeSubscriptionID {return false}
+    if lhs.accessLevel != rhs.accessLevel {return false}
     if lhs.unknownFields != rhs.unknownFields {return false}
     return true
   }

@@ -20,6 +20,9 @@ public struct EntitlementAnswer: Sendable, Hashable {
   /// The store's id of the subscription when it is a decimal number (most App Store ids): kept as
   /// that number, so an answer owns no string for it.
   public var numericStoreSubscriptionId: UInt64?
+  /// The access level the state gives under the catalog's `accessLevels` ("full", "none", or an
+  /// operator's level such as "read_only"); "" when there is no record.
+  public var accessLevel = ""
 
   public init() {}
 

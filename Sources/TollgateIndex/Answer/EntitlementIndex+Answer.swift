@@ -79,6 +79,7 @@ extension EntitlementIndex.State {
     answer.active = now.active
     answer.expiresAtMs = record.accessEndsAtMs
     answer.state = now.state
+    answer.accessLevel = accessLevels[now.state]
     answer.willRenew = record.willRenew
     answer.store = record.store
     answer.productId = strings[record.productId]

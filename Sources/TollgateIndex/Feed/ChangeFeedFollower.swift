@@ -67,6 +67,8 @@ public final class ChangeFeedFollower: Service, Sendable {
   private let anchor = Mutex(Anchor(databaseId: "", entry: nil))
   private let reloadingReason = Mutex<String?>(nil)
   private let fileProblem = Mutex<String?>(nil)
+  /// Why the saved access levels could not be read last time (logged once per new reason).
+  private let accessLevelsProblem = Mutex<String?>(nil)
 
   public init(
     storage: any EntitlementStorage, index: EntitlementIndex, config: Config = .defaults,
@@ -107,6 +109,7 @@ public final class ChangeFeedFollower: Service, Sendable {
     let fresh = EntitlementIndex()
     let headSeq = try await storage.streamSnapshot { fresh.insert($0) }
     let mark = try await storage.feedMark(at: headSeq)
+    await refreshAccessLevels()
     index.replaceAll(with: fresh)
     let elapsed = ContinuousClock.now - started
     let now = nowMs()
@@ -127,6 +130,7 @@ public final class ChangeFeedFollower: Service, Sendable {
       try await reload(because: reason)
       return 0
     }
+    await refreshAccessLevels()
     var applied = 0
     while true {
       let after = position.withLock { $0.appliedSeq }
@@ -159,6 +163,37 @@ public final class ChangeFeedFollower: Service, Sendable {
   /// keeps serving what it has.
   public func run() async throws {
     await cancelWhenGracefulShutdown { await self.follow() }
+  }
+
+  /// Gives the index the access levels of the catalog the worker saved, when they changed (a
+  /// worker started with another catalog). A poll reads them: saving the catalog is a commit.
+  /// Levels that cannot be read (a newer worker's catalog naming a state this service does not
+  /// know) keep the levels the index has, with one error logged, and never stop the feed.
+  private func refreshAccessLevels() async {
+    let saved: AccessLevelPolicy?
+    do {
+      saved = try await storage.savedAccessLevels()
+      accessLevelsProblem.withLock { $0 = nil }
+    } catch {
+      let problem = "\(error)"
+      let isNew = accessLevelsProblem.withLock { stored in
+        defer { stored = problem }
+        return stored != problem
+      }
+      if isNew {
+        logger.error(
+          "the access levels of the worker's catalog cannot be read; answers keep the previous ones",
+          metadata: ["error": "\(problem)"])
+      }
+      return
+    }
+    guard let levels = saved, levels != index.accessLevels else { return }
+    index.setAccessLevels(levels)
+    logger.info(
+      "access levels from the worker's catalog",
+      metadata: [
+        "catalog.access_levels": "\(levels.levels.map { "\($0.key.rawValue)=\($0.value)" }.sorted())"
+      ])
   }
 
   /// Why the stored feed no longer continues the one the index follows, or nil: another

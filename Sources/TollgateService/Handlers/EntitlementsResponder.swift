@@ -106,7 +106,7 @@ public struct EntitlementsResponder: EntitlementsHandler {
     response.userID = request.userID
     response.evaluatedAtMs = now
     response.subscriptions = UserSummary.subscriptions(records, at: now)
-    response.entitlements = UserSummary.entitlements(records, at: now)
+    response.entitlements = UserSummary.entitlements(records, at: now, accessLevels: index.accessLevels)
     return response
   }
 
@@ -184,7 +184,8 @@ public struct EntitlementsResponder: EntitlementsHandler {
       // From this service's index once it has the worker's writes, as SubmitPurchase's wait
       // answers: the caller's next IsSubscriber agrees with this answer.
       if let head = try? await storage.headSeq() { _ = await follower.waitUntilApplied(head, timeout: .seconds(2)) }
-      response.entitlements = UserSummary.entitlements(index.records(for: record.submission.userId), at: nowMs())
+      response.entitlements = UserSummary.entitlements(
+        index.records(for: record.submission.userId), at: nowMs(), accessLevels: index.accessLevels)
     case .rejected:
       response.status = .rejected
       response.rejectionReason = record.outcome ?? "rejected"

@@ -51,7 +51,8 @@ extension Tollgate_V1_SubscriptionState {
 }
 
 extension Tollgate_V1_EntitlementStatus {
-  init(_ evaluation: EvaluatedEntitlement) {
+  /// `evaluation` with the level its state gives under `accessLevels`.
+  init(_ evaluation: EvaluatedEntitlement, accessLevels: AccessLevelPolicy) {
     self.init()
     let record = evaluation.record
     entitlement = record.entitlement
@@ -64,6 +65,7 @@ extension Tollgate_V1_EntitlementStatus {
     environment = .init(record.environment)
     verifiedAtMs = record.verifiedAtMs
     storeSubscriptionID = record.storeSubscriptionId
+    accessLevel = accessLevels.level(for: evaluation).rawValue
   }
 }
 
@@ -76,6 +78,6 @@ extension IsSubscriberAnswer {
       willRenew: answer.willRenew, store: answer.store.map { .init($0) } ?? .unspecified, productId: answer.productId,
       environment: answer.environment.map { .init($0) } ?? .unspecified, verifiedAtMs: answer.verifiedAtMs,
       evaluatedAtMs: answer.evaluatedAtMs, storeSubscriptionId: answer.storeSubscriptionId,
-      numericStoreSubscriptionId: answer.numericStoreSubscriptionId)
+      numericStoreSubscriptionId: answer.numericStoreSubscriptionId, accessLevel: answer.accessLevel)
   }
 }

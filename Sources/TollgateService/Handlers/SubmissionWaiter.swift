@@ -30,7 +30,8 @@ struct SubmissionWaiter {
           _ = await follower.waitUntilApplied(try await storage.headSeq(), timeout: .seconds(2))
           let now = nowMs()
           let records = try await storage.entitlements(forUsers: [userId])[userId] ?? []
-          response.entitlements = UserSummary.entitlements(records, at: now)
+          response.entitlements = UserSummary.entitlements(
+            records, at: now, accessLevels: follower.index.accessLevels)
           return
         case .rejected:
           response.status = .rejected

@@ -28,11 +28,13 @@ enum UserSummary {
     }
   }
 
-  static func entitlements(_ records: [EntitlementRecord], at now: Int64) -> [Tollgate_V1_EntitlementStatus] {
+  static func entitlements(
+    _ records: [EntitlementRecord], at now: Int64, accessLevels: AccessLevelPolicy
+  ) -> [Tollgate_V1_EntitlementStatus] {
     var byEntitlement: [String: [EntitlementRecord]] = [:]
     for record in records { byEntitlement[record.entitlement, default: []].append(record) }
     return byEntitlement.keys.sorted().map { entitlement in
-      Tollgate_V1_EntitlementStatus(byEntitlement[entitlement]!.bestEvaluation(at: now)!)
+      Tollgate_V1_EntitlementStatus(byEntitlement[entitlement]!.bestEvaluation(at: now)!, accessLevels: accessLevels)
     }
   }
 }

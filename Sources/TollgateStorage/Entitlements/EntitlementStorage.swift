@@ -45,6 +45,11 @@ public protocol EntitlementStorage: Sendable {
 
   /// A submission as it stands now, or nil if there is none with that id.
   func submission(id: Int64) async throws -> SubmissionRecord?
+
+  /// The access levels (`ProductCatalog.accessLevels`) of the catalog the worker runs with, as it
+  /// saved them at its start; nil when no worker has saved a catalog. The service answers
+  /// `access_level` with them.
+  func savedAccessLevels() async throws -> AccessLevelPolicy?
 }
 
 /// A user has as many submissions waiting for verification as the service allows.
@@ -55,6 +60,8 @@ public struct TooManyPendingSubmissions: Error, Sendable, Hashable {
 
 extension EntitlementStorage {
   public func makeChangeProbe() throws -> (any ChangeProbe)? { nil }
+
+  public func savedAccessLevels() async throws -> AccessLevelPolicy? { nil }
 
   /// Stores a submitted purchase with no bound on the user's pending submissions.
   public func submitPurchase(_ submission: PurchaseSubmission, nowMs: Int64) async throws -> Int64 {

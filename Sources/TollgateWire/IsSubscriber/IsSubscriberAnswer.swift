@@ -19,6 +19,8 @@ public struct IsSubscriberAnswer: Sendable, Hashable {
   /// When set, the store subscription id is this number in decimal (and `storeSubscriptionId` is
   /// ignored): the hot path writes the digits without building a String.
   public var numericStoreSubscriptionId: UInt64?
+  /// How much of the app the state gives ("full", "none", an operator's level); "" for no record.
+  public var accessLevel = ""
 
   public init() {}
 
@@ -28,7 +30,7 @@ public struct IsSubscriberAnswer: Sendable, Hashable {
   public init(
     active: Bool, expiresAtMs: Int64, state: Tollgate_V1_SubscriptionState, willRenew: Bool, store: Tollgate_V1_Store,
     productId: String, environment: Tollgate_V1_Environment, verifiedAtMs: Int64, evaluatedAtMs: Int64,
-    storeSubscriptionId: String, numericStoreSubscriptionId: UInt64?
+    storeSubscriptionId: String, numericStoreSubscriptionId: UInt64?, accessLevel: String = ""
   ) {
     self.active = active
     self.expiresAtMs = expiresAtMs
@@ -41,6 +43,7 @@ public struct IsSubscriberAnswer: Sendable, Hashable {
     self.evaluatedAtMs = evaluatedAtMs
     self.storeSubscriptionId = storeSubscriptionId
     self.numericStoreSubscriptionId = numericStoreSubscriptionId
+    self.accessLevel = accessLevel
   }
 
   /// The same answer as a protobuf message.
@@ -56,6 +59,7 @@ public struct IsSubscriberAnswer: Sendable, Hashable {
     response.verifiedAtMs = verifiedAtMs
     response.evaluatedAtMs = evaluatedAtMs
     response.storeSubscriptionID = numericStoreSubscriptionId.map { String($0) } ?? storeSubscriptionId
+    response.accessLevel = accessLevel
     return response
   }
 }
@@ -94,6 +98,7 @@ extension IsSubscriberAnswer {
   var maximumEncodedLength: Int {
     // Tags are one byte; varints at most 10 bytes; string lengths at most 5.
     8 * (1 + 10) + (1 + 5 + productId.utf8.count) + (1 + 5 + max(storeSubscriptionId.utf8.count, 20))
+      + (1 + 5 + accessLevel.utf8.count)
   }
 }
 
@@ -184,5 +189,6 @@ struct ProtoWriter {
     } else if !answer.storeSubscriptionId.isEmpty {
       stringField(11, answer.storeSubscriptionId)
     }
+    if !answer.accessLevel.isEmpty { stringField(12, answer.accessLevel) }
   }
 }

@@ -20,6 +20,8 @@ enum QueryJSON {
     var verifiedAtMs: Int64
     var evaluatedAtMs: Int64?
     var storeSubscriptionId: String
+    /// The access level the state gives (IsSubscriber's answer and an entitlement's status).
+    var accessLevel: String?
     /// A subscription's lifecycle rule (`current_period`, `store_unreachable`, ...), when known.
     var reason: String?
     /// The purchases a subscription replaced, newest first (Google's linkedPurchaseToken chain).
@@ -48,6 +50,7 @@ enum QueryJSON {
         environment: response.environment, verifiedAtMs: response.verifiedAtMs,
         storeSubscriptionId: response.storeSubscriptionID)
       evaluatedAtMs = response.evaluatedAtMs
+      accessLevel = response.accessLevel
     }
 
     init(_ status: Tollgate_V1_EntitlementStatus) {
@@ -56,6 +59,7 @@ enum QueryJSON {
         store: status.store, productId: status.productID, environment: status.environment,
         verifiedAtMs: status.verifiedAtMs, storeSubscriptionId: status.storeSubscriptionID)
       entitlement = status.entitlement
+      accessLevel = status.accessLevel
     }
 
     init(_ subscription: Tollgate_V1_Subscription) {

@@ -22,6 +22,7 @@ enum QueryOutput {
     return """
       \(user) \(verdict) \(entitlement)
         state:        \(name(response.state))
+        access level: \(response.accessLevel)
         until:        \(time(response.expiresAtMs))
         will renew:   \(response.willRenew ? "yes" : "no")
         through:      \(name(response.store)) \(response.productID) (\(response.storeSubscriptionID)), \(name(response.environment))
@@ -33,7 +34,7 @@ enum QueryOutput {
     var lines = ["user \(response.userID)", "entitlements:"]
     for status in response.entitlements {
       lines.append(
-        "  \(status.entitlement): \(status.active ? "ACTIVE" : "inactive"), \(name(status.state)) until \(time(status.expiresAtMs)) via \(name(status.store)) \(status.productID)"
+        "  \(status.entitlement): \(status.active ? "ACTIVE" : "inactive"), \(name(status.state)) (access \(status.accessLevel)) until \(time(status.expiresAtMs)) via \(name(status.store)) \(status.productID)"
       )
     }
     lines.append("subscriptions:")

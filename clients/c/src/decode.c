@@ -28,15 +28,18 @@ tollgate_status tg_decode_is_subscriber(const uint8_t *payload, size_t length, t
     if (!response) return undecodable("IsSubscriber", error);
     tollgate_status status = tg_application_error(response->error, error);
     if (status == TOLLGATE_OK) {
-        /* One block: the struct, then both strings, so that a plain free() releases it all. */
+        /* One block: the struct, then the strings, so that a plain free() releases it all. */
         const char *product = response->product_id ? response->product_id : "";
         const char *subscription = response->store_subscription_id ? response->store_subscription_id : "";
+        const char *level = response->access_level ? response->access_level : "";
         size_t product_length = strlen(product) + 1, subscription_length = strlen(subscription) + 1;
-        tollgate_is_subscriber_result *made = malloc(sizeof *made + product_length + subscription_length);
+        size_t level_length = strlen(level) + 1;
+        tollgate_is_subscriber_result *made = malloc(sizeof *made + product_length + subscription_length + level_length);
         if (made) {
             char *strings = (char *)(made + 1);
             memcpy(strings, product, product_length);
             memcpy(strings + product_length, subscription, subscription_length);
+            memcpy(strings + product_length + subscription_length, level, level_length);
             *made = (tollgate_is_subscriber_result){
                 .active = response->active,
                 .expires_at_ms = response->expires_at_ms,
@@ -48,6 +51,7 @@ tollgate_status tg_decode_is_subscriber(const uint8_t *payload, size_t length, t
                 .verified_at_ms = response->verified_at_ms,
                 .evaluated_at_ms = response->evaluated_at_ms,
                 .store_subscription_id = strings + product_length,
+                .access_level = strings + product_length + subscription_length,
             };
             *result = made;
         } else {
@@ -82,8 +86,10 @@ static bool copy_entitlements(Tollgate__V1__EntitlementStatus *const *from, size
             .environment = (tollgate_environment)e->environment,
             .verified_at_ms = e->verified_at_ms,
             .store_subscription_id = copy(e->store_subscription_id),
+            .access_level = copy(e->access_level),
         };
-        complete = complete && to[i].entitlement && to[i].product_id && to[i].store_subscription_id;
+        complete = complete && to[i].entitlement && to[i].product_id && to[i].store_subscription_id &&
+                   to[i].access_level;
     }
     return complete;
 }

@@ -14,6 +14,7 @@ static void free_entitlements(tollgate_entitlement_status *entitlements, size_t 
         free(entitlements[i].entitlement);
         free(entitlements[i].product_id);
         free(entitlements[i].store_subscription_id);
+        free(entitlements[i].access_level);
     }
     free(entitlements);
 }

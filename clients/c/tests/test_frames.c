@@ -80,6 +80,28 @@ static void response_success_is_subscriber(void) {
     CHECK_INT(result->environment, TOLLGATE_ENVIRONMENT_PRODUCTION);
     CHECK_INT(result->verified_at_ms, 1699999000000LL);
     CHECK_STR(result->store_subscription_id, "");
+    CHECK_STR(result->access_level, "");
+    tollgate_is_subscriber_result_free(result);
+}
+
+static void response_success_is_subscriber_access_level(void) {
+    uint8_t frame[256];
+    tg_response_header header;
+    REQUIRE(read_response("response-success-is-subscriber-access-level.hex", frame, sizeof frame, &header));
+    CHECK_INT(tg_frame_status(header.status_code), TOLLGATE_OK);
+    CHECK_INT(header.request_id, 43);
+    tollgate_is_subscriber_result *result = NULL;
+    tollgate_error error = {0};
+    CHECK_INT(tg_decode_is_subscriber(frame + TG_RESPONSE_HEADER_LENGTH, header.message_length, &result, &error),
+              TOLLGATE_OK);
+    REQUIRE(result != NULL);
+    CHECK(!result->active);
+    CHECK_INT(result->state, TOLLGATE_STATE_BILLING_RETRY);
+    CHECK_INT(result->store, TOLLGATE_STORE_GOOGLE_PLAY);
+    CHECK_STR(result->product_id, "monthly");
+    CHECK_INT(result->evaluated_at_ms, 1700000100000LL);
+    CHECK_STR(result->store_subscription_id, "token-1");
+    CHECK_STR(result->access_level, "read_only");
     tollgate_is_subscriber_result_free(result);
 }
 
@@ -223,6 +245,7 @@ int main(void) {
         {"request_authenticate", request_authenticate},
         {"request_get_submission", request_get_submission},
         {"response_success_is_subscriber", response_success_is_subscriber},
+        {"response_success_is_subscriber_access_level", response_success_is_subscriber_access_level},
         {"response_success_not_found", response_success_not_found},
         {"response_success_authenticate", response_success_authenticate},
         {"response_unauthenticated", response_unauthenticated},

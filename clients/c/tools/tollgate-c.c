@@ -68,6 +68,7 @@ static int is_subscriber(tollgate_client *client, const char *user, const char *
     printf("%s is %s to %s\n", user, result->active ? "entitled" : "NOT entitled", entitlement);
     if (result->state != TOLLGATE_STATE_UNSPECIFIED) {
         printf("  state:        %s\n", tollgate_state_name(result->state));
+        printf("  access level: %s\n", result->access_level);
         printf("  until:        %s (%" PRId64 ")\n", format_time(result->expires_at_ms, until, sizeof until),
                result->expires_at_ms);
         printf("  will renew:   %s\n", result->will_renew ? "yes" : "no");
@@ -88,8 +89,8 @@ static int subscription(tollgate_client *client, const char *user) {
     printf("%s\n", info->user_id);
     for (size_t i = 0; i < info->entitlement_count; i++) {
         const tollgate_entitlement_status *e = &info->entitlements[i];
-        printf("  entitlement %-12s %-8s %-14s until %s\n", e->entitlement, e->active ? "active" : "inactive",
-               tollgate_state_name(e->state), format_time(e->expires_at_ms, until, sizeof until));
+        printf("  entitlement %-12s %-8s %-14s %-10s until %s\n", e->entitlement, e->active ? "active" : "inactive",
+               tollgate_state_name(e->state), e->access_level, format_time(e->expires_at_ms, until, sizeof until));
     }
     for (size_t i = 0; i < info->subscription_count; i++) {
         const tollgate_subscription *s = &info->subscriptions[i];

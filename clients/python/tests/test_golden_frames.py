@@ -65,6 +65,19 @@ def test_response_success_is_subscriber() -> None:
     assert result.environment is Environment.PRODUCTION
     assert result.verified_at_ms == 1699999000000
     assert result.store_subscription_id == ""
+    assert result.access_level == ""
+
+
+def test_response_success_is_subscriber_access_level() -> None:
+    frame = decode_one(golden("response-success-is-subscriber-access-level.hex"))
+    assert (frame.status_code, frame.method_index, frame.request_id) == (0, 0, 43)
+    result = _methods.IS_SUBSCRIBER.decode(frame)
+    assert result.active is False
+    assert result.state is SubscriptionState.BILLING_RETRY
+    assert result.store is Store.GOOGLE_PLAY
+    assert result.evaluated_at_ms == 1700000100000
+    assert result.store_subscription_id == "token-1"
+    assert result.access_level == "read_only"
 
 
 def test_response_success_not_found() -> None:

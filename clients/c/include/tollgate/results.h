@@ -79,6 +79,10 @@ typedef struct tollgate_is_subscriber_result {
     int64_t verified_at_ms;
     int64_t evaluated_at_ms;           /* the server's clock when it answered */
     const char *store_subscription_id;
+    /* How much of the app `state` gives under the server's catalog: "full", "none", or a level
+     * the operator names ("read_only" in billing retry, say, with active false); "" for an
+     * unknown user or entitlement (read it as "none"). */
+    const char *access_level;
 } tollgate_is_subscriber_result;
 
 void tollgate_is_subscriber_result_free(tollgate_is_subscriber_result *result);
@@ -95,6 +99,7 @@ typedef struct tollgate_entitlement_status {
     tollgate_environment environment;
     int64_t verified_at_ms;
     char *store_subscription_id;
+    char *access_level;                /* as tollgate_is_subscriber_result.access_level */
 } tollgate_entitlement_status;
 
 /* One store subscription or promotional grant. */

@@ -733,7 +733,7 @@ const ProtobufCMessageDescriptor tollgate__v1__error__descriptor =
   (ProtobufCMessageInit) tollgate__v1__error__init,
   NULL,NULL,NULL    /* reserved[123] */
 };
-static const ProtobufCFieldDescriptor tollgate__v1__entitlement_status__field_descriptors[10] =
+static const ProtobufCFieldDescriptor tollgate__v1__entitlement_status__field_descriptors[11] =
 {
   {
     "entitlement",
@@ -855,8 +855,21 @@ static const ProtobufCFieldDescriptor tollgate__v1__entitlement_status__field_de
     0,             /* flags */
     0,NULL,NULL    /* reserved1,reserved2, etc */
   },
+  {
+    "access_level",
+    11,
+    PROTOBUF_C_LABEL_NONE,
+    PROTOBUF_C_TYPE_STRING,
+    0,   /* quantifier_offset */
+    offsetof(Tollgate__V1__EntitlementStatus, access_level),
+    NULL,
+    &protobuf_c_empty_string,
+    0,             /* flags */
+    0,NULL,NULL    /* reserved1,reserved2, etc */
+  },
 };
 static const unsigned tollgate__v1__entitlement_status__field_indices_by_name[] = {
+  10,   /* field[10] = access_level */
   1,   /* field[1] = active */
   0,   /* field[0] = entitlement */
   7,   /* field[7] = environment */
@@ -871,7 +884,7 @@ static const unsigned tollgate__v1__entitlement_status__field_indices_by_name[] 
 static const ProtobufCIntRange tollgate__v1__entitlement_status__number_ranges[1 + 1] =
 {
   { 1, 0 },
-  { 0, 10 }
+  { 0, 11 }
 };
 const ProtobufCMessageDescriptor tollgate__v1__entitlement_status__descriptor =
 {
@@ -881,7 +894,7 @@ const ProtobufCMessageDescriptor tollgate__v1__entitlement_status__descriptor =
   "Tollgate__V1__EntitlementStatus",
   "tollgate.v1",
   sizeof(Tollgate__V1__EntitlementStatus),
-  10,
+  11,
   tollgate__v1__entitlement_status__field_descriptors,
   tollgate__v1__entitlement_status__field_indices_by_name,
   1,  tollgate__v1__entitlement_status__number_ranges,
@@ -939,7 +952,7 @@ const ProtobufCMessageDescriptor tollgate__v1__is_subscriber_request__descriptor
   (ProtobufCMessageInit) tollgate__v1__is_subscriber_request__init,
   NULL,NULL,NULL    /* reserved[123] */
 };
-static const ProtobufCFieldDescriptor tollgate__v1__is_subscriber_response__field_descriptors[11] =
+static const ProtobufCFieldDescriptor tollgate__v1__is_subscriber_response__field_descriptors[12] =
 {
   {
     "active",
@@ -1073,8 +1086,21 @@ static const ProtobufCFieldDescriptor tollgate__v1__is_subscriber_response__fiel
     0,             /* flags */
     0,NULL,NULL    /* reserved1,reserved2, etc */
   },
+  {
+    "access_level",
+    12,
+    PROTOBUF_C_LABEL_NONE,
+    PROTOBUF_C_TYPE_STRING,
+    0,   /* quantifier_offset */
+    offsetof(Tollgate__V1__IsSubscriberResponse, access_level),
+    NULL,
+    &protobuf_c_empty_string,
+    0,             /* flags */
+    0,NULL,NULL    /* reserved1,reserved2, etc */
+  },
 };
 static const unsigned tollgate__v1__is_subscriber_response__field_indices_by_name[] = {
+  11,   /* field[11] = access_level */
   0,   /* field[0] = active */
   6,   /* field[6] = environment */
   8,   /* field[8] = error */
@@ -1090,7 +1116,7 @@ static const unsigned tollgate__v1__is_subscriber_response__field_indices_by_nam
 static const ProtobufCIntRange tollgate__v1__is_subscriber_response__number_ranges[1 + 1] =
 {
   { 1, 0 },
-  { 0, 11 }
+  { 0, 12 }
 };
 const ProtobufCMessageDescriptor tollgate__v1__is_subscriber_response__descriptor =
 {
@@ -1100,7 +1126,7 @@ const ProtobufCMessageDescriptor tollgate__v1__is_subscriber_response__descripto
   "Tollgate__V1__IsSubscriberResponse",
   "tollgate.v1",
   sizeof(Tollgate__V1__IsSubscriberResponse),
-  11,
+  12,
   tollgate__v1__is_subscriber_response__field_descriptors,
   tollgate__v1__is_subscriber_response__field_indices_by_name,
   1,  tollgate__v1__is_subscriber_response__number_ranges,

@@ -156,10 +156,16 @@ struct  Tollgate__V1__EntitlementStatus
    * What grants it: originalTransactionId / purchaseToken / receiptId / grant id.
    */
   char *store_subscription_id;
+  /*
+   * How much of the app `state` gives: the catalog's `accessLevels` for the state at
+   * `evaluated_at_ms` ("full", "none", or a level the operator names, such as "read_only").
+   * An entitled state whose access has ended reads as EXPIRED and takes that state's level.
+   */
+  char *access_level;
 };
 #define TOLLGATE__V1__ENTITLEMENT_STATUS__INIT \
  { PROTOBUF_C_MESSAGE_INIT (&tollgate__v1__entitlement_status__descriptor) \
-    , (char *)protobuf_c_empty_string, 0, 0, TOLLGATE__V1__SUBSCRIPTION_STATE__SUBSCRIPTION_STATE_UNSPECIFIED, 0, TOLLGATE__V1__STORE__STORE_UNSPECIFIED, (char *)protobuf_c_empty_string, TOLLGATE__V1__ENVIRONMENT__ENVIRONMENT_UNSPECIFIED, 0, (char *)protobuf_c_empty_string }
+    , (char *)protobuf_c_empty_string, 0, 0, TOLLGATE__V1__SUBSCRIPTION_STATE__SUBSCRIPTION_STATE_UNSPECIFIED, 0, TOLLGATE__V1__STORE__STORE_UNSPECIFIED, (char *)protobuf_c_empty_string, TOLLGATE__V1__ENVIRONMENT__ENVIRONMENT_UNSPECIFIED, 0, (char *)protobuf_c_empty_string, (char *)protobuf_c_empty_string }
 
 
 struct  Tollgate__V1__IsSubscriberRequest
@@ -193,10 +199,17 @@ struct  Tollgate__V1__IsSubscriberResponse
    */
   int64_t evaluated_at_ms;
   char *store_subscription_id;
+  /*
+   * How much of the app `state` gives, as EntitlementStatus.access_level: "full", "none", or a
+   * level the operator names in the catalog's `accessLevels` (such as "read_only" in billing
+   * retry, where `active` is false). Empty when the user or entitlement is unknown (read it as
+   * "none").
+   */
+  char *access_level;
 };
 #define TOLLGATE__V1__IS_SUBSCRIBER_RESPONSE__INIT \
  { PROTOBUF_C_MESSAGE_INIT (&tollgate__v1__is_subscriber_response__descriptor) \
-    , 0, 0, TOLLGATE__V1__SUBSCRIPTION_STATE__SUBSCRIPTION_STATE_UNSPECIFIED, 0, TOLLGATE__V1__STORE__STORE_UNSPECIFIED, (char *)protobuf_c_empty_string, TOLLGATE__V1__ENVIRONMENT__ENVIRONMENT_UNSPECIFIED, 0, NULL, 0, (char *)protobuf_c_empty_string }
+    , 0, 0, TOLLGATE__V1__SUBSCRIPTION_STATE__SUBSCRIPTION_STATE_UNSPECIFIED, 0, TOLLGATE__V1__STORE__STORE_UNSPECIFIED, (char *)protobuf_c_empty_string, TOLLGATE__V1__ENVIRONMENT__ENVIRONMENT_UNSPECIFIED, 0, NULL, 0, (char *)protobuf_c_empty_string, (char *)protobuf_c_empty_string }
 
 
 struct  Tollgate__V1__GetSubscriptionRequest

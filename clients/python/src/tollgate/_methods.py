@@ -74,6 +74,7 @@ def _entitlement(e: pb.EntitlementStatus) -> EntitlementStatus:
         environment=enum_value(Environment, e.environment),
         verified_at_ms=e.verified_at_ms,
         store_subscription_id=e.store_subscription_id,
+        access_level=e.access_level,
     )
 
 
@@ -89,6 +90,7 @@ def _is_subscriber(r: pb.IsSubscriberResponse) -> IsSubscriberResult:
         verified_at_ms=r.verified_at_ms,
         evaluated_at_ms=r.evaluated_at_ms,
         store_subscription_id=r.store_subscription_id,
+        access_level=r.access_level,
     )
 
 

@@ -78,6 +78,10 @@ class IsSubscriberResult:
     verified_at_ms: int
     evaluated_at_ms: int
     store_subscription_id: str
+    #: How much of the app ``state`` gives under the server's catalog: "full", "none", or a level
+    #: the operator names ("read_only" in billing retry, say, with ``active`` False); "" for an
+    #: unknown user or entitlement (read it as "none").
+    access_level: str = ""
 
     def __bool__(self) -> bool:
         return self.active
@@ -97,6 +101,8 @@ class EntitlementStatus:
     environment: Environment | int
     verified_at_ms: int
     store_subscription_id: str
+    #: As ``IsSubscriberResult.access_level``.
+    access_level: str = ""
 
 
 @dataclass(frozen=True, slots=True)

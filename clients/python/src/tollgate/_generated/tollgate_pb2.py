@@ -13,55 +13,55 @@ _sym_db = _symbol_database.Default()
 
 
 
-DESCRIPTOR = _descriptor_pool.Default().AddSerializedFile(b'\n\x0etollgate.proto\x12\x0btollgate.v1\">\n\x05\x45rror\x12$\n\x04\x63ode\x18\x01 \x01(\x0e\x32\x16.tollgate.v1.ErrorCode\x12\x0f\n\x07message\x18\x02 \x01(\t\"\xaf\x02\n\x11\x45ntitlementStatus\x12\x13\n\x0b\x65ntitlement\x18\x01 \x01(\t\x12\x0e\n\x06\x61\x63tive\x18\x02 \x01(\x08\x12\x15\n\rexpires_at_ms\x18\x03 \x01(\x03\x12-\n\x05state\x18\x04 \x01(\x0e\x32\x1e.tollgate.v1.SubscriptionState\x12\x12\n\nwill_renew\x18\x05 \x01(\x08\x12!\n\x05store\x18\x06 \x01(\x0e\x32\x12.tollgate.v1.Store\x12\x12\n\nproduct_id\x18\x07 \x01(\t\x12-\n\x0b\x65nvironment\x18\x08 \x01(\x0e\x32\x18.tollgate.v1.Environment\x12\x16\n\x0everified_at_ms\x18\t \x01(\x03\x12\x1d\n\x15store_subscription_id\x18\n \x01(\t\";\n\x13IsSubscriberRequest\x12\x0f\n\x07user_id\x18\x01 \x01(\t\x12\x13\n\x0b\x65ntitlement\x18\x02 \x01(\t\"\xd9\x02\n\x14IsSubscriberResponse\x12\x0e\n\x06\x61\x63tive\x18\x01 \x01(\x08\x12\x15\n\rexpires_at_ms\x18\x02 \x01(\x03\x12-\n\x05state\x18\x03 \x01(\x0e\x32\x1e.tollgate.v1.SubscriptionState\x12\x12\n\nwill_renew\x18\x04 \x01(\x08\x12!\n\x05store\x18\x05 \x01(\x0e\x32\x12.tollgate.v1.Store\x12\x12\n\nproduct_id\x18\x06 \x01(\t\x12-\n\x0b\x65nvironment\x18\x07 \x01(\x0e\x32\x18.tollgate.v1.Environment\x12\x16\n\x0everified_at_ms\x18\x08 \x01(\x03\x12!\n\x05\x65rror\x18\t \x01(\x0b\x32\x12.tollgate.v1.Error\x12\x17\n\x0f\x65valuated_at_ms\x18\n \x01(\x03\x12\x1d\n\x15store_subscription_id\x18\x0b \x01(\t\")\n\x16GetSubscriptionRequest\x12\x0f\n\x07user_id\x18\x01 \x01(\t\"\xcd\x02\n\x0cSubscription\x12!\n\x05store\x18\x01 \x01(\x0e\x32\x12.tollgate.v1.Store\x12\x1d\n\x15store_subscription_id\x18\x02 \x01(\t\x12\x12\n\nproduct_id\x18\x03 \x01(\t\x12-\n\x05state\x18\x04 \x01(\x0e\x32\x1e.tollgate.v1.SubscriptionState\x12\x0e\n\x06\x61\x63tive\x18\x05 \x01(\x08\x12\x15\n\rexpires_at_ms\x18\x06 \x01(\x03\x12\x12\n\nwill_renew\x18\x07 \x01(\x08\x12-\n\x0b\x65nvironment\x18\x08 \x01(\x0e\x32\x18.tollgate.v1.Environment\x12\x16\n\x0everified_at_ms\x18\t \x01(\x03\x12\x14\n\x0c\x65ntitlements\x18\n \x03(\t\x12\x0e\n\x06reason\x18\x0b \x01(\t\x12\x10\n\x08replaces\x18\x0c \x03(\t\"\xce\x01\n\x17GetSubscriptionResponse\x12\x0f\n\x07user_id\x18\x01 \x01(\t\x12\x30\n\rsubscriptions\x18\x02 \x03(\x0b\x32\x19.tollgate.v1.Subscription\x12\x34\n\x0c\x65ntitlements\x18\x03 \x03(\x0b\x32\x1e.tollgate.v1.EntitlementStatus\x12!\n\x05\x65rror\x18\x04 \x01(\x0b\x32\x12.tollgate.v1.Error\x12\x17\n\x0f\x65valuated_at_ms\x18\x05 \x01(\x03\"\x8d\x02\n\x15SubmitPurchaseRequest\x12\x0f\n\x07user_id\x18\x01 \x01(\t\x12!\n\x05store\x18\x02 \x01(\x0e\x32\x12.tollgate.v1.Store\x12\x0f\n\x07receipt\x18\x03 \x01(\t\x12\x16\n\x0epurchase_token\x18\x04 \x01(\t\x12\x12\n\nreceipt_id\x18\x05 \x01(\t\x12\x16\n\x0e\x61mazon_user_id\x18\x06 \x01(\t\x12\x12\n\nproduct_id\x18\x07 \x01(\t\x12\x0e\n\x06\x61pp_id\x18\x08 \x01(\t\x12\x0f\n\x07wait_ms\x18\t \x01(\r\x12\x1c\n\x14google_purchase_data\x18\n \x01(\t\x12\x18\n\x10google_signature\x18\x0b \x01(\t\"\xd1\x01\n\x16SubmitPurchaseResponse\x12\x15\n\rsubmission_id\x18\x01 \x01(\t\x12-\n\x06status\x18\x02 \x01(\x0e\x32\x1d.tollgate.v1.SubmissionStatus\x12!\n\x05\x65rror\x18\x03 \x01(\x0b\x32\x12.tollgate.v1.Error\x12\x34\n\x0c\x65ntitlements\x18\x04 \x03(\x0b\x32\x1e.tollgate.v1.EntitlementStatus\x12\x18\n\x10rejection_reason\x18\x05 \x01(\t\"\x0f\n\rHealthRequest\"\x9a\x02\n\x0eHealthResponse\x12*\n\x06status\x18\x01 \x01(\x0e\x32\x1a.tollgate.v1.ServingStatus\x12\x13\n\x0bindex_users\x18\x02 \x01(\x04\x12\x15\n\rindex_records\x18\x03 \x01(\x04\x12\x1f\n\x17\x63hange_feed_applied_seq\x18\x04 \x01(\x03\x12\x1c\n\x14\x63hange_feed_head_seq\x18\x05 \x01(\x03\x12\x1a\n\x12\x63hange_feed_lag_ms\x18\x06 \x01(\x03\x12\x0f\n\x07version\x18\x07 \x01(\t\x12\x11\n\tuptime_ms\x18\x08 \x01(\x03\x12!\n\x05\x65rror\x18\t \x01(\x0b\x32\x12.tollgate.v1.Error\x12\x0e\n\x06reason\x18\n \x01(\t\"2\n\x13\x41uthenticateRequest\x12\x0e\n\x06\x63\x61ller\x18\x01 \x01(\t\x12\x0b\n\x03key\x18\x02 \x01(\t\"Y\n\x14\x41uthenticateResponse\x12!\n\x05\x65rror\x18\x01 \x01(\x0b\x32\x12.tollgate.v1.Error\x12\x0e\n\x06\x63\x61ller\x18\x02 \x01(\t\x12\x0e\n\x06scopes\x18\x03 \x03(\t\"-\n\x14GetSubmissionRequest\x12\x15\n\rsubmission_id\x18\x01 \x01(\t\"\xf9\x01\n\x15GetSubmissionResponse\x12\x15\n\rsubmission_id\x18\x01 \x01(\t\x12-\n\x06status\x18\x02 \x01(\x0e\x32\x1d.tollgate.v1.SubmissionStatus\x12!\n\x05\x65rror\x18\x03 \x01(\x0b\x32\x12.tollgate.v1.Error\x12\x34\n\x0c\x65ntitlements\x18\x04 \x03(\x0b\x32\x1e.tollgate.v1.EntitlementStatus\x12\x18\n\x10rejection_reason\x18\x05 \x01(\t\x12\x16\n\x0ereceived_at_ms\x18\x06 \x01(\x03\x12\x0f\n\x07user_id\x18\x07 \x01(\t*s\n\x05Store\x12\x15\n\x11STORE_UNSPECIFIED\x10\x00\x12\x13\n\x0fSTORE_APP_STORE\x10\x01\x12\x15\n\x11STORE_GOOGLE_PLAY\x10\x02\x12\x10\n\x0cSTORE_AMAZON\x10\x03\x12\x15\n\x11STORE_PROMOTIONAL\x10\x04*_\n\x0b\x45nvironment\x12\x1b\n\x17\x45NVIRONMENT_UNSPECIFIED\x10\x00\x12\x1a\n\x16\x45NVIRONMENT_PRODUCTION\x10\x01\x12\x17\n\x13\x45NVIRONMENT_SANDBOX\x10\x02*\xe2\x02\n\x11SubscriptionState\x12\"\n\x1eSUBSCRIPTION_STATE_UNSPECIFIED\x10\x00\x12\x1c\n\x18SUBSCRIPTION_STATE_TRIAL\x10\x01\x12\"\n\x1eSUBSCRIPTION_STATE_INTRO_OFFER\x10\x02\x12\x1d\n\x19SUBSCRIPTION_STATE_ACTIVE\x10\x03\x12#\n\x1fSUBSCRIPTION_STATE_GRACE_PERIOD\x10\x04\x12$\n SUBSCRIPTION_STATE_BILLING_RETRY\x10\x05\x12\x1e\n\x1aSUBSCRIPTION_STATE_ON_HOLD\x10\x06\x12\x1d\n\x19SUBSCRIPTION_STATE_PAUSED\x10\x07\x12\x1e\n\x1aSUBSCRIPTION_STATE_EXPIRED\x10\x08\x12\x1e\n\x1aSUBSCRIPTION_STATE_REVOKED\x10\t*\x9e\x02\n\tErrorCode\x12\x1a\n\x16\x45RROR_CODE_UNSPECIFIED\x10\x00\x12\x1f\n\x1b\x45RROR_CODE_INVALID_ARGUMENT\x10\x01\x12\x18\n\x14\x45RROR_CODE_NOT_FOUND\x10\x02\x12\x1e\n\x1a\x45RROR_CODE_UNAUTHENTICATED\x10\x03\x12 \n\x1c\x45RROR_CODE_PERMISSION_DENIED\x10\x04\x12!\n\x1d\x45RROR_CODE_RESOURCE_EXHAUSTED\x10\x05\x12\x1a\n\x16\x45RROR_CODE_UNAVAILABLE\x10\x06\x12 \n\x1c\x45RROR_CODE_DEADLINE_EXCEEDED\x10\x07\x12\x17\n\x13\x45RROR_CODE_INTERNAL\x10\x08*\x94\x01\n\x10SubmissionStatus\x12!\n\x1dSUBMISSION_STATUS_UNSPECIFIED\x10\x00\x12\x1d\n\x19SUBMISSION_STATUS_PENDING\x10\x01\x12\x1e\n\x1aSUBMISSION_STATUS_VERIFIED\x10\x02\x12\x1e\n\x1aSUBMISSION_STATUS_REJECTED\x10\x03*\x88\x01\n\rServingStatus\x12\x1e\n\x1aSERVING_STATUS_UNSPECIFIED\x10\x00\x12\x1a\n\x16SERVING_STATUS_SERVING\x10\x01\x12\x1b\n\x17SERVING_STATUS_DEGRADED\x10\x02\x12\x1e\n\x1aSERVING_STATUS_NOT_SERVING\x10\x03\x32\x8c\x04\n\x0c\x45ntitlements\x12S\n\x0cIsSubscriber\x12 .tollgate.v1.IsSubscriberRequest\x1a!.tollgate.v1.IsSubscriberResponse\x12\\\n\x0fGetSubscription\x12#.tollgate.v1.GetSubscriptionRequest\x1a$.tollgate.v1.GetSubscriptionResponse\x12Y\n\x0eSubmitPurchase\x12\".tollgate.v1.SubmitPurchaseRequest\x1a#.tollgate.v1.SubmitPurchaseResponse\x12\x41\n\x06Health\x12\x1a.tollgate.v1.HealthRequest\x1a\x1b.tollgate.v1.HealthResponse\x12S\n\x0c\x41uthenticate\x12 .tollgate.v1.AuthenticateRequest\x1a!.tollgate.v1.AuthenticateResponse\x12V\n\rGetSubmission\x12!.tollgate.v1.GetSubmissionRequest\x1a\".tollgate.v1.GetSubmissionResponseb\x06proto3')
+DESCRIPTOR = _descriptor_pool.Default().AddSerializedFile(b'\n\x0etollgate.proto\x12\x0btollgate.v1\">\n\x05\x45rror\x12$\n\x04\x63ode\x18\x01 \x01(\x0e\x32\x16.tollgate.v1.ErrorCode\x12\x0f\n\x07message\x18\x02 \x01(\t\"\xc5\x02\n\x11\x45ntitlementStatus\x12\x13\n\x0b\x65ntitlement\x18\x01 \x01(\t\x12\x0e\n\x06\x61\x63tive\x18\x02 \x01(\x08\x12\x15\n\rexpires_at_ms\x18\x03 \x01(\x03\x12-\n\x05state\x18\x04 \x01(\x0e\x32\x1e.tollgate.v1.SubscriptionState\x12\x12\n\nwill_renew\x18\x05 \x01(\x08\x12!\n\x05store\x18\x06 \x01(\x0e\x32\x12.tollgate.v1.Store\x12\x12\n\nproduct_id\x18\x07 \x01(\t\x12-\n\x0b\x65nvironment\x18\x08 \x01(\x0e\x32\x18.tollgate.v1.Environment\x12\x16\n\x0everified_at_ms\x18\t \x01(\x03\x12\x1d\n\x15store_subscription_id\x18\n \x01(\t\x12\x14\n\x0c\x61\x63\x63\x65ss_level\x18\x0b \x01(\t\";\n\x13IsSubscriberRequest\x12\x0f\n\x07user_id\x18\x01 \x01(\t\x12\x13\n\x0b\x65ntitlement\x18\x02 \x01(\t\"\xef\x02\n\x14IsSubscriberResponse\x12\x0e\n\x06\x61\x63tive\x18\x01 \x01(\x08\x12\x15\n\rexpires_at_ms\x18\x02 \x01(\x03\x12-\n\x05state\x18\x03 \x01(\x0e\x32\x1e.tollgate.v1.SubscriptionState\x12\x12\n\nwill_renew\x18\x04 \x01(\x08\x12!\n\x05store\x18\x05 \x01(\x0e\x32\x12.tollgate.v1.Store\x12\x12\n\nproduct_id\x18\x06 \x01(\t\x12-\n\x0b\x65nvironment\x18\x07 \x01(\x0e\x32\x18.tollgate.v1.Environment\x12\x16\n\x0everified_at_ms\x18\x08 \x01(\x03\x12!\n\x05\x65rror\x18\t \x01(\x0b\x32\x12.tollgate.v1.Error\x12\x17\n\x0f\x65valuated_at_ms\x18\n \x01(\x03\x12\x1d\n\x15store_subscription_id\x18\x0b \x01(\t\x12\x14\n\x0c\x61\x63\x63\x65ss_level\x18\x0c \x01(\t\")\n\x16GetSubscriptionRequest\x12\x0f\n\x07user_id\x18\x01 \x01(\t\"\xcd\x02\n\x0cSubscription\x12!\n\x05store\x18\x01 \x01(\x0e\x32\x12.tollgate.v1.Store\x12\x1d\n\x15store_subscription_id\x18\x02 \x01(\t\x12\x12\n\nproduct_id\x18\x03 \x01(\t\x12-\n\x05state\x18\x04 \x01(\x0e\x32\x1e.tollgate.v1.SubscriptionState\x12\x0e\n\x06\x61\x63tive\x18\x05 \x01(\x08\x12\x15\n\rexpires_at_ms\x18\x06 \x01(\x03\x12\x12\n\nwill_renew\x18\x07 \x01(\x08\x12-\n\x0b\x65nvironment\x18\x08 \x01(\x0e\x32\x18.tollgate.v1.Environment\x12\x16\n\x0everified_at_ms\x18\t \x01(\x03\x12\x14\n\x0c\x65ntitlements\x18\n \x03(\t\x12\x0e\n\x06reason\x18\x0b \x01(\t\x12\x10\n\x08replaces\x18\x0c \x03(\t\"\xce\x01\n\x17GetSubscriptionResponse\x12\x0f\n\x07user_id\x18\x01 \x01(\t\x12\x30\n\rsubscriptions\x18\x02 \x03(\x0b\x32\x19.tollgate.v1.Subscription\x12\x34\n\x0c\x65ntitlements\x18\x03 \x03(\x0b\x32\x1e.tollgate.v1.EntitlementStatus\x12!\n\x05\x65rror\x18\x04 \x01(\x0b\x32\x12.tollgate.v1.Error\x12\x17\n\x0f\x65valuated_at_ms\x18\x05 \x01(\x03\"\x8d\x02\n\x15SubmitPurchaseRequest\x12\x0f\n\x07user_id\x18\x01 \x01(\t\x12!\n\x05store\x18\x02 \x01(\x0e\x32\x12.tollgate.v1.Store\x12\x0f\n\x07receipt\x18\x03 \x01(\t\x12\x16\n\x0epurchase_token\x18\x04 \x01(\t\x12\x12\n\nreceipt_id\x18\x05 \x01(\t\x12\x16\n\x0e\x61mazon_user_id\x18\x06 \x01(\t\x12\x12\n\nproduct_id\x18\x07 \x01(\t\x12\x0e\n\x06\x61pp_id\x18\x08 \x01(\t\x12\x0f\n\x07wait_ms\x18\t \x01(\r\x12\x1c\n\x14google_purchase_data\x18\n \x01(\t\x12\x18\n\x10google_signature\x18\x0b \x01(\t\"\xd1\x01\n\x16SubmitPurchaseResponse\x12\x15\n\rsubmission_id\x18\x01 \x01(\t\x12-\n\x06status\x18\x02 \x01(\x0e\x32\x1d.tollgate.v1.SubmissionStatus\x12!\n\x05\x65rror\x18\x03 \x01(\x0b\x32\x12.tollgate.v1.Error\x12\x34\n\x0c\x65ntitlements\x18\x04 \x03(\x0b\x32\x1e.tollgate.v1.EntitlementStatus\x12\x18\n\x10rejection_reason\x18\x05 \x01(\t\"\x0f\n\rHealthRequest\"\x9a\x02\n\x0eHealthResponse\x12*\n\x06status\x18\x01 \x01(\x0e\x32\x1a.tollgate.v1.ServingStatus\x12\x13\n\x0bindex_users\x18\x02 \x01(\x04\x12\x15\n\rindex_records\x18\x03 \x01(\x04\x12\x1f\n\x17\x63hange_feed_applied_seq\x18\x04 \x01(\x03\x12\x1c\n\x14\x63hange_feed_head_seq\x18\x05 \x01(\x03\x12\x1a\n\x12\x63hange_feed_lag_ms\x18\x06 \x01(\x03\x12\x0f\n\x07version\x18\x07 \x01(\t\x12\x11\n\tuptime_ms\x18\x08 \x01(\x03\x12!\n\x05\x65rror\x18\t \x01(\x0b\x32\x12.tollgate.v1.Error\x12\x0e\n\x06reason\x18\n \x01(\t\"2\n\x13\x41uthenticateRequest\x12\x0e\n\x06\x63\x61ller\x18\x01 \x01(\t\x12\x0b\n\x03key\x18\x02 \x01(\t\"Y\n\x14\x41uthenticateResponse\x12!\n\x05\x65rror\x18\x01 \x01(\x0b\x32\x12.tollgate.v1.Error\x12\x0e\n\x06\x63\x61ller\x18\x02 \x01(\t\x12\x0e\n\x06scopes\x18\x03 \x03(\t\"-\n\x14GetSubmissionRequest\x12\x15\n\rsubmission_id\x18\x01 \x01(\t\"\xf9\x01\n\x15GetSubmissionResponse\x12\x15\n\rsubmission_id\x18\x01 \x01(\t\x12-\n\x06status\x18\x02 \x01(\x0e\x32\x1d.tollgate.v1.SubmissionStatus\x12!\n\x05\x65rror\x18\x03 \x01(\x0b\x32\x12.tollgate.v1.Error\x12\x34\n\x0c\x65ntitlements\x18\x04 \x03(\x0b\x32\x1e.tollgate.v1.EntitlementStatus\x12\x18\n\x10rejection_reason\x18\x05 \x01(\t\x12\x16\n\x0ereceived_at_ms\x18\x06 \x01(\x03\x12\x0f\n\x07user_id\x18\x07 \x01(\t*s\n\x05Store\x12\x15\n\x11STORE_UNSPECIFIED\x10\x00\x12\x13\n\x0fSTORE_APP_STORE\x10\x01\x12\x15\n\x11STORE_GOOGLE_PLAY\x10\x02\x12\x10\n\x0cSTORE_AMAZON\x10\x03\x12\x15\n\x11STORE_PROMOTIONAL\x10\x04*_\n\x0b\x45nvironment\x12\x1b\n\x17\x45NVIRONMENT_UNSPECIFIED\x10\x00\x12\x1a\n\x16\x45NVIRONMENT_PRODUCTION\x10\x01\x12\x17\n\x13\x45NVIRONMENT_SANDBOX\x10\x02*\xe2\x02\n\x11SubscriptionState\x12\"\n\x1eSUBSCRIPTION_STATE_UNSPECIFIED\x10\x00\x12\x1c\n\x18SUBSCRIPTION_STATE_TRIAL\x10\x01\x12\"\n\x1eSUBSCRIPTION_STATE_INTRO_OFFER\x10\x02\x12\x1d\n\x19SUBSCRIPTION_STATE_ACTIVE\x10\x03\x12#\n\x1fSUBSCRIPTION_STATE_GRACE_PERIOD\x10\x04\x12$\n SUBSCRIPTION_STATE_BILLING_RETRY\x10\x05\x12\x1e\n\x1aSUBSCRIPTION_STATE_ON_HOLD\x10\x06\x12\x1d\n\x19SUBSCRIPTION_STATE_PAUSED\x10\x07\x12\x1e\n\x1aSUBSCRIPTION_STATE_EXPIRED\x10\x08\x12\x1e\n\x1aSUBSCRIPTION_STATE_REVOKED\x10\t*\x9e\x02\n\tErrorCode\x12\x1a\n\x16\x45RROR_CODE_UNSPECIFIED\x10\x00\x12\x1f\n\x1b\x45RROR_CODE_INVALID_ARGUMENT\x10\x01\x12\x18\n\x14\x45RROR_CODE_NOT_FOUND\x10\x02\x12\x1e\n\x1a\x45RROR_CODE_UNAUTHENTICATED\x10\x03\x12 \n\x1c\x45RROR_CODE_PERMISSION_DENIED\x10\x04\x12!\n\x1d\x45RROR_CODE_RESOURCE_EXHAUSTED\x10\x05\x12\x1a\n\x16\x45RROR_CODE_UNAVAILABLE\x10\x06\x12 \n\x1c\x45RROR_CODE_DEADLINE_EXCEEDED\x10\x07\x12\x17\n\x13\x45RROR_CODE_INTERNAL\x10\x08*\x94\x01\n\x10SubmissionStatus\x12!\n\x1dSUBMISSION_STATUS_UNSPECIFIED\x10\x00\x12\x1d\n\x19SUBMISSION_STATUS_PENDING\x10\x01\x12\x1e\n\x1aSUBMISSION_STATUS_VERIFIED\x10\x02\x12\x1e\n\x1aSUBMISSION_STATUS_REJECTED\x10\x03*\x88\x01\n\rServingStatus\x12\x1e\n\x1aSERVING_STATUS_UNSPECIFIED\x10\x00\x12\x1a\n\x16SERVING_STATUS_SERVING\x10\x01\x12\x1b\n\x17SERVING_STATUS_DEGRADED\x10\x02\x12\x1e\n\x1aSERVING_STATUS_NOT_SERVING\x10\x03\x32\x8c\x04\n\x0c\x45ntitlements\x12S\n\x0cIsSubscriber\x12 .tollgate.v1.IsSubscriberRequest\x1a!.tollgate.v1.IsSubscriberResponse\x12\\\n\x0fGetSubscription\x12#.tollgate.v1.GetSubscriptionRequest\x1a$.tollgate.v1.GetSubscriptionResponse\x12Y\n\x0eSubmitPurchase\x12\".tollgate.v1.SubmitPurchaseRequest\x1a#.tollgate.v1.SubmitPurchaseResponse\x12\x41\n\x06Health\x12\x1a.tollgate.v1.HealthRequest\x1a\x1b.tollgate.v1.HealthResponse\x12S\n\x0c\x41uthenticate\x12 .tollgate.v1.AuthenticateRequest\x1a!.tollgate.v1.AuthenticateResponse\x12V\n\rGetSubmission\x12!.tollgate.v1.GetSubmissionRequest\x1a\".tollgate.v1.GetSubmissionResponseb\x06proto3')
 
 _builder.BuildMessageAndEnumDescriptors(DESCRIPTOR, globals())
 _builder.BuildTopDescriptorsAndMessages(DESCRIPTOR, 'tollgate_pb2', globals())
 if _descriptor._USE_C_DESCRIPTORS == False:
 
   DESCRIPTOR._options = None
-  _STORE._serialized_start=2626
-  _STORE._serialized_end=2741
-  _ENVIRONMENT._serialized_start=2743
-  _ENVIRONMENT._serialized_end=2838
-  _SUBSCRIPTIONSTATE._serialized_start=2841
-  _SUBSCRIPTIONSTATE._serialized_end=3195
-  _ERRORCODE._serialized_start=3198
-  _ERRORCODE._serialized_end=3484
-  _SUBMISSIONSTATUS._serialized_start=3487
-  _SUBMISSIONSTATUS._serialized_end=3635
-  _SERVINGSTATUS._serialized_start=3638
-  _SERVINGSTATUS._serialized_end=3774
+  _STORE._serialized_start=2670
+  _STORE._serialized_end=2785
+  _ENVIRONMENT._serialized_start=2787
+  _ENVIRONMENT._serialized_end=2882
+  _SUBSCRIPTIONSTATE._serialized_start=2885
+  _SUBSCRIPTIONSTATE._serialized_end=3239
+  _ERRORCODE._serialized_start=3242
+  _ERRORCODE._serialized_end=3528
+  _SUBMISSIONSTATUS._serialized_start=3531
+  _SUBMISSIONSTATUS._serialized_end=3679
+  _SERVINGSTATUS._serialized_start=3682
+  _SERVINGSTATUS._serialized_end=3818
   _ERROR._serialized_start=31
   _ERROR._serialized_end=93
   _ENTITLEMENTSTATUS._serialized_start=96
-  _ENTITLEMENTSTATUS._serialized_end=399
-  _ISSUBSCRIBERREQUEST._serialized_start=401
-  _ISSUBSCRIBERREQUEST._serialized_end=460
-  _ISSUBSCRIBERRESPONSE._serialized_start=463
-  _ISSUBSCRIBERRESPONSE._serialized_end=808
-  _GETSUBSCRIPTIONREQUEST._serialized_start=810
-  _GETSUBSCRIPTIONREQUEST._serialized_end=851
-  _SUBSCRIPTION._serialized_start=854
-  _SUBSCRIPTION._serialized_end=1187
-  _GETSUBSCRIPTIONRESPONSE._serialized_start=1190
-  _GETSUBSCRIPTIONRESPONSE._serialized_end=1396
-  _SUBMITPURCHASEREQUEST._serialized_start=1399
-  _SUBMITPURCHASEREQUEST._serialized_end=1668
-  _SUBMITPURCHASERESPONSE._serialized_start=1671
-  _SUBMITPURCHASERESPONSE._serialized_end=1880
-  _HEALTHREQUEST._serialized_start=1882
-  _HEALTHREQUEST._serialized_end=1897
-  _HEALTHRESPONSE._serialized_start=1900
-  _HEALTHRESPONSE._serialized_end=2182
-  _AUTHENTICATEREQUEST._serialized_start=2184
-  _AUTHENTICATEREQUEST._serialized_end=2234
-  _AUTHENTICATERESPONSE._serialized_start=2236
-  _AUTHENTICATERESPONSE._serialized_end=2325
-  _GETSUBMISSIONREQUEST._serialized_start=2327
-  _GETSUBMISSIONREQUEST._serialized_end=2372
-  _GETSUBMISSIONRESPONSE._serialized_start=2375
-  _GETSUBMISSIONRESPONSE._serialized_end=2624
-  _ENTITLEMENTS._serialized_start=3777
-  _ENTITLEMENTS._serialized_end=4301
+  _ENTITLEMENTSTATUS._serialized_end=421
+  _ISSUBSCRIBERREQUEST._serialized_start=423
+  _ISSUBSCRIBERREQUEST._serialized_end=482
+  _ISSUBSCRIBERRESPONSE._serialized_start=485
+  _ISSUBSCRIBERRESPONSE._serialized_end=852
+  _GETSUBSCRIPTIONREQUEST._serialized_start=854
+  _GETSUBSCRIPTIONREQUEST._serialized_end=895
+  _SUBSCRIPTION._serialized_start=898
+  _SUBSCRIPTION._serialized_end=1231
+  _GETSUBSCRIPTIONRESPONSE._serialized_start=1234
+  _GETSUBSCRIPTIONRESPONSE._serialized_end=1440
+  _SUBMITPURCHASEREQUEST._serialized_start=1443
+  _SUBMITPURCHASEREQUEST._serialized_end=1712
+  _SUBMITPURCHASERESPONSE._serialized_start=1715
+  _SUBMITPURCHASERESPONSE._serialized_end=1924
+  _HEALTHREQUEST._serialized_start=1926
+  _HEALTHREQUEST._serialized_end=1941
+  _HEALTHRESPONSE._serialized_start=1944
+  _HEALTHRESPONSE._serialized_end=2226
+  _AUTHENTICATEREQUEST._serialized_start=2228
+  _AUTHENTICATEREQUEST._serialized_end=2278
+  _AUTHENTICATERESPONSE._serialized_start=2280
+  _AUTHENTICATERESPONSE._serialized_end=2369
+  _GETSUBMISSIONREQUEST._serialized_start=2371
+  _GETSUBMISSIONREQUEST._serialized_end=2416
+  _GETSUBMISSIONRESPONSE._serialized_start=2419
+  _GETSUBMISSIONRESPONSE._serialized_end=2668
+  _ENTITLEMENTS._serialized_start=3821
+  _ENTITLEMENTS._serialized_end=4345
 # @@protoc_insertion_point(module_scope)

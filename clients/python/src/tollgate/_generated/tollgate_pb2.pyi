@@ -60,7 +60,8 @@ class AuthenticateResponse(_message.Message):
     def __init__(self, error: _Optional[_Union[Error, _Mapping]] = ..., caller: _Optional[str] = ..., scopes: _Optional[_Iterable[str]] = ...) -> None: ...
 
 class EntitlementStatus(_message.Message):
-    __slots__ = ["active", "entitlement", "environment", "expires_at_ms", "product_id", "state", "store", "store_subscription_id", "verified_at_ms", "will_renew"]
+    __slots__ = ["access_level", "active", "entitlement", "environment", "expires_at_ms", "product_id", "state", "store", "store_subscription_id", "verified_at_ms", "will_renew"]
+    ACCESS_LEVEL_FIELD_NUMBER: _ClassVar[int]
     ACTIVE_FIELD_NUMBER: _ClassVar[int]
     ENTITLEMENT_FIELD_NUMBER: _ClassVar[int]
     ENVIRONMENT_FIELD_NUMBER: _ClassVar[int]
@@ -71,6 +72,7 @@ class EntitlementStatus(_message.Message):
     STORE_SUBSCRIPTION_ID_FIELD_NUMBER: _ClassVar[int]
     VERIFIED_AT_MS_FIELD_NUMBER: _ClassVar[int]
     WILL_RENEW_FIELD_NUMBER: _ClassVar[int]
+    access_level: str
     active: bool
     entitlement: str
     environment: Environment
@@ -81,7 +83,7 @@ class EntitlementStatus(_message.Message):
     store_subscription_id: str
     verified_at_ms: int
     will_renew: bool
-    def __init__(self, entitlement: _Optional[str] = ..., active: bool = ..., expires_at_ms: _Optional[int] = ..., state: _Optional[_Union[SubscriptionState, str]] = ..., will_renew: bool = ..., store: _Optional[_Union[Store, str]] = ..., product_id: _Optional[str] = ..., environment: _Optional[_Union[Environment, str]] = ..., verified_at_ms: _Optional[int] = ..., store_subscription_id: _Optional[str] = ...) -> None: ...
+    def __init__(self, entitlement: _Optional[str] = ..., active: bool = ..., expires_at_ms: _Optional[int] = ..., state: _Optional[_Union[SubscriptionState, str]] = ..., will_renew: bool = ..., store: _Optional[_Union[Store, str]] = ..., product_id: _Optional[str] = ..., environment: _Optional[_Union[Environment, str]] = ..., verified_at_ms: _Optional[int] = ..., store_subscription_id: _Optional[str] = ..., access_level: _Optional[str] = ...) -> None: ...
 
 class Error(_message.Message):
     __slots__ = ["code", "message"]
@@ -172,7 +174,8 @@ class IsSubscriberRequest(_message.Message):
     def __init__(self, user_id: _Optional[str] = ..., entitlement: _Optional[str] = ...) -> None: ...
 
 class IsSubscriberResponse(_message.Message):
-    __slots__ = ["active", "environment", "error", "evaluated_at_ms", "expires_at_ms", "product_id", "state", "store", "store_subscription_id", "verified_at_ms", "will_renew"]
+    __slots__ = ["access_level", "active", "environment", "error", "evaluated_at_ms", "expires_at_ms", "product_id", "state", "store", "store_subscription_id", "verified_at_ms", "will_renew"]
+    ACCESS_LEVEL_FIELD_NUMBER: _ClassVar[int]
     ACTIVE_FIELD_NUMBER: _ClassVar[int]
     ENVIRONMENT_FIELD_NUMBER: _ClassVar[int]
     ERROR_FIELD_NUMBER: _ClassVar[int]
@@ -184,6 +187,7 @@ class IsSubscriberResponse(_message.Message):
     STORE_SUBSCRIPTION_ID_FIELD_NUMBER: _ClassVar[int]
     VERIFIED_AT_MS_FIELD_NUMBER: _ClassVar[int]
     WILL_RENEW_FIELD_NUMBER: _ClassVar[int]
+    access_level: str
     active: bool
     environment: Environment
     error: Error
@@ -195,7 +199,7 @@ class IsSubscriberResponse(_message.Message):
     store_subscription_id: str
     verified_at_ms: int
     will_renew: bool
-    def __init__(self, active: bool = ..., expires_at_ms: _Optional[int] = ..., state: _Optional[_Union[SubscriptionState, str]] = ..., will_renew: bool = ..., store: _Optional[_Union[Store, str]] = ..., product_id: _Optional[str] = ..., environment: _Optional[_Union[Environment, str]] = ..., verified_at_ms: _Optional[int] = ..., error: _Optional[_Union[Error, _Mapping]] = ..., evaluated_at_ms: _Optional[int] = ..., store_subscription_id: _Optional[str] = ...) -> None: ...
+    def __init__(self, active: bool = ..., expires_at_ms: _Optional[int] = ..., state: _Optional[_Union[SubscriptionState, str]] = ..., will_renew: bool = ..., store: _Optional[_Union[Store, str]] = ..., product_id: _Optional[str] = ..., environment: _Optional[_Union[Environment, str]] = ..., verified_at_ms: _Optional[int] = ..., error: _Optional[_Union[Error, _Mapping]] = ..., evaluated_at_ms: _Optional[int] = ..., store_subscription_id: _Optional[str] = ..., access_level: _Optional[str] = ...) -> None: ...
 
 class SubmitPurchaseRequest(_message.Message):
     __slots__ = ["amazon_user_id", "app_id", "google_purchase_data", "google_signature", "product_id", "purchase_token", "receipt", "receipt_id", "store", "user_id", "wait_ms"]
