@@ -25,6 +25,8 @@ static const ProtobufCMessage *request(void *context, size_t index) {
     b->request.product_id = tg_text(purchase->product_id);
     b->request.app_id = tg_text(purchase->app_id);
     b->request.wait_ms = purchase->wait_ms;
+    b->request.google_purchase_data = tg_text(purchase->google_purchase_data);
+    b->request.google_signature = tg_text(purchase->google_signature);
     return &b->request.base;
 }
 

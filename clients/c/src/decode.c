@@ -94,6 +94,20 @@ static bool copy_entitlements(Tollgate__V1__EntitlementStatus *const *from, size
     return complete;
 }
 
+/* Copies a repeated string field; false when memory runs out (what was copied is in *out). */
+static bool copy_strings(char *const *from, size_t count, char ***out, size_t *out_count) {
+    if (count == 0) return true;
+    *out = calloc(count, sizeof **out);
+    if (!*out) return false;
+    *out_count = count;
+    bool complete = true;
+    for (size_t i = 0; i < count; i++) {
+        (*out)[i] = copy(from[i]);
+        complete = complete && (*out)[i];
+    }
+    return complete;
+}
+
 static bool copy_subscription(const Tollgate__V1__Subscription *from, tollgate_subscription *to) {
     *to = (tollgate_subscription){
         .store = (tollgate_store)from->store,
@@ -105,18 +119,11 @@ static bool copy_subscription(const Tollgate__V1__Subscription *from, tollgate_s
         .will_renew = from->will_renew,
         .environment = (tollgate_environment)from->environment,
         .verified_at_ms = from->verified_at_ms,
+        .reason = copy(from->reason),
     };
-    bool complete = to->store_subscription_id && to->product_id;
-    if (from->n_entitlements > 0) {
-        to->entitlements = calloc(from->n_entitlements, sizeof *to->entitlements);
-        if (!to->entitlements) return false;
-        to->entitlement_count = from->n_entitlements;
-        for (size_t i = 0; i < from->n_entitlements; i++) {
-            to->entitlements[i] = copy(from->entitlements[i]);
-            complete = complete && to->entitlements[i];
-        }
-    }
-    return complete;
+    return to->store_subscription_id && to->product_id && to->reason &&
+           copy_strings(from->entitlements, from->n_entitlements, &to->entitlements, &to->entitlement_count) &&
+           copy_strings(from->replaces, from->n_replaces, &to->replaces, &to->replace_count);
 }
 
 static bool copy_subscription_info(const Tollgate__V1__GetSubscriptionResponse *from, tollgate_subscription_info *to) {

@@ -19,6 +19,12 @@ static void free_entitlements(tollgate_entitlement_status *entitlements, size_t 
     free(entitlements);
 }
 
+static void free_strings(char **strings, size_t count) {
+    if (!strings) return;
+    for (size_t i = 0; i < count; i++) free(strings[i]);
+    free(strings);
+}
+
 void tollgate_subscription_info_free(tollgate_subscription_info *info) {
     if (!info) return;
     if (info->subscriptions) {
@@ -26,10 +32,9 @@ void tollgate_subscription_info_free(tollgate_subscription_info *info) {
             tollgate_subscription *subscription = &info->subscriptions[i];
             free(subscription->store_subscription_id);
             free(subscription->product_id);
-            if (subscription->entitlements) {
-                for (size_t j = 0; j < subscription->entitlement_count; j++) free(subscription->entitlements[j]);
-                free(subscription->entitlements);
-            }
+            free(subscription->reason);
+            free_strings(subscription->entitlements, subscription->entitlement_count);
+            free_strings(subscription->replaces, subscription->replace_count);
         }
         free(info->subscriptions);
     }

@@ -1,6 +1,7 @@
 /* The C client against a real `tollgate serve` whose database holds what `tollgate seed` does not
  * write, put there with SQLite as the worker would: the catalog the worker saves at its start (with
- * access levels), and a Google Play subscription in billing retry. */
+ * access levels), and a Google Play subscription in billing retry with its reason and the purchases
+ * it replaced. Submissions with Play Billing data are read back from the inbox the server wrote. */
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -90,6 +91,110 @@ static void access_level_in_billing_retry(void) {
     tollgate_close(client);
 }
 
+static void subscription_reason_and_replaces(void) {
+    tollgate_client *client = connect_server();
+    REQUIRE(client);
+    tollgate_error error = {0};
+    tollgate_subscription_info *info = NULL;
+    CHECK_INT(tollgate_get_subscription(client, "retry-user", &info, &error), TOLLGATE_OK);
+    if (info) {
+        REQUIRE(info->subscription_count == 1);
+        const tollgate_subscription *subscription = &info->subscriptions[0];
+        CHECK_STR(subscription->store_subscription_id, "tok-new");
+        CHECK_STR(subscription->reason, "billing_retry");
+        REQUIRE(subscription->replace_count == 2);
+        CHECK_STR(subscription->replaces[0], "tok-old-2");
+        CHECK_STR(subscription->replaces[1], "tok-old-1");
+    }
+    tollgate_subscription_info_free(info);
+    /* A seeded App Store user: no replaced purchases. */
+    CHECK_INT(tollgate_get_subscription(client, "user-0", &info, &error), TOLLGATE_OK);
+    if (info && info->subscription_count > 0) {
+        CHECK_INT(info->subscriptions[0].replace_count, 0);
+        CHECK(info->subscriptions[0].replaces == NULL);
+    }
+    tollgate_subscription_info_free(info);
+    tollgate_close(client);
+}
+
+/* The Play Billing data and signature the server stored for `submission_id` (read from the inbox
+ * as the worker would), into data and signature; false when there is no such submission. */
+static bool stored_billing_data(const char *submission_id, char *data, size_t data_size, char *signature,
+                                size_t signature_size) {
+    sqlite3 *db = NULL;
+    sqlite3_stmt *statement = NULL;
+    bool found = false;
+    if (sqlite3_open_v2(database, &db, SQLITE_OPEN_READONLY, NULL) == SQLITE_OK &&
+        sqlite3_prepare_v2(db,
+                           "SELECT json_extract(CAST(payload AS TEXT), '$.googlePurchaseData'),"
+                           " json_extract(CAST(payload AS TEXT), '$.googleSignature') FROM inbox WHERE id = ?",
+                           -1, &statement, NULL) == SQLITE_OK &&
+        sqlite3_bind_int64(statement, 1, strtoll(submission_id, NULL, 10)) == SQLITE_OK &&
+        sqlite3_step(statement) == SQLITE_ROW) {
+        const unsigned char *stored_data = sqlite3_column_text(statement, 0);
+        const unsigned char *stored_signature = sqlite3_column_text(statement, 1);
+        snprintf(data, data_size, "%s", stored_data ? (const char *)stored_data : "(none)");
+        snprintf(signature, signature_size, "%s", stored_signature ? (const char *)stored_signature : "(none)");
+        found = true;
+    }
+    sqlite3_finalize(statement);
+    sqlite3_close(db);
+    return found;
+}
+
+static void google_play_billing_data_is_sent(void) {
+    static const char purchase_data[] =
+        "{\"orderId\":\"GPA.3372-0000-0001-00000\",\"packageName\":\"com.example.app\",\"productId\":\"monthly\","
+        "\"purchaseTime\":1700000000000,\"purchaseState\":0,\"purchaseToken\":\"tok-c-1\",\"autoRenewing\":true}";
+    static const char signature[] = "c2lnbmVkIGJ5IHBsYXk+Lz0=";
+    tollgate_client *client = connect_server();
+    REQUIRE(client);
+    tollgate_error error = {0};
+    tollgate_purchase purchase = {.user_id = "buyer-g", .store = TOLLGATE_STORE_GOOGLE_PLAY,
+                                  .purchase_token = "tok-c-1", .product_id = "monthly",
+                                  .google_purchase_data = purchase_data, .google_signature = signature};
+    tollgate_submission *submitted = NULL;
+    CHECK_INT(tollgate_submit_purchase(client, &purchase, &submitted, &error), TOLLGATE_OK);
+    if (submitted) {
+        CHECK_INT(submitted->status, TOLLGATE_SUBMISSION_PENDING); /* no worker runs */
+        char data[512], stored_signature[128];
+        CHECK(stored_billing_data(submitted->submission_id, data, sizeof data, stored_signature,
+                                  sizeof stored_signature));
+        CHECK_STR(data, purchase_data);
+        CHECK_STR(stored_signature, signature);
+    }
+    tollgate_submission_free(submitted);
+
+    /* One without the other is refused by the server: it read the field that was sent. */
+    tollgate_purchase lone = purchase;
+    lone.google_signature = NULL;
+    submitted = NULL;
+    CHECK_INT(tollgate_submit_purchase(client, &lone, &submitted, &error), TOLLGATE_INVALID_ARGUMENT);
+    CHECK(submitted == NULL);
+    CHECK(strstr(error.message, "google_purchase_data and google_signature go together") != NULL);
+    lone = purchase;
+    lone.google_purchase_data = "";
+    CHECK_INT(tollgate_submit_purchase(client, &lone, &submitted, &error), TOLLGATE_INVALID_ARGUMENT);
+    CHECK(submitted == NULL);
+
+    /* A batch sends them too. */
+    tollgate_purchase batch[2] = {purchase, purchase};
+    batch[1].purchase_token = "tok-c-2";
+    tollgate_submission_item items[2];
+    CHECK_INT(tollgate_submit_purchase_batch(client, batch, 2, 0, items, &error), TOLLGATE_OK);
+    for (size_t i = 0; i < 2; i++) {
+        CHECK_INT(items[i].error.code, TOLLGATE_OK);
+        char data[512], stored_signature[128];
+        if (items[i].submission) {
+            CHECK(stored_billing_data(items[i].submission->submission_id, data, sizeof data, stored_signature,
+                                      sizeof stored_signature));
+            CHECK_STR(data, purchase_data);
+        }
+    }
+    tollgate_submission_items_clear(items, 2);
+    tollgate_close(client);
+}
+
 int main(void) {
     if (access(test_tollgate_bin(), X_OK) != 0) {
         fprintf(stderr, "no tollgate binary at %s: run `swift build` or set TOLLGATE_BIN\n", test_tollgate_bin());
@@ -105,6 +210,8 @@ int main(void) {
     }
     static const test_case cases[] = {
         {"access_level_in_billing_retry", access_level_in_billing_retry},
+        {"subscription_reason_and_replaces", subscription_reason_and_replaces},
+        {"google_play_billing_data_is_sent", google_play_billing_data_is_sent},
     };
     int status = run_tests("c/live-data", cases, sizeof cases / sizeof cases[0]);
     test_server_stop(&server);

@@ -120,7 +120,13 @@ tollgate_status tollgate_health(tollgate_client *client, tollgate_health_report 
 
 /* A purchase to submit for verification. NULL strings are sent as empty. Which evidence a store
  * needs: App Store `receipt` (transaction id, signed transaction or app receipt); Google Play
- * `purchase_token` and `product_id`; Amazon `receipt_id` and `amazon_user_id`. */
+ * `purchase_token` and `product_id`; Amazon `receipt_id` and `amazon_user_id`.
+ *
+ * Google Play, optional: `google_purchase_data`, the Play Billing library's INAPP_PURCHASE_DATA
+ * exactly as the app got it (Purchase.getOriginalJson()), and `google_signature`
+ * (Purchase.getSignature(), base64): both or neither (one alone is TOLLGATE_INVALID_ARGUMENT).
+ * With the app's licensing key configured on the server, they are what lets a purchase bound to
+ * another user move under a transfer policy; the purchase's state still comes from Google. */
 typedef struct tollgate_purchase {
     const char *user_id;
     tollgate_store store;
@@ -131,6 +137,8 @@ typedef struct tollgate_purchase {
     const char *product_id;
     const char *app_id;
     uint32_t wait_ms; /* how long the server may wait for verification before answering PENDING */
+    const char *google_purchase_data;
+    const char *google_signature;
 } tollgate_purchase;
 
 /* Submits one purchase. The call timeout should exceed wait_ms. */

@@ -115,6 +115,12 @@ typedef struct tollgate_subscription {
     int64_t verified_at_ms;
     size_t entitlement_count;
     char **entitlements;               /* what this subscription unlocks */
+    /* The lifecycle rule behind `state` as the worker last wrote it ("current_period",
+     * "billing_retry", "store_unreachable", ...); "" for a grant, or when the state has changed by
+     * itself since. */
+    char *reason;
+    size_t replace_count;
+    char **replaces;                   /* Google Play: the purchase tokens this one replaced, newest first */
 } tollgate_subscription;
 
 /* GetSubscription's answer. */

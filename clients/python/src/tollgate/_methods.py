@@ -106,6 +106,8 @@ def _subscription(s: pb.Subscription) -> Subscription:
         environment=enum_value(Environment, s.environment),
         verified_at_ms=s.verified_at_ms,
         entitlements=tuple(s.entitlements),
+        reason=s.reason,
+        replaces=tuple(s.replaces),
     )
 
 
@@ -204,4 +206,6 @@ def submit_purchase_request(purchase: Purchase) -> bytes:
         product_id=purchase.product_id,
         app_id=purchase.app_id,
         wait_ms=purchase.wait_ms,
+        google_purchase_data=purchase.google_purchase_data,
+        google_signature=purchase.google_signature,
     ).SerializeToString()

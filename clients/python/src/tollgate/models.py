@@ -119,6 +119,12 @@ class Subscription:
     environment: Environment | int
     verified_at_ms: int
     entitlements: tuple[str, ...]
+    #: The lifecycle rule behind ``state`` as the worker last wrote it ("current_period",
+    #: "billing_retry", "store_unreachable", ...); "" for a grant, or when the state has changed
+    #: by itself since.
+    reason: str = ""
+    #: Google Play: the purchase tokens this purchase replaced, newest first.
+    replaces: tuple[str, ...] = ()
 
 
 @dataclass(frozen=True, slots=True)
@@ -175,7 +181,13 @@ class Purchase:
     (transaction id, signed transaction or app receipt); Google Play ``purchase_token`` and
     ``product_id``; Amazon ``receipt_id`` and ``amazon_user_id``.
 
-    Its repr never shows the receipt, token or receipt id, only their lengths.
+    Google Play, optional: ``google_purchase_data``, the Play Billing library's
+    INAPP_PURCHASE_DATA exactly as the app got it (``Purchase.getOriginalJson()``), and
+    ``google_signature`` (``Purchase.getSignature()``): both or neither. With the app's licensing
+    key configured on the server, they are what lets a purchase bound to another user move under
+    a transfer policy.
+
+    Its repr never shows the receipt, token, receipt id or Play Billing data, only their lengths.
     """
 
     user_id: str
@@ -188,10 +200,14 @@ class Purchase:
     app_id: str = ""
     #: How long the server may wait for verification before answering PENDING.
     wait_ms: int = 0
+    google_purchase_data: str = field(default="", repr=False)
+    google_signature: str = field(default="", repr=False)
 
     def __repr__(self) -> str:
         return (
             f"Purchase(user_id={self.user_id!r}, store={self.store!r}, receipt={_redacted(self.receipt)}, "
             f"purchase_token={_redacted(self.purchase_token)}, receipt_id={_redacted(self.receipt_id)}, "
-            f"product_id={self.product_id!r}, app_id={self.app_id!r}, wait_ms={self.wait_ms})"
+            f"product_id={self.product_id!r}, app_id={self.app_id!r}, wait_ms={self.wait_ms}, "
+            f"google_purchase_data={_redacted(self.google_purchase_data)}, "
+            f"google_signature={_redacted(self.google_signature)})"
         )
