@@ -51,6 +51,7 @@ extension StoreSimulator {
         productId: "com.example.basic.monthly", groupId: "21000001", level: 3, periodMs: 30 * SimDuration.dayMs,
         price: 4_990),
       AppleProduct(nonConsumable: "com.example.lifetime", price: 29_990),
+      AppleProduct(nonRenewing: "com.example.season.pass", price: 19_990),
     ]
     /// Billing grace period after a failed renewal; `nil` turns grace off.
     public var gracePeriodMs: Int64? = 6 * SimDuration.dayMs
@@ -156,6 +157,13 @@ extension StoreSimulator {
       self.init(productId: productId, groupId: "", periodMs: 0, price: price)
       self.type = .nonConsumable
     }
+
+    /// A non-renewing subscription: sold like a non-consumable, without an expiry (the app says how
+    /// long it lasts).
+    public init(nonRenewing productId: String, price: Int64 = 9_990) {
+      self.init(productId: productId, groupId: "", periodMs: 0, price: price)
+      self.type = .nonRenewing
+    }
   }
 }
 
@@ -173,8 +181,8 @@ private struct ConfigFile: Decodable {
     var currency: String?
   }
 
-  /// A product; `type` is Apple's name ("Auto-Renewable Subscription", the default, or
-  /// "Non-Consumable"). A subscription needs `groupId` and `period`.
+  /// A product; `type` is Apple's name ("Auto-Renewable Subscription", the default,
+  /// "Non-Consumable" or "Non-Renewing Subscription"). A subscription needs `groupId` and `period`.
   struct ProductFile: Decodable {
     var productId: String
     var type: AppleProductType
@@ -197,7 +205,9 @@ private struct ConfigFile: Decodable {
       guard let type = AppleProductType(rawValue: rawType) else {
         throw DecodingError.dataCorruptedError(
           forKey: .type, in: container,
-          debugDescription: "type must be \"Auto-Renewable Subscription\" or \"Non-Consumable\", not \(rawType)")
+          debugDescription:
+            "type must be \"Auto-Renewable Subscription\", \"Non-Consumable\" or \"Non-Renewing Subscription\", "
+            + "not \(rawType)")
       }
       self.type = type
       level = try container.decodeIfPresent(Int.self, forKey: .level)
@@ -209,7 +219,7 @@ private struct ConfigFile: Decodable {
       case .autoRenewable:
         groupId = try container.decode(String.self, forKey: .groupId)
         period = try container.decode(DurationValue.self, forKey: .period)
-      case .nonConsumable:
+      case .nonConsumable, .nonRenewing:
         groupId = ""
         period = nil
       }
@@ -217,7 +227,9 @@ private struct ConfigFile: Decodable {
 
     var product: StoreSimulator.AppleProduct {
       guard type == .autoRenewable else {
-        return StoreSimulator.AppleProduct(nonConsumable: productId, price: price ?? 9_990)
+        return type == .nonRenewing
+          ? StoreSimulator.AppleProduct(nonRenewing: productId, price: price ?? 9_990)
+          : StoreSimulator.AppleProduct(nonConsumable: productId, price: price ?? 9_990)
       }
       return StoreSimulator.AppleProduct(
         productId: productId, groupId: groupId, level: level ?? 1, periodMs: period?.ms ?? 0, price: price ?? 9_990,

@@ -44,6 +44,8 @@ public struct LocalStack: Sendable {
   /// The simulated Google Play app, and its one-time product (lifetime access).
   public static let packageName = "com.example.android"
   public static let lifetime = "com.example.lifetime"
+  /// The simulated App Store's non-renewing subscription: a month of `premium` from its purchase.
+  public static let seasonPass = "com.example.season.pass"
   /// The simulated Amazon Appstore app.
   public static let amazonApp = "com.example.amazon"
 
@@ -77,7 +79,9 @@ public struct LocalStack: Sendable {
         ProductConfig(productId: premium, entitlements: ["premium", "basic"]),
         ProductConfig(productId: monthly, entitlements: ["premium", "basic"]),
         ProductConfig(productId: basic, entitlements: ["basic"]),
-        ProductConfig(productId: lifetime, entitlements: ["premium", "basic"]),
+        ProductConfig(productId: lifetime, entitlements: ["premium", "basic"], duration: .lifetime),
+        ProductConfig(
+          productId: seasonPass, entitlements: ["premium"], duration: .duration(CalendarDuration(months: 1))),
       ],
       subscriptionGroups: [
         SubscriptionGroup(
@@ -97,6 +101,7 @@ public struct LocalStack: Sendable {
     appEnvironment: String = "sandbox", allowSandbox: Bool = false, webhooks: [WebhookSettings] = [],
     environment extraEnvironment: [String: String] = [:], configure: (inout WorkerSettings) -> Void = { _ in },
     googlePlay: (inout GooglePlayAppSettings) -> Void = { _ in },
+    catalog adjustCatalog: (inout ProductCatalog) -> Void = { _ in },
     clockBehindStoreMs: Int64 = 0, logger: Logger, _ body: (LocalStack) async throws -> Result
   ) async throws -> Result {
     let key = try P256PrivateKey.generate()
@@ -135,8 +140,9 @@ public struct LocalStack: Sendable {
       settings.backoffBaseMs = 50
       settings.backoffMaxMs = 400
       configure(&settings)
-      let configuration = WorkerConfiguration(
-        catalog: catalog(transferPolicy: transferPolicy), worker: settings, webhooks: webhooks)
+      var catalog = Self.catalog(transferPolicy: transferPolicy)
+      adjustCatalog(&catalog)
+      let configuration = WorkerConfiguration(catalog: catalog, worker: settings, webhooks: webhooks)
       let appStoreSettings = AppStoreSettings(apps: [app])
       var android = GooglePlayAppSettings(packageName: packageName)
       android.serviceAccountKeyEnv = "TOLLGATE_DEMO_GOOGLE_KEY"

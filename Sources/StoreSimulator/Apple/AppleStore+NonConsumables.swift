@@ -1,5 +1,6 @@
-/// Non-consumables: bought once, kept for good. The purchase is one transaction that is its own
-/// original (`originalTransactionId` = `transactionId`), of type "Non-Consumable", without
+/// Non-consumables (bought once, kept for good) and non-renewing subscriptions (bought once; the
+/// app decides how long they last). The purchase is one transaction that is its own
+/// original (`originalTransactionId` = `transactionId`), of type "Non-Consumable" or "Non-Renewing Subscription", without
 /// `expiresDate`, group or web order line item; nothing is scheduled for it. Only a refund ends
 /// it (`refund`: `revocationDate`, `revocationReason`, a REFUND notification).
 extension AppleStore {
@@ -15,7 +16,7 @@ extension AppleStore {
     }
     let now = core.nowMs
     var purchase = AppleSubscription(
-      type: .nonConsumable, originalTransactionId: "", bundleId: app.bundleId, environment: environment, groupId: "",
+      type: product.type, originalTransactionId: "", bundleId: app.bundleId, environment: environment, groupId: "",
       ownership: "PURCHASED", appAccountToken: request.appAccountToken, productId: product.productId,
       autoRenewProductId: product.productId, expiresMs: Int64.max, recentStartMs: now, originalPurchaseMs: now)
     purchase.autoRenewOn = false

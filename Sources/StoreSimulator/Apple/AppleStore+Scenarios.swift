@@ -46,7 +46,8 @@ public struct ApplePurchaseResult: Sendable, Codable, Hashable {
 
 /// A subscription (or a non-consumable) as `GET /sim/apple/subscriptions/{id}` shows it.
 public struct AppleSubscriptionSnapshot: Sendable, Codable, Hashable {
-  /// Apple's product type: "Auto-Renewable Subscription" or "Non-Consumable".
+  /// Apple's product type: "Auto-Renewable Subscription", "Non-Consumable" or
+  /// "Non-Renewing Subscription".
   public var type: String
   public var originalTransactionId: String
   public var bundleId: String

@@ -20,6 +20,12 @@ public enum AppleSubscriptionState: String, Sendable, Hashable, Codable {
 public enum AppleProductType: String, Sendable, Hashable, Codable {
   case autoRenewable = "Auto-Renewable Subscription"
   case nonConsumable = "Non-Consumable"
+  /// Sold like a non-consumable (one transaction, no `expiresDate`): Apple leaves the duration to
+  /// the app, so the buyer's access lasts as long as the operator's catalog says.
+  case nonRenewing = "Non-Renewing Subscription"
+
+  /// Bought once, with no expiry: non-consumables and non-renewing subscriptions.
+  var isOneTime: Bool { self != .autoRenewable }
 }
 
 /// One purchase chain (an original transaction id and its transactions): an auto-renewable
@@ -134,7 +140,7 @@ struct AppleStore: Sendable {
     transaction.offerType = offer?.type
     transaction.offerDiscountType = offer?.discount
     transaction.type = subscription.type.rawValue
-    if subscription.type == .nonConsumable {
+    if subscription.type.isOneTime {
       transaction.expiresDate = nil
       transaction.webOrderLineItemId = nil
       transaction.subscriptionGroupIdentifier = nil

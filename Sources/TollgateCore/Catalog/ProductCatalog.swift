@@ -62,6 +62,14 @@ public struct ProductCatalog: Sendable, Hashable, Codable {
     return matches.flatMap(\.entitlements).filter { seen.insert($0).inserted }
   }
 
+  /// How long a purchase of `productId` on `store` without a store expiry grants: the product's
+  /// `duration`, looked up as `entitlements(forProduct:store:)` looks up its entitlements.
+  public func term(forProduct productId: String, store: Store) -> ProductTerm? {
+    let exact = products.filter { $0.productId == productId && $0.store == store }
+    let matches = exact.isEmpty ? products.filter { $0.productId == productId && $0.store == nil } : exact
+    return matches.lazy.compactMap(\.duration).first
+  }
+
   /// The group `productId` belongs to on `store`, if any.
   public func group(containing productId: String, store: Store) -> SubscriptionGroup? {
     subscriptionGroups.first { group in
@@ -121,11 +129,17 @@ public struct ProductConfig: Sendable, Hashable, Codable {
   /// The store the product id belongs to; `nil` when the id is the same on every store.
   public var store: Store?
   public var entitlements: [String]
+  /// How long a purchase the store gives no expiry for grants (a non-renewing subscription, a
+  /// one-time product): a calendar duration from the purchase, or `lifetime`. Such a purchase of a
+  /// product without one grants nothing (`StateReason.durationNotConfigured`). Subscriptions the
+  /// store renews carry their own expiry and ignore it.
+  public var duration: ProductTerm?
 
-  public init(productId: String, store: Store? = nil, entitlements: [String]) {
+  public init(productId: String, store: Store? = nil, entitlements: [String], duration: ProductTerm? = nil) {
     self.productId = productId
     self.store = store
     self.entitlements = entitlements
+    self.duration = duration
   }
 
   public init(from decoder: any Decoder) throws {
@@ -133,7 +147,8 @@ public struct ProductConfig: Sendable, Hashable, Codable {
     self.init(
       productId: try c.decode(String.self, forKey: .productId),
       store: try c.decodeIfPresent(Store.self, forKey: .store),
-      entitlements: try c.decodeIfPresent([String].self, forKey: .entitlements) ?? []
+      entitlements: try c.decodeIfPresent([String].self, forKey: .entitlements) ?? [],
+      duration: try c.decodeIfPresent(ProductTerm.self, forKey: .duration)
     )
   }
 }

@@ -35,9 +35,7 @@ public enum EntitlementMapping {
     userId: String, histories: [SubscriptionHistory], grants: [PromotionalGrant], config: ProductCatalog,
     nowMs: Int64
   ) -> [EntitlementRecord] {
-    let subscriptions = SubscriptionReplacements.resolve(histories).map {
-      SubscriptionLifecycle.evaluate($0, at: nowMs, policy: config.gracePolicy, groups: config.subscriptionGroups)
-    }
+    let subscriptions = SubscriptionReplacements.resolve(histories).map { config.evaluate($0, at: nowMs) }
     let chains = ReplacementChains(histories)
     let fromStores = subscriptions.flatMap {
       records(
@@ -46,12 +44,5 @@ public enum EntitlementMapping {
     }
     let fromGrants = grants.filter { $0.userId == userId }.map { $0.entitlementRecord(verifiedAtMs: nowMs) }
     return fromStores + fromGrants
-  }
-}
-
-extension ProductCatalog {
-  /// Evaluates one history with this configuration's grace policy and groups.
-  public func evaluate(_ history: SubscriptionHistory, at nowMs: Int64) -> SubscriptionEvaluation {
-    SubscriptionLifecycle.evaluate(history, at: nowMs, policy: gracePolicy, groups: subscriptionGroups)
   }
 }

@@ -105,6 +105,10 @@ public enum StateReason: String, Sendable, Hashable, Codable, CaseIterable {
   case familySharingRevoked = "family_sharing_revoked"
   /// No period has started yet.
   case notStarted = "not_started"
+  /// A purchase the store gives no expiry for (a non-renewing subscription, a one-time product)
+  /// of a product the catalog gives no `duration` (nor `lifetime`): it grants nothing until the
+  /// catalog says for how long it should.
+  case durationNotConfigured = "duration_not_configured"
   /// The renewal is not confirmed and the store cannot be asked (an outage): access continues past
   /// the renewal leeway, up to the worker's outage limit, until the store answers.
   case storeUnreachable = "store_unreachable"

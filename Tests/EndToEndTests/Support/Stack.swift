@@ -107,13 +107,14 @@ struct Stack {
 func withStack(
   transferPolicy: TransferPolicy = .keepWithOriginalOwner, environment: String = "sandbox", allowSandbox: Bool = false,
   clockBehindStoreMs: Int64 = 0, configure: (inout WorkerSettings) -> Void = { _ in },
-  googlePlay: (inout GooglePlayAppSettings) -> Void = { _ in }, _ body: (Stack) async throws -> Void
+  googlePlay: (inout GooglePlayAppSettings) -> Void = { _ in }, catalog: (inout ProductCatalog) -> Void = { _ in },
+  _ body: (Stack) async throws -> Void
 ) async throws {
   let dir = try TemporaryDirectory(prefix: "tollgate-stack")
   defer { dir.remove() }
   try await LocalStack.run(
     directory: dir.path, transferPolicy: transferPolicy, appEnvironment: environment, allowSandbox: allowSandbox,
-    configure: configure, googlePlay: googlePlay, clockBehindStoreMs: clockBehindStoreMs,
+    configure: configure, googlePlay: googlePlay, catalog: catalog, clockBehindStoreMs: clockBehindStoreMs,
     logger: Logger(label: "e2e.stack")
   ) { local in
     try await body(Stack(dir: dir, local: local))
