@@ -116,6 +116,13 @@ public final class VerifierWorker: Service, Sendable {
   /// hangs holds one of them only.
   static let inFlightPerPermit = 16
 
+  /// How many HTTP connections the worker's client should allow to one store host: one per item
+  /// in flight, so that calls that hang (each holds its connection until its timeout) never queue
+  /// the other chains' calls in the client's connection pool.
+  public static func connectionsPerHost(_ settings: WorkerSettings) -> Int {
+    max(1, settings.storeConcurrency) * inFlightPerPermit
+  }
+
   /// Processes due inbox items and due subscriptions, up to `inFlightPerPermit` ×
   /// `storeConcurrency` at once, and takes more as soon as any one finishes: an item whose store
   /// call hangs (until the call's timeout) delays its own chain only, never a batch of others

@@ -50,48 +50,20 @@ struct Worker: AsyncParsableCommand {
     let logger = logging.makeLogger(label: "tollgate.worker")
     let clock = try await ProcessClock.make(followURL: configuration.worker.followClockURL, logger: logger)
     let worker: VerifierWorker
+    let httpClient: HTTPClient
     do {
       let environment = ProcessInfo.processInfo.environment
       try configuration.validate(
         environment: environment, stores: [appStoreSettings, googlePlaySettings, amazonSettings])
-      let registry = PrometheusCollectorRegistry()
-      // A gateway for each store the file configures.
-      var gateways: [any StoreGateway] = []
-      if !appStoreSettings.isEmpty {
-        gateways.append(
-          try AppStoreGateway(
-            settings: appStoreSettings, environment: environment, httpClient: .shared,
-            concurrency: configuration.worker.storeConcurrency, nowMs: clock.nowMs, logger: logger))
+      httpClient = Self.httpClient(for: configuration.worker)
+      do {
+        worker = try makeWorker(
+          configuration: configuration, stores: (appStoreSettings, googlePlaySettings, amazonSettings),
+          httpClient: httpClient, databasePath: databasePath, clock: clock, environment: environment, logger: logger)
+      } catch {
+        try? await httpClient.shutdown()
+        throw error
       }
-      if !googlePlaySettings.isEmpty {
-        gateways.append(
-          try GooglePlayGateway(
-            settings: googlePlaySettings, environment: environment, httpClient: .shared,
-            concurrency: configuration.worker.storeConcurrency, nowMs: clock.nowMs, logger: logger))
-      }
-      if !amazonSettings.isEmpty {
-        gateways.append(
-          try AmazonGateway(
-            settings: amazonSettings, environment: environment, httpClient: .shared,
-            concurrency: configuration.worker.storeConcurrency, nowMs: clock.nowMs, logger: logger))
-      }
-      worker = try VerifierWorker(
-        configuration: configuration,
-        storage: try SQLiteWorkerStorage(
-          path: databasePath, nowMs: clock.nowMs(), create: create,
-          hint: "check the path, or pass --create to make a new database there", logger: logger),
-        gateways: gateways, environment: environment,
-        metrics: (PrometheusMetricsFactory(registry: registry), { registry.emitToString() }),
-        onListening: {
-          [listen = configuration.worker.listen, admin = configuration.worker.adminListen] port, adminPort in
-          // Validated above: both parse.
-          let notifications = ListenAddress(host: ListenAddress(listen)?.host ?? listen, port: port)
-          let admin = ListenAddress(host: ListenAddress(admin)?.host ?? admin, port: adminPort)
-          let line =
-            "tollgate worker: notifications on \(notifications), health and metrics on \(admin), database \(databasePath)\n"
-          FileHandle.standardOutput.write(Data(line.utf8))
-        },
-        nowMs: clock.nowMs, logger: logger)
     } catch let error as WorkerConfigurationError {
       throw ValidationError("config file \(config): \(error)")
     }
@@ -99,6 +71,68 @@ struct Worker: AsyncParsableCommand {
       configuration: .init(
         services: [.init(service: worker)] + clock.services, gracefulShutdownSignals: [.sigterm, .sigint],
         logger: logger))
-    try await group.run()
+    do {
+      try await group.run()
+    } catch {
+      try? await httpClient.shutdown()
+      throw error
+    }
+    try await httpClient.shutdown()
+  }
+
+  /// The worker's HTTP client: one connection per item in flight to each store host
+  /// (`VerifierWorker.connectionsPerHost`), so calls that hang (each holds its connection until its
+  /// timeout) never queue the other chains' calls in the client's pool (8 per host by default).
+  static func httpClient(for settings: WorkerSettings) -> HTTPClient {
+    var configuration = HTTPClient.Configuration.singletonConfiguration
+    configuration.connectionPool.concurrentHTTP1ConnectionsPerHostSoftLimit = VerifierWorker.connectionsPerHost(
+      settings)
+    return HTTPClient(eventLoopGroupProvider: .singleton, configuration: configuration)
+  }
+
+  /// The gateway of each store the file configures, and the worker on them.
+  private func makeWorker(
+    configuration: WorkerConfiguration, stores: (AppStoreSettings, GooglePlaySettings, AmazonSettings),
+    httpClient: HTTPClient, databasePath: String, clock: ProcessClock, environment: [String: String], logger: Logger
+  ) throws -> VerifierWorker {
+    let (appStoreSettings, googlePlaySettings, amazonSettings) = stores
+    let registry = PrometheusCollectorRegistry()
+    // A gateway for each store the file configures.
+    var gateways: [any StoreGateway] = []
+    if !appStoreSettings.isEmpty {
+      gateways.append(
+        try AppStoreGateway(
+          settings: appStoreSettings, environment: environment, httpClient: httpClient,
+          concurrency: configuration.worker.storeConcurrency, nowMs: clock.nowMs, logger: logger))
+    }
+    if !googlePlaySettings.isEmpty {
+      gateways.append(
+        try GooglePlayGateway(
+          settings: googlePlaySettings, environment: environment, httpClient: httpClient,
+          concurrency: configuration.worker.storeConcurrency, nowMs: clock.nowMs, logger: logger))
+    }
+    if !amazonSettings.isEmpty {
+      gateways.append(
+        try AmazonGateway(
+          settings: amazonSettings, environment: environment, httpClient: httpClient,
+          concurrency: configuration.worker.storeConcurrency, nowMs: clock.nowMs, logger: logger))
+    }
+    return try VerifierWorker(
+      configuration: configuration,
+      storage: try SQLiteWorkerStorage(
+        path: databasePath, nowMs: clock.nowMs(), create: create,
+        hint: "check the path, or pass --create to make a new database there", logger: logger),
+      gateways: gateways, environment: environment, httpClient: httpClient,
+      metrics: (PrometheusMetricsFactory(registry: registry), { registry.emitToString() }),
+      onListening: {
+        [listen = configuration.worker.listen, admin = configuration.worker.adminListen] port, adminPort in
+        // Validated above: both parse.
+        let notifications = ListenAddress(host: ListenAddress(listen)?.host ?? listen, port: port)
+        let admin = ListenAddress(host: ListenAddress(admin)?.host ?? admin, port: adminPort)
+        let line =
+          "tollgate worker: notifications on \(notifications), health and metrics on \(admin), database \(databasePath)\n"
+        FileHandle.standardOutput.write(Data(line.utf8))
+      },
+      nowMs: clock.nowMs, logger: logger)
   }
 }
