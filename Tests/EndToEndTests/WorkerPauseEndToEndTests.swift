@@ -35,7 +35,7 @@ struct WorkerPauseEndToEndTests {
     }
     let claimed = try await eventually { try await worker.inboxCounts()["processing", default: 0] > 0 }
     #expect(claimed != nil, "the first worker never claimed the submissions")
-    kill(first.process.processIdentifier, SIGSTOP)
+    try await Self.pause(first, database: workers.database)
 
     // Its heartbeat goes stale (15 s); another worker then takes over and does the work.
     let second = try await startWhenLeaseIsFree(workers)
@@ -74,7 +74,7 @@ struct WorkerPauseEndToEndTests {
       let (worker, port, adminPort) = try await workers.start()
       defer { Self.stop(worker) }
       let holder = try #require(try await lease.workerLease())
-      kill(worker.process.processIdentifier, SIGSTOP)
+      try await Self.pause(worker, database: workers.database)
       let now = SystemClock.nowMs()
       let other = WorkerLeaseHolder(
         ownerId: "other-\(trial)", host: "worker-b.internal", pid: 7, processScope: "elsewhere", acquiredAtMs: now,
@@ -98,6 +98,36 @@ struct WorkerPauseEndToEndTests {
       if exit.signalled { break }
     }
     await workers.remove()
+  }
+
+  /// Stops `worker` (SIGSTOP) at a moment it holds no write transaction: a process stopped inside
+  /// one keeps SQLite's write lock, and nobody could take its lease over until it resumes.
+  static func pause(_ worker: ChildProcess, database: String) async throws {
+    let pid = worker.process.processIdentifier
+    let probe = try Connection(path: database, options: Connection.Options(create: false, busyTimeoutMs: 20))
+    for _ in 0..<200 {
+      kill(pid, SIGSTOP)
+      await waitUntilStopped(pid)
+      do {
+        try probe.execute("BEGIN IMMEDIATE")
+        try probe.execute("ROLLBACK")
+        return
+      } catch {
+        kill(pid, SIGCONT)
+        try await Task.sleep(for: .milliseconds(Int.random(in: 5...40)))
+      }
+    }
+    Issue.record("the worker was always inside a write transaction")
+  }
+
+  /// Waits until the kernel shows `pid` stopped (state T in /proc), at most a second.
+  static func waitUntilStopped(_ pid: Int32) async {
+    for _ in 0..<100 {
+      let stat = (try? String(contentsOfFile: "/proc/\(pid)/stat", encoding: .utf8)) ?? ""
+      // The state follows the command name in parentheses.
+      if let close = stat.lastIndex(of: ")"), stat[close...].dropFirst(2).first == "T" { return }
+      try? await Task.sleep(for: .milliseconds(10))
+    }
   }
 
   /// Resumes a worker a failed test left stopped, and stops it.

@@ -23,9 +23,12 @@ extension VerifierWorker {
       WorkerPart("admin listener") {
         try await Self.run(admin, key: "worker.adminListen", address: self.adminListen, bound: self.adminBoundPort)
       },
-      WorkerPart("webhooks") { await cancelWhenGracefulShutdown { await self.webhooks.run() } },
-      WorkerPart("store sweep") { await cancelWhenGracefulShutdown { await self.sweeper.run() } },
-      WorkerPart("housekeeping") { await cancelWhenGracefulShutdown { await self.housekeeping.run() } },
+      // Background parts may have nothing to do (no webhook endpoints): they may end on their own.
+      WorkerPart("webhooks", mayEnd: true) { await cancelWhenGracefulShutdown { await self.webhooks.run() } },
+      WorkerPart("store sweep", mayEnd: true) { await cancelWhenGracefulShutdown { await self.sweeper.run() } },
+      WorkerPart("housekeeping", mayEnd: true) {
+        await cancelWhenGracefulShutdown { await self.housekeeping.run() }
+      },
       WorkerPart("inbox loop") { try await cancelWhenGracefulShutdown { try await self.loop() } },
       WorkerPart("notification listener") {
         try await Self.run(notifications, key: "worker.listen", address: self.listen, bound: self.boundPort)
@@ -33,11 +36,11 @@ extension VerifierWorker {
     ]
     var services = parts.map {
       ServiceGroupConfiguration.ServiceConfiguration(
-        service: $0, successTerminationBehavior: .gracefullyShutdownGroup,
+        service: $0, successTerminationBehavior: $0.mayEnd ? .ignore : .gracefullyShutdownGroup,
         failureTerminationBehavior: .gracefullyShutdownGroup)
     }
     if let onListening {
-      let announcement = WorkerPart("listening announcement") {
+      let announcement = WorkerPart("listening announcement", mayEnd: true) {
         let ports = (await self.boundPort.value(), await self.adminBoundPort.value())
         if ports.0 != 0 && ports.1 != 0 { onListening(ports.0, ports.1) }
       }
@@ -51,10 +54,14 @@ extension VerifierWorker {
 /// One long-running part of the worker, as a `Service` of the worker's own group.
 struct WorkerPart: Service, CustomStringConvertible {
   let description: String
+  /// Whether it may end before the worker stops (nothing to do); otherwise its end stops the
+  /// worker (gracefully), like a failure.
+  let mayEnd: Bool
   let body: @Sendable () async throws -> Void
 
-  init(_ name: String, _ body: @escaping @Sendable () async throws -> Void) {
+  init(_ name: String, mayEnd: Bool = false, _ body: @escaping @Sendable () async throws -> Void) {
     self.description = name
+    self.mayEnd = mayEnd
     self.body = body
   }
 
