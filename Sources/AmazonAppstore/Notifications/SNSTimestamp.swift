@@ -1,3 +1,5 @@
+import TollgateCore
+
 /// SNS's `Timestamp` (`2022-07-28T21:23:58.317Z`, UTC, milliseconds optional) read into ms since
 /// the epoch. Anything else (another offset, a malformed date) is not a timestamp.
 enum SNSTimestamp {
@@ -30,12 +32,7 @@ enum SNSTimestamp {
       let count = fraction - 1
       millis = count >= 3 ? digits / power(count - 3) : digits * power(3 - count)
     }
-    let y = month <= 2 ? year - 1 : year
-    let era = y / 400
-    let yearOfEra = y - era * 400
-    let dayOfYear = (153 * (month > 2 ? month - 3 : month + 9) + 2) / 5 + day - 1
-    let dayOfEra = yearOfEra * 365 + yearOfEra / 4 - yearOfEra / 100 + dayOfYear
-    let days = era * 146_097 + dayOfEra - 719_468
+    let days = CivilDate(year: year, month: month, day: day).daysSinceEpoch
     return (days * 86_400 + hour * 3_600 + minute * 60 + second) * 1_000 + millis
   }
 

@@ -1,4 +1,5 @@
 import Foundation
+import TollgateCore
 
 /// Loose access to legacy (verifyReceipt, V1 notification) JSON, where Apple writes numbers as
 /// strings, booleans as "true"/"1", and dates as ms, as strings, or both.
@@ -63,13 +64,7 @@ struct LegacyJSON {
     guard (1...12).contains(month), (1...31).contains(day), digits[3] < 24, digits[4] < 60, digits[5] < 61 else {
       return nil
     }
-    // Days from civil (Howard Hinnant's algorithm).
-    let y = month <= 2 ? year - 1 : year
-    let era = (y >= 0 ? y : y - 399) / 400
-    let yoe = y - era * 400
-    let doy = (153 * (month + (month > 2 ? -3 : 9)) + 2) / 5 + day - 1
-    let doe = yoe * 365 + yoe / 4 - yoe / 100 + doy
-    let days = era * 146_097 + doe - 719_468
+    let days = CivilDate(year: year, month: month, day: day).daysSinceEpoch
     return ((days * 24 + digits[3]) * 60 + digits[4]) * 60_000 + digits[5] * 1000
   }
 }

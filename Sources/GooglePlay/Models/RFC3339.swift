@@ -1,3 +1,5 @@
+import TollgateCore
+
 /// Google's RFC 3339 timestamps (`"2026-10-05T14:32:11.512Z"`), read once at the edge into Int64
 /// milliseconds since the epoch.
 ///
@@ -22,7 +24,7 @@ public enum RFC3339 {
       bytes[13] == UInt8(ascii: ":"), let minute = number(14..<16), bytes[16] == UInt8(ascii: ":"),
       let second = number(17..<19)
     else { return nil }
-    guard (1...12).contains(month), (1...daysInMonth(year: year, month: month)).contains(day), hour <= 23,
+    guard (1...12).contains(month), (1...CivilDate.daysIn(month: month, year: year)).contains(day), hour <= 23,
       minute <= 59, second <= 60
     else { return nil }
 
@@ -55,30 +57,12 @@ public enum RFC3339 {
       return nil
     }
     guard index == bytes.count else { return nil }
-    let days = daysFromCivil(year: year, month: month, day: day)
+    let days = CivilDate(year: year, month: month, day: day).daysSinceEpoch
     let seconds = days * 86_400 + hour * 3_600 + minute * 60 + second - offsetMinutes * 60
     return seconds * 1_000 + millis
   }
 
   private static func digitValue(_ byte: UInt8) -> Int64? {
     byte >= UInt8(ascii: "0") && byte <= UInt8(ascii: "9") ? Int64(byte - UInt8(ascii: "0")) : nil
-  }
-
-  private static func daysInMonth(year: Int64, month: Int64) -> Int64 {
-    switch month {
-    case 2: (year % 4 == 0 && year % 100 != 0) || year % 400 == 0 ? 29 : 28
-    case 4, 6, 9, 11: 30
-    default: 31
-    }
-  }
-
-  /// Days since 1970-01-01 of a proleptic Gregorian date (H. Hinnant's `days_from_civil`).
-  private static func daysFromCivil(year: Int64, month: Int64, day: Int64) -> Int64 {
-    let y = month <= 2 ? year - 1 : year
-    let era = (y >= 0 ? y : y - 399) / 400
-    let yearOfEra = y - era * 400
-    let dayOfYear = (153 * (month > 2 ? month - 3 : month + 9) + 2) / 5 + day - 1
-    let dayOfEra = yearOfEra * 365 + yearOfEra / 4 - yearOfEra / 100 + dayOfYear
-    return era * 146_097 + dayOfEra - 719_468
   }
 }

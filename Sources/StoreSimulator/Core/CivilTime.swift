@@ -1,3 +1,5 @@
+import TollgateCore
+
 /// A UTC moment in calendar fields, for the dates the stores write as text (Google's RFC 3339,
 /// Apple's legacy `Etc/GMT` dates). Times are ms since the epoch everywhere else.
 struct CivilTime {
@@ -17,16 +19,8 @@ struct CivilTime {
     hour = secondOfDay / 3600
     minute = secondOfDay / 60 % 60
     second = secondOfDay % 60
-    // Civil from days (Howard Hinnant's algorithm).
-    let z = days + 719_468
-    let era = (z >= 0 ? z : z - 146_096) / 146_097
-    let doe = z - era * 146_097
-    let yoe = (doe - doe / 1_460 + doe / 36_524 - doe / 146_096) / 365
-    let doy = doe - (365 * yoe + yoe / 4 - yoe / 100)
-    let mp = (5 * doy + 2) / 153
-    day = doy - (153 * mp + 2) / 5 + 1
-    month = mp < 10 ? mp + 3 : mp - 9
-    year = yoe + era * 400 + (month <= 2 ? 1 : 0)
+    let date = CivilDate(daysSinceEpoch: days)
+    (year, month, day) = (date.year, date.month, date.day)
   }
 
   /// `value` in decimal, zero-padded to `width` digits.
