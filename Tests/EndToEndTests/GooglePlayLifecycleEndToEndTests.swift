@@ -182,7 +182,7 @@ struct GooglePlayLifecycleEndToEndTests {
     }
   }
 
-  @Test("a refund ends access; when its notification is lost, the daily voided-purchases sweep catches it")
+  @Test("a revoked refund or chargeback ends access; its notifications lost, the daily voided sweep catches it")
   func refunds() async throws {
     try await withStack { stack in
       let (purchase, _) = try await stack.googleBuyAndSubmit(userId: "g")
@@ -191,9 +191,10 @@ struct GooglePlayLifecycleEndToEndTests {
       let revoked = try await stack.until("g") { $0.state == .revoked }
       #expect(revoked.state == .revoked && !revoked.active)
 
+      // A chargeback whose two notifications (SUBSCRIPTION_REVOKED, VOIDED_PURCHASE) are both lost.
       let (lost, _) = try await stack.googleBuyAndSubmit(userId: "h")
-      try stack.sim.addFault(FaultRule(target: "google.notifications", mode: .drop, count: 1))
-      _ = try await stack.sim.googleRefund(lost.purchaseToken, revoke: false)
+      try stack.sim.addFault(FaultRule(target: "google.notifications", mode: .drop, count: 2))
+      _ = try await stack.sim.googleRefund(lost.purchaseToken, voidedReason: 7, voidedSource: 2)
       try await Task.sleep(for: .milliseconds(300))
       #expect(try await stack.answer("h").active, "nothing told the worker yet")
       _ = try await stack.sim.advance(byMs: Self.day + 60_000)
@@ -205,6 +206,29 @@ struct GooglePlayLifecycleEndToEndTests {
       #expect(try await stack.answer("l").active)
       _ = try await stack.sim.googleRefund(lifetime.purchaseToken)
       #expect(!(try await stack.until("l") { !$0.active }.active))
+    }
+  }
+
+  @Test("a refund without revocation (storesim google refund --keep) is not voided: entitled until expiry")
+  func refundKeepsAccess() async throws {
+    try await withStack { stack in
+      let (purchase, _) = try await stack.googleBuyAndSubmit(userId: "k")
+      let before = try await stack.answer("k")
+      #expect(before.active)
+      let refund = try await ChildProcess.runDetached([
+        "storesim", "google", "refund", purchase.purchaseToken, "--keep", "--sim", "127.0.0.1:\(stack.sim.port)",
+      ])
+      #expect(refund.status == 0, "\(refund.stderr)")
+      #expect(!(try stack.sim.googlePurchaseSnapshot(purchase.purchaseToken).voided))
+      #expect(!stack.sim.notifications.contains { $0.notificationType == "VOIDED_PURCHASE" })
+      // Past the daily voided-purchases sweep, and the expiry the user paid for: still entitled.
+      _ = try await stack.sim.advance(byMs: Self.day + 60_000)
+      try await stack.settle()
+      #expect(try await stack.answer("k").active)
+      _ = try await stack.sim.advance(byMs: before.expiresAtMs - stack.sim.clockNowMs - 60_000)
+      try await stack.settle()
+      let late = try await stack.answer("k")
+      #expect(late.active && late.state != .revoked, "\(late.state)")
     }
   }
 

@@ -52,6 +52,28 @@ struct StoreSimulatorGoogleVoidedTests {
     }
   }
 
+  @Test("a refund without revocation (--keep) is neither listed nor notified, as Google documents; access stays")
+  func refundWithoutRevokeIsNotVoided() async throws {
+    try await GoogleHarness.run { harness in
+      let sim = harness.sim
+      let token = try await sim.googlePurchase(
+        GooglePurchaseRequest(productId: "com.example.monthly", acknowledged: true)
+      )
+      .purchaseToken
+      try await sim.advance(byMs: 3 * Self.day)
+      let pushesBefore = try harness.pushes().count
+      let snapshot = try await sim.googleRefund(token, voidedReason: 1, voidedSource: 1, revoke: false)
+      #expect(!snapshot.voided)
+      #expect(try await voided(harness).isEmpty)
+      #expect(try harness.pushes().count == pushesBefore)
+      #expect(try harness.pushes().allSatisfy { $0.notification.voidedPurchaseNotification == nil })
+      let resource = try await harness.subscriptionV2(token)
+      #expect(resource.typedSubscriptionState == .active)
+      let history = try await harness.mapping(token).history.applyingGooglePlay(voided: try await voided(harness))
+      #expect(SubscriptionLifecycle.evaluate(history, at: sim.clockNowMs).isEntitled)
+    }
+  }
+
   @Test("the API's subscriptionsv2.revoke and a chargeback show as developer and chargeback voids, paginated")
   func revokeAndChargebackPaginated() async throws {
     try await GoogleHarness.run { harness in

@@ -1,19 +1,22 @@
-/// Refunds, chargebacks and revocations (each listed by `voidedpurchases.list` and announced by a
-/// `voidedPurchaseNotification`), and price changes with the user's consent.
+/// Refunds, chargebacks and revocations (each revoked one listed by `voidedpurchases.list` and
+/// announced by a `voidedPurchaseNotification`), and price changes with the user's consent.
 extension GoogleStore {
-  /// Voids the subscription's latest order. `revoke` also ends access now (EXPIRED,
-  /// SUBSCRIPTION_REVOKED); without it the user keeps the subscription (a refund only).
+  /// Refunds the subscription's latest order. `revoke` voids it: access ends now (EXPIRED,
+  /// SUBSCRIPTION_REVOKED), the order is listed by voidedpurchases.list and a
+  /// `voidedPurchaseNotification` is pushed. Without it the user keeps the subscription and
+  /// nothing shows: Google lists only revoked orders ("If a developer refunds a purchase without
+  /// setting the revoke option, the order will not be returned by the API"), and notifies only those.
   /// - Parameters:
   ///   - reason: `voidedReason` (0 other … 7 chargeback).
   ///   - source: `voidedSource` (0 user, 1 developer, 2 Google).
   mutating func refundSubscription(_ token: String, reason: Int, source: Int, revoke: Bool, core: inout SimCore) {
-    guard var subscription = subscriptions[token] else { return }
+    guard revoke, var subscription = subscriptions[token] else { return }
     let entry = GoogleVoidedPurchase(
       packageName: subscription.packageName, purchaseToken: token, orderId: subscription.latestOrderId,
       purchaseTimeMs: subscription.startTimeMs, voidedTimeMs: core.nowMs, voidedSource: source, voidedReason: reason,
       productType: 1)
     voided.append(entry)
-    if revoke, subscription.state != .expired {
+    if subscription.state != .expired {
       expire(
         &subscription, cancellation: source == 1 ? .developer : .system, core: &core, notification: .revoked)
       save(subscription)

@@ -117,8 +117,9 @@ extension StoreSimulator {
     }
   }
 
-  /// Refund (`revoke` false keeps access), revocation or chargeback (`voidedReason` 7) of a
-  /// purchase token's latest order: listed by voidedpurchases.list and notified.
+  /// Refund, revocation or chargeback (`voidedReason` 7) of a purchase token's latest order:
+  /// revoked, it is listed by voidedpurchases.list and notified; with `revoke` false (a refund
+  /// that keeps access) it is neither, as at Google.
   /// - Parameters:
   ///   - voidedReason: 0 other, 1 remorse, 2 not received, 3 defective, 4 accidental, 5 fraud, 6 friendly fraud, 7 chargeback.
   ///   - voidedSource: 0 user, 1 developer, 2 Google.

@@ -91,11 +91,15 @@ extension StoreSim {
 
   struct GoogleRefund: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
-      commandName: "refund", abstract: "Refund the latest order (a voided purchase); revokes access unless --keep.")
+      commandName: "refund",
+      abstract:
+        "Refund the latest order and revoke it (a voided purchase); --keep refunds only: access stays, nothing is voided."
+    )
     @Argument(help: "Purchase token.") var token: String
     @Option(help: "voidedReason: 0 other, 1 remorse, … 7 chargeback.") var reason = 0
     @Option(help: "voidedSource: 0 user, 1 developer, 2 Google.") var source = 0
-    @Flag(help: "Refund without revoking access.") var keep = false
+    @Flag(help: "Refund only, without revoking: access stays; no voided purchase is listed or notified.")
+    var keep = false
     @OptionGroup var target: Target
     func run() async throws {
       try await target.call(
