@@ -139,6 +139,10 @@ public final class StoreSimulator: Sendable {
   public var rootCertificate: Certificate { appleSigner.root }
   /// The virtual now, ms since the epoch (`GET /sim/clock`).
   public var clockNowMs: Int64 { state.withLock { $0.core.nowMs } }
+  /// The now every process that follows this clock reads (`GET /sim/clock`'s `followedNowMs`,
+  /// `FollowedClock`): the virtual now plus the real time since it last moved, as this simulator
+  /// measures it, so followers started before and after an `advance` agree.
+  public var followedNowMs: Int64 { virtualNow.reading.followedNowMs }
   /// Every notification and its delivery attempts (`GET /sim/notifications`).
   public var notifications: [NotificationRecord] { dispatcher.log }
 

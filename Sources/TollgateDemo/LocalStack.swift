@@ -164,7 +164,7 @@ public struct LocalStack: Sendable {
 
       // Follow the simulator's clock: its jumps, plus real time in between (backoff and leases);
       // `clockBehindStoreMs` behind it, to show what clock skew does.
-      let following = FollowedClock.following { sim.clockNowMs }
+      let following = FollowedClock.following(sim)
       let now: @Sendable () -> Int64 = { following() - clockBehindStoreMs }
       let databasePath = directory + "/tollgate.sqlite"
       let registry = PrometheusCollectorRegistry()

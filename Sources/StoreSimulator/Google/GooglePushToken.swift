@@ -10,7 +10,8 @@ import TollgateCrypto
 final class VirtualNowMirror: Sendable {
   private struct State {
     var nowMs: Int64
-    var changedAtRealMs: Int64?
+    /// When (real time) the virtual clock was set or last moved.
+    var changedAtRealMs: Int64
     var polledAtRealMs: Int64?
   }
 
@@ -20,7 +21,7 @@ final class VirtualNowMirror: Sendable {
   static let followerWindowMs: Int64 = 2_000
   private let state: Mutex<State>
 
-  init(_ nowMs: Int64) { state = Mutex(State(nowMs: nowMs)) }
+  init(_ nowMs: Int64) { state = Mutex(State(nowMs: nowMs, changedAtRealMs: NotificationDispatcher.realNowMs())) }
 
   func publish(_ ms: Int64) {
     let real = NotificationDispatcher.realNowMs()
@@ -33,6 +34,13 @@ final class VirtualNowMirror: Sendable {
   /// The virtual now (it stands still between advances).
   var currentMs: Int64 { state.withLock { $0.nowMs } }
 
+  /// The virtual now, and the now its followers read: the virtual now plus the real time since it
+  /// last moved (`FollowedClock`), the same for every follower whenever it started.
+  var reading: (nowMs: Int64, followedNowMs: Int64) {
+    let real = NotificationDispatcher.realNowMs()
+    return state.withLock { ($0.nowMs, $0.nowMs + max(0, real - $0.changedAtRealMs)) }
+  }
+
   /// A follower read the clock (`GET /sim/clock`).
   func polled() { state.withLock { $0.polledAtRealMs = NotificationDispatcher.realNowMs() } }
 
@@ -42,9 +50,8 @@ final class VirtualNowMirror: Sendable {
     while true {
       let real = NotificationDispatcher.realNowMs()
       let waiting = state.withLock { state -> Bool in
-        guard let polled = state.polledAtRealMs, real - polled < Self.followerWindowMs,
-          let changed = state.changedAtRealMs
-        else { return false }
+        guard let polled = state.polledAtRealMs, real - polled < Self.followerWindowMs else { return false }
+        let changed = state.changedAtRealMs
         return polled < changed && real < changed + Self.followerCatchUpMs
       }
       guard waiting else { return }

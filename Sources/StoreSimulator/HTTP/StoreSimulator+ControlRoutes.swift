@@ -19,12 +19,18 @@ extension StoreSimulator {
     var appAccountToken: String?
   }
 
-  private struct Clock: Encodable { var nowMs: Int64 }
+  /// `nowMs`: the virtual clock (it stands still between advances); `followedNowMs`: the now
+  /// every follower reads (`FollowedClock`).
+  private struct Clock: Encodable {
+    var nowMs: Int64
+    var followedNowMs: Int64
+  }
 
   func addControlRoutes(to router: Router<SimRequestContext>) {
     router.get("/sim/clock") { _, _ in
       self.virtualNow.polled()
-      return HTTPAnswer.json(Clock(nowMs: self.clockNowMs))
+      let reading = self.virtualNow.reading
+      return HTTPAnswer.json(Clock(nowMs: reading.nowMs, followedNowMs: reading.followedNowMs))
     }
     router.post("/sim/clock/advance") { request, _ in
       await self.answer { () async throws(StoreSimulatorError) -> any Encodable & Sendable in

@@ -5,8 +5,9 @@ import ServiceLifecycle
 import StoreSimulator
 import TollgateCore
 
-/// A process's clock (serve, worker): the machine's, or, for demos and tests only, a store
-/// simulator's virtual clock (`GET {url}/sim/clock` → `{"nowMs": …}`), followed by polling.
+/// A process's clock (serve, worker, the admin commands): the machine's, or, for demos and tests
+/// only, a store simulator's virtual clock (`GET {url}/sim/clock` → `{"nowMs", "followedNowMs"}`),
+/// followed by polling; every follower reads the same now, whenever it started.
 struct ProcessClock: Sendable {
   let nowMs: @Sendable () -> Int64
   let services: [ServiceGroupConfiguration.ServiceConfiguration]
@@ -37,8 +38,14 @@ final class SimulatorClockFollower: Service, Sendable {
   func refresh() async throws {
     let response = try await HTTPClient.shared.execute(HTTPClientRequest(url: url + "/sim/clock"), timeout: .seconds(2))
     let body = try await response.body.collect(upTo: 4096)
-    struct Clock: Decodable { var nowMs: Int64 }
-    clock.observe(virtualMs: try JSONDecoder().decode(Clock.self, from: Data(body.readableBytesView)).nowMs)
+    // `followedNowMs`: the now every follower reads, whenever it started (an older simulator
+    // sends `nowMs` alone).
+    struct Clock: Decodable {
+      var nowMs: Int64
+      var followedNowMs: Int64?
+    }
+    let reading = try JSONDecoder().decode(Clock.self, from: Data(body.readableBytesView))
+    clock.observe(virtualMs: reading.nowMs, followedNowMs: reading.followedNowMs)
   }
 
   func run() async throws {
