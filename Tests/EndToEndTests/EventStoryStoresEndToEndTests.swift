@@ -31,6 +31,9 @@ struct EventStoryStoresEndToEndTests {
       #expect(change["fromStoreSubscriptionId"] as? String == basic.purchaseToken)
       #expect(change["fromProductId"] as? String == Stack.basic && change["toProductId"] as? String == Stack.premium)
       #expect(payload["environment"] as? String == "production")
+      // Google reports the plan's recurring price and the buyer's region.
+      #expect((payload["priceMilli"] as? NSNumber)?.int64Value ?? 0 > 0 && payload["currency"] as? String == "USD")
+      #expect(payload["storefront"] as? String == "US")
 
       _ = try await stack.sim.googleRefund(refund.purchaseToken)
       #expect(try await hooks.awaiting("refunded", for: "g-refund", stack: stack) == ["purchased", "refunded"])

@@ -73,6 +73,8 @@ extension GooglePlayMapping {
         case (nil, _): "\(purchaseToken)|\(productId)"
         }
       let offer = OfferPhaseMapping(item.offerPhase)
+      // Google reports the plan's recurring price: what a period at the regular price costs.
+      let price = offer.offerType == nil ? item.autoRenewingPlan?.recurringPrice : nil
       result.append(
         StoreTransaction(
           transactionId: transactionId,
@@ -80,7 +82,10 @@ extension GooglePlayMapping {
           purchaseDateMs: resource.startTime ?? min(asOfMs, expiry),
           expiresDateMs: expiry,
           offerType: offer.offerType,
-          offerDiscountType: offer.discountType))
+          offerDiscountType: offer.discountType,
+          priceMilli: price?.amountMicros.map { $0 / 1_000 },
+          currency: price?.currencyCode,
+          storefront: resource.regionCode))
     }
     return result
   }
