@@ -120,6 +120,18 @@ extension EventDeriver {
     return details
   }
 
+  /// `events` (a claim's: transferred, transfer_refused, claim_refused) with the chain's details.
+  static func withDetails(_ events: [WorkerEvent], of evaluation: SubscriptionEvaluation, history: SubscriptionHistory)
+    -> [WorkerEvent]
+  {
+    let details = details(of: evaluation, history: history)
+    return events.map { event in
+      var event = event
+      event.details = details
+      return event
+    }
+  }
+
   /// `base` about `transaction` instead: its id, period type and price.
   static func details(_ base: EventDetails, of transaction: StoreTransaction) -> EventDetails {
     var details = base

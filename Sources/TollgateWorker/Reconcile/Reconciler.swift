@@ -96,7 +96,7 @@ struct Reconciler: Sendable {
       owner = ruling.owner
       refusal = ruling.refusal
       alsoRecompute = ruling.previousOwner
-      events += ruling.events
+      events += EventDeriver.withDetails(ruling.events, of: evaluation, history: history)
     } else if owner == nil, settings.bindAppAccountToken, let token = chain.appAccountToken, !token.isEmpty {
       // A notification came before any submission; the app told the store who the buyer is.
       owner = token.lowercased()
