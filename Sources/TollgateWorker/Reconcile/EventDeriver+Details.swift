@@ -44,12 +44,13 @@ extension EventDeriver {
       let previous = try await storage.subscription(store: history.store, purchaseId: linked)
       return previous?.userId == owner ? previous : nil
     }
-    guard history.store == .amazon, let start = history.firstPurchaseDateMs else { return nil }
     for id in related where id != history.purchaseId {
       if let previous = try await storage.subscription(store: history.store, purchaseId: id), previous.userId == owner {
         return previous
       }
     }
+    // Only a store whose chains name a parent product (Amazon) issues a new purchase per term or tier.
+    guard history.parentProductId != nil, let start = history.firstPurchaseDateMs else { return nil }
     let product = history.transactions.min(by: earlier)?.productId
     return try await storage.subscriptions(userId: owner).filter {
       $0.store == history.store && $0.purchaseId != history.purchaseId
