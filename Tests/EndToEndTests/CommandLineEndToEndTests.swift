@@ -70,6 +70,19 @@ struct CommandLineEndToEndTests {
     let healthObject = try #require(try JSONSerialization.jsonObject(with: Data(health.stdout.utf8)) as? [String: Any])
     #expect(healthObject["status"] as? String == "serving")
     #expect((healthObject["indexUsers"] as? NSNumber)?.intValue == 1)
+    #expect(health.status == 0, "serving exits 0")
+
+    // The database file is deleted under the service: it answers NOT_SERVING, and the exit says so.
+    try FileManager.default.removeItem(atPath: database)
+    var down = try await ChildProcess.runDetached(["query", "health", "--server", address, "--json"])
+    for _ in 0..<100 where !down.stdout.contains("not_serving") {
+      try await Task.sleep(for: .milliseconds(100))
+      down = try await ChildProcess.runDetached(["query", "health", "--server", address, "--json"])
+    }
+    #expect(down.stdout.contains("not_serving"), "the service never said NOT_SERVING: \(down.stdout)")
+    #expect(down.status == 1, "NOT_SERVING exits 1: \(down.stdout)")
+    let downText = try await ChildProcess.runDetached(["query", "health", "--server", address])
+    #expect(downText.status == 1)
 
     serve.process.terminate()  // SIGTERM
     let finished = serve.finish()

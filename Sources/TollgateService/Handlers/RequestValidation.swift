@@ -4,7 +4,7 @@ import TollgateStorage
 
 /// Checks on request fields; each returns the problem in words a caller can act on, or nil.
 enum RequestValidation {
-  static let maximumUserIdLength = 256
+  static let maximumUserIdLength = UserIdLimits.maximumBytes
   static let maximumEntitlementLength = 128
   static let maximumEvidenceLength = 256 * 1024
 
@@ -13,11 +13,7 @@ enum RequestValidation {
   static func entitlement(_ value: String) -> String? { entitlement(byteCount: value.utf8.count) }
 
   /// The same checks on a field's length in bytes (the hot path has bytes, not a `String`).
-  static func userId(byteCount: Int) -> String? {
-    if byteCount == 0 { return "user_id is required" }
-    if byteCount > maximumUserIdLength { return "user_id is longer than \(maximumUserIdLength) bytes" }
-    return nil
-  }
+  static func userId(byteCount: Int) -> String? { UserIdLimits.problem(byteCount: byteCount) }
 
   static func entitlement(byteCount: Int) -> String? {
     if byteCount == 0 { return "entitlement is required" }

@@ -38,6 +38,17 @@ public struct Explanation: Sendable, Codable {
     public var detail: String?
   }
 
+  /// A purchase the user held that is now bound to another user (moved under the transfer policy).
+  public struct TransferredAway: Sendable, Codable {
+    public var store: String
+    public var purchaseId: String
+    public var productId: String
+    public var toUserId: String
+    /// When it moved, and the policy that moved it (the new owner's `transferred` event), while kept.
+    public var atMs: Int64?
+    public var detail: String?
+  }
+
   public var userId: String
   public var entitlement: String
   public var evaluatedAtMs: Int64
@@ -45,6 +56,11 @@ public struct Explanation: Sendable, Codable {
   public var state: String?
   public var sources: [Source]
   public var recentEvents: [Event]
+  /// Purchases this user held that now belong to someone else.
+  public var transferredAway: [TransferredAway] = []
+  /// This user's rejected submissions, newest first: a claim refused (the purchase is bound to
+  /// another user, or names another buyer), or the store's final no.
+  public var rejectedSubmissions: [RejectedSubmission] = []
 
   public var text: String {
     var lines = [
@@ -63,6 +79,16 @@ public struct Explanation: Sendable, Codable {
       }
       if let note = source.grantNote { lines.append("      note: \(note)") }
       if !source.replaces.isEmpty { lines.append("      replaces: \(source.replaces.joined(separator: " ← "))") }
+    }
+    for moved in transferredAway {
+      lines.append(
+        "  transferred away: \(moved.store) purchase \(moved.purchaseId) (\(moved.productId)) now belongs to "
+          + "\(moved.toUserId)\(moved.atMs.map { " since \($0)" } ?? "")\(moved.detail.map { " (\($0))" } ?? "")")
+    }
+    for rejected in rejectedSubmissions {
+      lines.append(
+        "  submission rejected at \(rejected.rejectedAtMs ?? rejected.receivedAtMs): \(rejected.store)"
+          + "\(rejected.productId.map { " \($0)" } ?? ""): \(rejected.reason)")
     }
     if !recentEvents.isEmpty {
       lines.append("recent events:")

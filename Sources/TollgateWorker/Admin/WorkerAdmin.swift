@@ -7,13 +7,25 @@ import TollgateCore
 public struct WorkerAdmin: Sendable {
   let storage: any WorkerStorage
   let catalog: ProductCatalog
-  let nowMs: @Sendable () -> Int64
+  let settings: WorkerSettings
+  /// The deployment's clock, that every command reads (and `grant --until 30d` counts from).
+  public let nowMs: @Sendable () -> Int64
 
-  /// - Parameter catalog: decides which entitlements each product gives; the worker's (see
-  ///   `WorkerStorage.savedCatalog()`) unless an operator names another.
-  public init(storage: any WorkerStorage, catalog: ProductCatalog, nowMs: @escaping @Sendable () -> Int64) {
+  /// - Parameters:
+  ///   - catalog: decides which entitlements each product gives; the worker's (see
+  ///     `WorkerStorage.savedCatalog()`) unless an operator names another.
+  ///   - settings: the worker's settings (its clock-skew tolerance and outage leeway decide what a
+  ///     recompute grants): the same as the worker's, or a grant or revoke would recompute the
+  ///     user's entitlements by other rules than the worker's.
+  ///   - nowMs: the deployment's clock (the worker's and the service's): a simulator's virtual
+  ///     clock where they follow one.
+  public init(
+    storage: any WorkerStorage, catalog: ProductCatalog, settings: WorkerSettings = WorkerSettings(),
+    nowMs: @escaping @Sendable () -> Int64
+  ) {
     self.storage = storage
     self.catalog = catalog
+    self.settings = settings
     self.nowMs = nowMs
   }
 
@@ -22,10 +34,15 @@ public struct WorkerAdmin: Sendable {
   public func grant(userId: String, entitlement: String, untilMs: Int64, note: String?, actor: String? = nil)
     async throws -> Int64
   {
+    try AdminError.check(userId: userId)
+    guard catalog.entitlements.contains(where: { $0.id == entitlement }) else {
+      throw AdminError.unknownEntitlement(entitlement, known: catalog.entitlements.map(\.id))
+    }
     let now = nowMs()
+    guard untilMs > now else { throw AdminError.untilNotInFuture(untilMs: untilMs, nowMs: now) }
     return try await storage.addGrant(
       userId: userId, entitlement: entitlement, expiresAtMs: untilMs, note: note, actor: actor, nowMs: now,
-      recompute: ChainEvaluator(catalog: catalog, settings: WorkerSettings()).recompute(nowMs: now))
+      recompute: ChainEvaluator(catalog: catalog, settings: settings).recompute(nowMs: now))
   }
 
   /// Revokes the user's open grants of `entitlement` (store purchases are untouched); returns how
@@ -33,19 +50,22 @@ public struct WorkerAdmin: Sendable {
   public func revoke(userId: String, entitlement: String, note: String? = nil, actor: String? = nil) async throws
     -> Int
   {
+    try AdminError.check(userId: userId)
     let now = nowMs()
     return try await storage.revokeGrants(
       userId: userId, entitlement: entitlement, note: note, actor: actor, nowMs: now,
-      recompute: ChainEvaluator(catalog: catalog, settings: WorkerSettings()).recompute(nowMs: now))
+      recompute: ChainEvaluator(catalog: catalog, settings: settings).recompute(nowMs: now))
   }
 
   /// Makes the worker re-verify every subscription of `userId` now; returns how many.
   public func reverify(userId: String) async throws -> Int {
-    try await storage.requestReverify(userId: userId, nowMs: nowMs())
+    try AdminError.check(userId: userId)
+    return try await storage.requestReverify(userId: userId, nowMs: nowMs())
   }
 
   /// Why `userId` has (or lacks) `entitlement`.
   public func explain(userId: String, entitlement: String) async throws -> Explanation {
+    try AdminError.check(userId: userId)
     let now = nowMs()
     let records = try await storage.entitlements(userId: userId).filter { $0.entitlement == entitlement }
     let subscriptions = try await storage.subscriptions(userId: userId)
@@ -66,12 +86,16 @@ public struct WorkerAdmin: Sendable {
         } ?? [],
         grantNote: grant?.note, replaces: record.replaces, decides: record.source == best?.record.source)
     }
-    let events = try await storage.events(userId: userId).suffix(20).map {
+    let allEvents = try await storage.events(userId: userId)
+    let events = allEvents.suffix(20).map {
       Explanation.Event(
         kind: $0.kind, purchaseId: $0.purchaseId, state: $0.state?.rawValue, atMs: $0.atMs, detail: $0.detail)
     }
-    return Explanation(
+    var explanation = Explanation(
       userId: userId, entitlement: entitlement, evaluatedAtMs: now, active: best?.active ?? false,
       state: best?.state.rawValue, sources: sources, recentEvents: Array(events))
+    explanation.transferredAway = try await transferredAway(userId: userId, events: allEvents, held: subscriptions)
+    explanation.rejectedSubmissions = try await storage.rejectedSubmissions(userId: userId, limit: 10)
+    return explanation
   }
 }

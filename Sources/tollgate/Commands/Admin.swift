@@ -1,31 +1,59 @@
 import ArgumentParser
 import Foundation
+import Logging
 import TollgateCore
 import TollgateWorker
 import TollgateWorkerSQLite
 
-/// Options of the admin commands: where the database and the catalog are.
+/// Options of the admin commands: where the database, the catalog, the worker's settings and the
+/// deployment's clock are.
 struct AdminOptions: ParsableArguments {
   @Option(help: "SQLite database file (default: from --config).")
   var database: String?
 
-  @Option(help: "JSON config file (default: the catalog the worker saved in the database).")
+  @Option(
+    help:
+      "The worker's JSON config file: its catalog, its worker settings and its clock (default: the catalog the worker saved in the database, default worker settings, the machine's clock)."
+  )
   var config: String?
 
+  @Option(
+    help:
+      "Follow a store simulator's virtual clock at this URL, as the worker and the service do (demos and tests only; default: worker.followClockURL from --config)."
+  )
+  var followClock: String?
+
   /// The admin commands on the database, with the catalog from --config, else the one the worker
-  /// runs with (it saves it in the database when it starts).
+  /// runs with (it saves it in the database when it starts); the worker's settings from --config;
+  /// and the clock the deployment runs on (a simulator's, where the worker follows one).
   func admin(requireCatalog: Bool) async throws -> WorkerAdmin {
     let path = try ConfigFile.database(flag: database, config: config)
+    let configuration = try config.map { try ConfigFile.worker($0) }
+    let clock = try await Self.clock(following: followClock ?? configuration?.worker.followClockURL)
     // Never creates a database: a mistyped path is an error that names it.
-    let storage = try SQLiteWorkerStorage(path: path, nowMs: SystemClock.nowMs(), create: false)
-    if let config {
-      return WorkerAdmin(storage: storage, catalog: try ConfigFile.worker(config).catalog, nowMs: SystemClock.nowMs)
+    let storage = try SQLiteWorkerStorage(path: path, nowMs: clock(), create: false)
+    if let configuration {
+      return WorkerAdmin(
+        storage: storage, catalog: configuration.catalog, settings: configuration.worker, nowMs: clock)
     }
     if let saved = try await storage.savedCatalog() {
-      return WorkerAdmin(storage: storage, catalog: saved, nowMs: SystemClock.nowMs)
+      return WorkerAdmin(storage: storage, catalog: saved, nowMs: clock)
     }
     if requireCatalog { throw AdminFailure.noCatalog(database: path) }
-    return WorkerAdmin(storage: storage, catalog: .defaults, nowMs: SystemClock.nowMs)
+    return WorkerAdmin(storage: storage, catalog: .defaults, nowMs: clock)
+  }
+
+  /// The machine's clock, or a simulator's virtual clock read once and run from there (the same
+  /// now as every other follower of it: `FollowedClock`).
+  static func clock(following url: String?) async throws -> @Sendable () -> Int64 {
+    guard let url else { return SystemClock.nowMs }
+    let follower = SimulatorClockFollower(url: url, logger: Logger(label: "tollgate.admin.clock"))
+    do {
+      try await follower.refresh()
+    } catch {
+      throw AdminFailure(description: "cannot read the store simulator's clock at \(url): \(error)")
+    }
+    return { follower.nowMs() }
   }
 }
 
@@ -60,7 +88,7 @@ struct Grant: AsyncParsableCommand {
 
   func run() async throws {
     let admin = try await options.admin(requireCatalog: true)
-    let untilMs = try until.milliseconds(now: SystemClock.nowMs())
+    let untilMs = try until.milliseconds(now: admin.nowMs())
     let id = try await admin.grant(
       userId: user, entitlement: entitlement, untilMs: untilMs, note: note, actor: by ?? AdminOptions.operatorName)
     print("granted \(entitlement) to \(user) until \(untilMs) (grant \(id))")

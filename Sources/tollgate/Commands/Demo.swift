@@ -45,6 +45,7 @@ struct Demo: AsyncParsableCommand {
     async throws
   {
     let bin = CommandLine.arguments.first ?? "tollgate"
+    let simulator = "http://127.0.0.1:\(simulatorPort)"
     var lines = [
       "",
       "Tollgate demo: service 127.0.0.1:\(servicePort), store simulator 127.0.0.1:\(simulatorPort), worker 127.0.0.1:\(await stack.workerPort)",
@@ -61,8 +62,10 @@ struct Demo: AsyncParsableCommand {
       "", "Ask it:",
       "  \(bin) query is-subscriber demo-active premium --server 127.0.0.1:\(servicePort)",
       "  \(bin) query subscription demo-grace --server 127.0.0.1:\(servicePort) --json",
-      "  \(bin) explain demo-refunded premium --database \(stack.databasePath)",
-      "  \(bin) explain demo-google-upgraded premium --database \(stack.databasePath)",
+      "Explain or grant, on the store's clock as the worker and the service follow it:",
+      "  \(bin) explain demo-refunded premium --database \(stack.databasePath) --follow-clock \(simulator)",
+      "  \(bin) explain demo-google-upgraded premium --database \(stack.databasePath) --follow-clock \(simulator)",
+      "  \(bin) grant demo-vip premium --until 30d --note 'support' --database \(stack.databasePath) --follow-clock \(simulator)",
       "Move the store's clock (demo-active, demo-google-active and demo-amazon-active renew, the trials convert,",
       "demo-grace lapses into billing retry, demo-google-grace into account hold, demo-google-paused resumes):",
       "  \(bin) storesim advance 31d --sim 127.0.0.1:\(simulatorPort)",

@@ -87,7 +87,11 @@ struct Query: AsyncParsableCommand {
   }
 
   struct Health: AsyncParsableCommand {
-    static let configuration = CommandConfiguration(abstract: "The service's health and index size.")
+    static let configuration = CommandConfiguration(
+      abstract: "The service's health and index size.",
+      discussion:
+        "Exits 0 when the service is serving (or degraded: answering, perhaps stale), 1 when it is not serving (NOT_SERVING, or a status this client does not know), 2 when it cannot be asked."
+    )
 
     @OptionGroup var connection: Connection
 
@@ -95,6 +99,10 @@ struct Query: AsyncParsableCommand {
       let client = try connection.client()
       let response = try await QueryOutput.perform { try await client.health() }
       print(connection.json ? try QueryJSON.encode(QueryJSON.Health(response)) : QueryOutput.text(response))
+      switch response.status {
+      case .serving, .degraded: break
+      case .notServing, .unspecified, .UNRECOGNIZED: throw ExitCode(1)
+      }
     }
   }
 }
