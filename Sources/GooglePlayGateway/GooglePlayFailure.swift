@@ -7,19 +7,25 @@ extension AndroidPublisherError {
   ///   verified state stays);
   /// - 401, 403 and no access token (the service account, its key, its Play Console permissions):
   ///   the operator's to fix; the buyer's item stays pending;
-  /// - 404: not found, retried while the evidence is young;
-  /// - 400 (a token of another app: possibly a replay) and 410 (the purchase ended more than 60
-  ///   days ago): final.
+  /// - 404: not found, retried while the evidence is young (a chain verified before keeps its
+  ///   state);
+  /// - 410 (`subscriptionPurchaseNoLongerAvailable`: the purchase ended more than 60 days ago):
+  ///   gone, Google will never answer for it again (its scheduled checks stop);
+  /// - 400 (a token of another app: possibly a replay): final.
   public var classified: StoreFailure {
     let kind: StoreFailure.Kind
     switch code {
     case .rateLimited, .serverError, .transport, .invalidResponse: kind = .transient
     case .unauthorized, .forbidden, .credentials: kind = .needsOperator
     case .notFound: kind = .notFound
-    case .badRequest, .gone: kind = .final
+    case .gone: kind = .gone
+    case .badRequest: kind = .final
     default: kind = isRetryable ? .transient : .final
     }
-    let message = isPossibleReplay ? "\(description): possibly a replayed purchase token" : description
+    let message =
+      kind == .gone
+      ? "the store no longer has this purchase (Google 410: it ended more than 60 days ago): \(description)"
+      : isPossibleReplay ? "\(description): possibly a replayed purchase token" : description
     return StoreFailure(kind, message, retryAfterMs: retryAfterMs, cause: self)
   }
 }

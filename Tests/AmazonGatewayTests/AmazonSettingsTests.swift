@@ -51,7 +51,7 @@ struct AmazonSettingsTests {
   }
 
   @Test(
-    "RVS trouble is retried, the shared secret is the operator's, 497 and 400/410 are final; no secret in a message")
+    "RVS trouble is retried, the shared secret is the operator's, 400 not yet a no, 410 gone, 497 final")
   func classification() {
     func kind(_ code: RVSError.Code) -> StoreFailure.Kind {
       RVSError(code: code, message: "m").classified.kind
@@ -62,8 +62,8 @@ struct AmazonSettingsTests {
     #expect(kind(.invalidResponse) == .transient)
     #expect(kind(.invalidSharedSecret) == .needsOperator)
     #expect(kind(.invalidUserId) == .final)
-    #expect(kind(.invalidReceipt) == .final)
-    #expect(kind(.receiptNoLongerValid) == .final)
+    #expect(kind(.invalidReceipt) == .notFound)
+    #expect(kind(.receiptNoLongerValid) == .gone)
     #expect(RVSError(code: .throttled, message: "m", retryAfterMs: 2_000).classified.retryAfterMs == 2_000)
   }
 }

@@ -55,7 +55,7 @@ struct GooglePlayFailureTests {
     AndroidPublisherError(code: code, message: "m", reason: reason).classified.kind
   }
 
-  @Test("Google's trouble is retried, the service account is the operator's, 404 not yet a no, 400 and 410 final")
+  @Test("Google's trouble is retried, the service account is the operator's, 404 not yet a no, 410 gone, 400 final")
   func classification() {
     #expect(kind(.rateLimited) == .transient)
     #expect(kind(.serverError) == .transient)
@@ -66,7 +66,7 @@ struct GooglePlayFailureTests {
     #expect(kind(.credentials) == .needsOperator)
     #expect(kind(.notFound) == .notFound)
     #expect(kind(.badRequest) == .final)
-    #expect(kind(.gone) == .final)
+    #expect(kind(.gone) == .gone)
   }
 
   @Test("a token of another app is final and says it may be a replay; Retry-After travels")

@@ -28,6 +28,9 @@ public struct Explanation: Sendable, Codable {
     public var replaces: [String]
     /// Whether this source is the one that answers IsSubscriber.
     public var decides: Bool
+    /// Why and since when the worker no longer reads this chain on its schedule (the store no
+    /// longer has the purchase); nil while it does.
+    public var checksStopped: VerificationEvidence.ChecksStopped? = nil
   }
 
   public struct Event: Sendable, Codable {
@@ -79,6 +82,9 @@ public struct Explanation: Sendable, Codable {
       }
       if let note = source.grantNote { lines.append("      note: \(note)") }
       if !source.replaces.isEmpty { lines.append("      replaces: \(source.replaces.joined(separator: " ← "))") }
+      if let stopped = source.checksStopped {
+        lines.append("      checks stopped: \(stopped.reason) at \(stopped.atMs)")
+      }
     }
     for moved in transferredAway {
       lines.append(

@@ -84,7 +84,8 @@ public struct WorkerAdmin: Sendable {
         payloads: subscription?.evidence.payloads.map {
           Explanation.Payload(kind: $0.kind, id: $0.id, sha256: $0.sha256, signedAtMs: $0.signedAtMs)
         } ?? [],
-        grantNote: grant?.note, replaces: record.replaces, decides: record.source == best?.record.source)
+        grantNote: grant?.note, replaces: record.replaces, decides: record.source == best?.record.source,
+        checksStopped: subscription?.evidence.checksStopped)
     }
     let allEvents = try await storage.events(userId: userId)
     let events = allEvents.suffix(20).map {

@@ -8,15 +8,24 @@
 /// - `notFound`: the store does not know the purchase. Stores answer so for a while right after a
 ///   purchase (Apple documents its 404 as retryable then), so the worker retries it like
 ///   `transient` while the evidence is younger than `WorkerSettings.notFoundRetryWindowMs`, and
-///   treats it as `final` after that.
+///   treats it as `final` after that. A chain the worker verified before is never ended by it
+///   (`Rescheduler`, `ItemProcessor`): it keeps its state and counts toward the store's outage.
+/// - `gone`: the store no longer keeps the purchase (Google's 410
+///   `subscriptionPurchaseNoLongerAvailable`, 60 days after it ended; RVS's 410 once a receipt is
+///   past retention). It will never answer for it again, so a scheduled check stops for good: the
+///   chain keeps its last verified state, is not scheduled again, and says why
+///   (`VerificationEvidence.checksStopped`). A submission or notification for it is refused like
+///   `final` (nothing the store says can grant it).
 /// - `final`: the store says no (invalid evidence, another app's receipt, a purchase long unknown).
-///   Only this (and a `notFound` past its window) rejects a buyer's submission.
+///   Only this, `gone`, and a `notFound` past its window reject a buyer's submission; a scheduled
+///   check that fails so is postponed with backoff (it may be our mistake), never acted on.
 public struct StoreFailure: Error, Sendable, CustomStringConvertible {
   public struct Kind: Hashable, Sendable, CustomStringConvertible {
     private enum Base: String, Hashable, Sendable {
       case transient
       case needsOperator = "needs_operator"
       case notFound = "not_found"
+      case gone
       case final
     }
 
@@ -29,6 +38,7 @@ public struct StoreFailure: Error, Sendable, CustomStringConvertible {
     public static let transient = Kind(.transient)
     public static let needsOperator = Kind(.needsOperator)
     public static let notFound = Kind(.notFound)
+    public static let gone = Kind(.gone)
     public static let final = Kind(.final)
 
     public var description: String { base.rawValue }
@@ -51,4 +61,11 @@ public struct StoreFailure: Error, Sendable, CustomStringConvertible {
   public static func final(_ message: String) -> StoreFailure { StoreFailure(.final, message) }
 
   public var description: String { message }
+
+  /// Whether the failure is the store's trouble or ours, not the buyer's: it starts or continues
+  /// the store's outage (`StoreHealth`), and never changes anyone's state.
+  public var countsAsOutage: Bool { kind == .transient || kind == .needsOperator }
+
+  /// Whether the store refuses the purchase for good (a submission or notification is rejected).
+  public var refuses: Bool { kind == .final || kind == .gone }
 }

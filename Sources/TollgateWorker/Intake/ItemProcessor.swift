@@ -4,8 +4,8 @@ import TollgateCore
 
 /// Turns one inbox item (a submitted purchase or a stored notification) into verified state, or
 /// puts it back for later when the store could not be asked. Never changes state on a failure;
-/// only a final answer from the store rejects an item, or a purchase the store still does not know
-/// once the item is older than `notFoundRetryWindowMs`.
+/// only a final answer from the store (`final`, `gone`) rejects an item, or a purchase the store
+/// still does not know once the item is older than its window (`notFoundIsFinal`).
 struct ItemProcessor: Sendable {
   let gateways: StoreGateways
   let refresher: ChainRefresher
@@ -72,7 +72,7 @@ struct ItemProcessor: Sendable {
   private func handle(_ failure: StoreFailure, item: InboxItem) async {
     let now = nowMs()
     do {
-      if failure.kind == .final || (failure.kind == .notFound && now - item.receivedAtMs >= notFoundRetryWindowMs) {
+      if failure.refuses || (failure.kind == .notFound && notFoundIsFinal(item, nowMs: now)) {
         stats.rejected()
         logger.notice("inbox item rejected", metadata: ["inbox.id": "\(item.id)", "reason": "\(failure)"])
         try await storage.finishInbox(id: item.id, state: .rejected, outcome: failure.message, nowMs: now)
@@ -98,6 +98,21 @@ struct ItemProcessor: Sendable {
       logger.error("recording an inbox outcome failed", metadata: ["inbox.id": "\(item.id)", "error": "\(error)"])
     }
   }
+
+  /// Whether "not found" is the store's last word on `item`: the item is older than its window
+  /// and the store is not failing now (during an outage, a 404 is not a no). A notification was
+  /// verified when it arrived (the store signed or authenticated it), so its purchase exists: its
+  /// window is at least `notificationNotFoundWindowMs`, long enough to outlast a 404 storm.
+  private func notFoundIsFinal(_ item: InboxItem, nowMs now: Int64) -> Bool {
+    if let store = store(of: item), refresher.health.failingStores.contains(store) { return false }
+    let window =
+      item.kind == .notification ? max(notFoundRetryWindowMs, Self.notificationNotFoundWindowMs) : notFoundRetryWindowMs
+    return now - item.receivedAtMs >= window
+  }
+
+  /// How long an authentic notification's purchase may be "not found" before the item is
+  /// rejected (the default outage leeway).
+  static let notificationNotFoundWindowMs: Int64 = 7 * 86_400_000
 
   /// The store an item concerns, for metrics.
   private func store(of item: InboxItem) -> Store? {

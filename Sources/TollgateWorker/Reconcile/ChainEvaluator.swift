@@ -9,7 +9,8 @@ import TollgateCore
 /// - **Store outage**: while re-verification against a store is failing (`failingStores`), an
 ///   auto-renewing subscription whose renewal is not confirmed keeps access past the catalog's
 ///   renewal leeway, up to `outageLeewayMs` after its expiry, with reason `store_unreachable`. It
-///   ends only when the store answers, or at that limit.
+///   ends only when the store answers, or at that limit. One still in its period is written with
+///   access to that limit already, so nothing lapses while its check waits on the store.
 struct ChainEvaluator: Sendable {
   let catalog: ProductCatalog
   let clockSkewToleranceMs: Int64
@@ -32,15 +33,29 @@ struct ChainEvaluator: Sendable {
     return ahead.max() ?? nowMs
   }
 
+  /// When the earliest period the store says starts after `nowMs` begins, however far ahead
+  /// (beyond the skew tolerance a purchase has not begun yet): the chain is checked again then.
+  func nextStart(of history: SubscriptionHistory, after nowMs: Int64) -> Int64? {
+    history.transactions.lazy.map(\.purchaseDateMs).filter { $0 > nowMs }.min()
+  }
+
   /// - Parameter outage: evaluate under the outage policy even if the store is not failing now
   ///   (the chain was last written under it, and its store has not answered for it since).
   func evaluate(_ history: SubscriptionHistory, at nowMs: Int64, outage: Bool = false) -> SubscriptionEvaluation {
     let moment = moment(of: history, nowMs: nowMs)
     let evaluation = catalog.evaluate(history, at: moment)
-    guard outage || failingStores.contains(history.store),
-      evaluation.reason == .renewalPending || evaluation.reason == .lapsed,
-      outageLeewayMs > catalog.gracePolicy.renewalLeewayMs
+    guard outage || failingStores.contains(history.store), outageLeewayMs > catalog.gracePolicy.renewalLeewayMs
     else { return evaluation }
+    if evaluation.reason == .currentPeriod, evaluation.accessEndsAtMs > evaluation.expiresAtMs {
+      // Still in its period, renewing: its access already reaches as far as the outage allows,
+      // so a check that hangs (or never starts) while the store is out cannot let it lapse.
+      var outage = catalog
+      outage.gracePolicy.renewalLeewayMs = outageLeewayMs
+      var extended = evaluation
+      extended.accessEndsAtMs = max(evaluation.accessEndsAtMs, outage.evaluate(history, at: moment).accessEndsAtMs)
+      return extended
+    }
+    guard evaluation.reason == .renewalPending || evaluation.reason == .lapsed else { return evaluation }
     // Expired with auto-renew on and no word of a cancellation, the renewal not confirmed: the
     // store would say whether it renewed, but it cannot be asked. Evaluate as if the leeway were
     // the outage's (from the first failed check on, so access never lapses in between).

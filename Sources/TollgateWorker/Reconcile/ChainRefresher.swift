@@ -4,8 +4,10 @@ import TollgateCore
 /// the lock spans the read and the write, so a later read is always written last. Every path
 /// that changes a chain (submissions, notifications, scheduled checks) goes through here, and so
 /// does every read's outcome for the store's health: a failure (not the buyer's) starts or
-/// continues an outage, and the first success after one ends it, which makes the store's postponed
-/// work due at once (half-open) instead of after each item's full backoff.
+/// continues an outage, and so does an answer that would move a chain backwards (a stale copy,
+/// `Reconciler.checkOrder`) or "not found" for a chain the store answered before. The first
+/// answer applied after one ends it, which makes the store's postponed work due at once
+/// (half-open) instead of after each item's full backoff.
 struct ChainRefresher: Sendable {
   let gateways: StoreGateways
   let reconciler: Reconciler
@@ -30,17 +32,26 @@ struct ChainRefresher: Sendable {
       do throws(StoreFailure) {
         chain = try await gateway.fetchChain(reference)
       } catch {
-        if error.kind == .transient || error.kind == .needsOperator { health.failed(reference.store, atMs: askedAtMs) }
-        throw error
+        let failure = try await knownChainNotFound(error, reference: reference)
+        if failure.countsAsOutage { health.failed(reference.store, atMs: askedAtMs) }
+        throw failure
+      }
+      let outcome: Reconciler.Outcome
+      do {
+        outcome = try await reconciler.apply(
+          chain, observedAtMs: askedAtMs, claim: claim, completes: inboxId, reason: reason,
+          notSignedBeforeMs: reference.notSignedBeforeMs, revocations: reference.revocations, storeAnswered: true,
+          related: reference.relatedPurchaseIds)
+      } catch let failure as StoreFailure where failure.countsAsOutage {
+        // A stale answer (signed before the stored state, or moving the chain backwards): the
+        // store cannot be believed now.
+        health.failed(reference.store, atMs: askedAtMs)
+        throw failure
       }
       if health.succeeded(reference.store) {
         _ = try await storage.expediteRetries(
           store: reference.store, routes: gateway.notificationRoutes.map(\.name), nowMs: reconciler.nowMs())
       }
-      let outcome = try await reconciler.apply(
-        chain, observedAtMs: askedAtMs, claim: claim, completes: inboxId, reason: reason,
-        notSignedBeforeMs: reference.notSignedBeforeMs, revocations: reference.revocations,
-        related: reference.relatedPurchaseIds)
       await acknowledger.afterVerification(chain, outcome: outcome, gateway: gateway)
       // The chains the store says this change touched (a tier change's cancelled receipt) follow.
       try await reconciler.readSoon(
@@ -48,6 +59,19 @@ struct ChainRefresher: Sendable {
         nowMs: reconciler.nowMs())
       return outcome
     }
+  }
+
+  /// "Not found" for a chain the worker verified before is not the store's word that the purchase
+  /// never existed (a 404 storm, an index rebuilt at the store): it is the store's trouble, kept
+  /// as `transient` (state unchanged, retried, counted toward the outage). Other failures pass.
+  private func knownChainNotFound(_ failure: StoreFailure, reference: ChainReference) async throws -> StoreFailure {
+    guard failure.kind == .notFound,
+      try await storage.subscription(store: reference.store, purchaseId: reference.purchaseId ?? reference.lookupId)
+        != nil
+    else { return failure }
+    return StoreFailure(
+      .transient, "the store does not find a purchase it answered for before: \(failure.message)",
+      retryAfterMs: failure.retryAfterMs, cause: failure)
   }
 
   /// Applies what a verified notification's own signed payloads prove, when the store cannot be
@@ -62,6 +86,28 @@ struct ChainRefresher: Sendable {
       } catch let failure as StoreFailure where failure.kind == .transient {
         // Stale: the stored state is newer than this notification. Nothing to advance.
       }
+    }
+  }
+
+  /// While `stored`'s store cannot be read, evaluates the chain as stored now (read again under
+  /// its lock, so a newer verification is never overwritten) under the outage policy.
+  func holdDuringOutage(_ stored: StoredSubscription, nextCheckAtMs: Int64, failures: Int) async throws {
+    try await chains.withLock(ChainLockKey.of(store: stored.store, purchaseId: stored.purchaseId)) {
+      guard let current = try await storage.subscription(store: stored.store, purchaseId: stored.purchaseId) else {
+        return
+      }
+      try await reconciler.reevaluateDuringOutage(current, nextCheckAtMs: nextCheckAtMs, failures: failures)
+    }
+  }
+
+  /// The store no longer has the purchase: the chain (read again under its lock) keeps its last
+  /// verified state and its scheduled checks stop (`Reconciler.stopChecks`).
+  func stopChecks(_ stored: StoredSubscription, because failure: StoreFailure) async throws {
+    try await chains.withLock(ChainLockKey.of(store: stored.store, purchaseId: stored.purchaseId)) {
+      guard let current = try await storage.subscription(store: stored.store, purchaseId: stored.purchaseId) else {
+        return
+      }
+      try await reconciler.stopChecks(current, because: failure)
     }
   }
 }

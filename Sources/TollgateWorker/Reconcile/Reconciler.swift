@@ -6,10 +6,11 @@ import TollgateCore
 /// everything in one transaction.
 ///
 /// Two rules keep a bad answer from undoing good state:
-/// - **Evidence ordering**: an answer signed before the state it would replace (or before the
-///   notification that asked for it) is stale — a caching proxy, replication lag at the store, a
-///   slower read by another worker — and is not applied (`StoreFailure.transient`: retried until
-///   the store catches up).
+/// - **Evidence ordering** (`AnswerOrdering`): an answer signed before the state it would replace
+///   (or before the notification that asked for it), or an unsigned one that would move the chain
+///   backwards (a refund or a renewal disappearing), is stale — a caching proxy, replication lag
+///   at the store, a slower read by another worker — and is not applied
+///   (`StoreFailure.transient`: retried until the store catches up).
 /// - **Merge, never shrink**: an answer is merged into what was verified before
 ///   (`SubscriptionHistory.merging(newer:)`): what it leaves out stays.
 struct Reconciler: Sendable {
@@ -38,26 +39,24 @@ struct Reconciler: Sendable {
   ///     (`ClaimRuling`); nil for notifications and scheduled checks.
   ///   - completes: the inbox item this verification finishes.
   ///   - notSignedBeforeMs: what asked for this answer was signed then (a notification).
-  @discardableResult
   ///   - revocations: refunds the store reported outside this answer (`ChainReference.revocations`),
   ///     applied to the merged history, so a period the answer no longer lists is covered too.
+  ///   - storeAnswered: the chain is the store's own answer just now, so it is not evaluated
+  ///     under the store's outage policy (the answer ends the outage once applied).
   ///   - related: other chains the store says this change touched (`ChainReference.relatedPurchaseIds`),
   ///     for the events (a tier change's cancelled receipt is the purchase this one replaced).
+  @discardableResult
   func apply(
     _ chain: VerifiedChain, observedAtMs now: Int64, claim: Claim?, completes inboxId: Int64?, reason: String,
-    notSignedBeforeMs: Int64? = nil, revocations: [ReportedRevocation] = [], related: [String] = []
+    notSignedBeforeMs: Int64? = nil, revocations: [ReportedRevocation] = [], storeAnswered: Bool = false,
+    related: [String] = []
   ) async throws -> Outcome {
     let existing = try await storage.subscription(store: chain.store, purchaseId: chain.purchaseId)
-    if let signedAt = chain.evidence.newestSignedAtMs {
-      let required = max(existing?.evidence.newestSignedAtMs ?? .min, notSignedBeforeMs ?? .min)
-      if signedAt < required {
-        throw StoreFailure(
-          .transient,
-          "the store's answer was signed at \(signedAt), before the state it would replace (\(required)): "
-            + "not applied until the store catches up")
-      }
+    if let stale = AnswerOrdering.signedStale(chain, stored: existing, notSignedBeforeMs: notSignedBeforeMs) {
+      throw stale
     }
     let history = (existing.map { $0.history.merging(newer: chain.history) } ?? chain.history).applying(revocations)
+    if let stale = AnswerOrdering.unsignedStale(chain, stored: existing?.history, merged: history) { throw stale }
     // The recorded rows carry the revocations the history now holds.
     let revoked = Dictionary(
       history.transactions.filter { $0.revocationDateMs != nil }.map { ($0.transactionId, $0) }
@@ -73,8 +72,18 @@ struct Reconciler: Sendable {
         }
         return row
       }
-    let evaluator = evaluator
+    let evaluator =
+      storeAnswered
+      ? ChainEvaluator(
+        catalog: catalog, settings: settings, failingStores: health.failingStores.subtracting([chain.store]))
+      : evaluator
     let evaluation = evaluator.evaluate(history, at: now)
+    if let stale = AnswerOrdering.unconfirmedRenewal(
+      chain, stored: existing, merged: history, evaluation: evaluation, nowMs: now,
+      outageLeewayMs: settings.storeOutageLeewayMs)
+    {
+      throw stale
+    }
     var owner = existing?.userId
     var inheritedFrom: StoredSubscription?
     if owner == nil, let linked = history.linkedPurchaseToken, linked != chain.purchaseId,
@@ -123,7 +132,7 @@ struct Reconciler: Sendable {
       accessEndsAtMs: evaluation.accessEndsAtMs, appAccountToken: chain.appAccountToken ?? existing?.appAccountToken,
       storeUserId: chain.storeUserId ?? existing?.storeUserId, verifiedAtMs: now,
       nextCheckAtMs: CheckSchedule.next(
-        after: evaluation, nowMs: now, startsAtMs: evaluator.moment(of: history, nowMs: now), settings: settings),
+        after: evaluation, nowMs: now, startsAtMs: evaluator.nextStart(of: history, after: now), settings: settings),
       failures: 0)
     let completion = inboxId.map { id in
       refusal.map { (id: id, state: SubmissionState.rejected, outcome: $0) }

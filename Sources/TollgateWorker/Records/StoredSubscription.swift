@@ -74,17 +74,38 @@ public struct VerificationEvidence: Sendable, Hashable, Codable {
     }
   }
 
+  /// Why the worker stopped reading the chain on its own schedule, and since when: the store said
+  /// it no longer has the purchase (`StoreFailure.Kind.gone`). Kept with the last verified state;
+  /// a later answer from the store (a notification, a submission) replaces the evidence and so
+  /// ends it.
+  public struct ChecksStopped: Sendable, Hashable, Codable {
+    public var atMs: Int64
+    /// The store's answer, in a sentence (`StoreFailure.message`).
+    public var reason: String
+
+    public init(atMs: Int64, reason: String) {
+      self.atMs = atMs
+      self.reason = reason
+    }
+  }
+
   /// Which store interface answered (`app_store_server_api`, `verify_receipt`).
   public var source: String
   public var environment: StoreEnvironment
   public var payloads: [Payload]
   public var verifiedAtMs: Int64
+  /// Set when scheduled checks stopped for good (nil while they go on).
+  public var checksStopped: ChecksStopped?
 
-  public init(source: String, environment: StoreEnvironment, payloads: [Payload], verifiedAtMs: Int64) {
+  public init(
+    source: String, environment: StoreEnvironment, payloads: [Payload], verifiedAtMs: Int64,
+    checksStopped: ChecksStopped? = nil
+  ) {
     self.source = source
     self.environment = environment
     self.payloads = payloads
     self.verifiedAtMs = verifiedAtMs
+    self.checksStopped = checksStopped
   }
 
   /// When the store signed the newest payload behind this state (nil: nothing signed, as with an

@@ -6,8 +6,9 @@ import TollgateCore
 /// access ended more than `finalCheckAfterMs` ago has had its last scheduled check: nil, never
 /// again by the clock (a notification or a submission for it still reads it).
 enum CheckSchedule {
-  /// - Parameter startsAtMs: when the chain's newest period starts by the store's clock, if after
-  ///   `nowMs` (clock skew): it is checked again then, to confirm it.
+  /// - Parameter startsAtMs: when the chain's next period starts by the store's clock, if after
+  ///   `nowMs` (clock skew, or a purchase that starts later, however far): it is checked again
+  ///   then, to confirm it.
   static func next(
     after evaluation: SubscriptionEvaluation, nowMs: Int64, startsAtMs: Int64? = nil, settings: WorkerSettings
   ) -> Int64? {

@@ -2,8 +2,14 @@ import Logging
 import TollgateCore
 
 /// Re-verifies subscriptions whose check is due (after an expiry, at a grace boundary, on the
-/// slow sweep). A failed store call postpones the check with backoff and changes nothing else,
-/// whatever its kind: a scheduled check never rejects anyone.
+/// slow sweep). A scheduled check never rejects or revokes anyone because a call failed:
+/// - the store no longer has the purchase (`gone`: Google's 410, RVS past retention): the chain
+///   keeps its last verified state and its checks stop for good (`Reconciler.stopChecks`);
+/// - any other failure postpones the check with backoff; when it is not the buyer's doing (the
+///   store's trouble, ours, or "not found" for a chain the store answered before) a renewing
+///   subscriber keeps access under the outage policy meanwhile. While the store is already
+///   failing, that policy is applied before the store is asked, so a call that hangs cannot
+///   let access lapse while it waits.
 struct Rescheduler: Sendable {
   let gateways: StoreGateways
   let refresher: ChainRefresher
@@ -24,8 +30,23 @@ struct Rescheduler: Sendable {
         failures: subscription.failures + 1)
       return
     }
+    if refresher.health.failingStores.contains(subscription.store) {
+      do {
+        try await refresher.holdDuringOutage(
+          subscription, nextCheckAtMs: subscription.nextCheckAtMs ?? nowMs(), failures: subscription.failures)
+      } catch {
+        logger.error("writing the outage policy's answer failed", metadata: ["error": "\(error)"])
+      }
+    }
     do {
       try await refresher.refresh(reference, claim: nil, completes: nil, reason: "scheduled check")
+    } catch let failure as StoreFailure where failure.kind == .gone {
+      stats.storeFailure(failure, store: subscription.store, atMs: nowMs())
+      do {
+        try await refresher.stopChecks(subscription, because: failure)
+      } catch {
+        logger.error("writing stopped checks failed", metadata: ["error": "\(error)"])
+      }
     } catch let failure as StoreFailure {
       stats.storeFailure(failure, store: subscription.store, atMs: nowMs())
       let failures = subscription.failures + 1
@@ -40,9 +61,9 @@ struct Rescheduler: Sendable {
       do {
         try await storage.postponeCheck(
           store: subscription.store, purchaseId: subscription.purchaseId, untilMs: nowMs() + delay, failures: failures)
-        if failure.kind == .transient || failure.kind == .needsOperator {
+        if failure.countsAsOutage {
           // Not the buyer's doing: a renewing subscriber keeps access while the store is out.
-          try await reconciler.reevaluateDuringOutage(subscription, nextCheckAtMs: nowMs() + delay, failures: failures)
+          try await refresher.holdDuringOutage(subscription, nextCheckAtMs: nowMs() + delay, failures: failures)
         }
       } catch {
         logger.error("writing a postponed re-verification failed", metadata: ["error": "\(error)"])
