@@ -96,7 +96,8 @@ enum AnswerOrdering {
     var latestExpiryMs: Int64
     var replacedAtMs: Int64?
     var expirationIntent: ExpirationIntent?
-    var storeState: GooglePlaySubscriptionState?
+    /// The state the store names (Google's subscriptionState), by its raw value.
+    var storeState: String?
 
     init(_ history: SubscriptionHistory) {
       ids = Set(history.transactions.map(\.transactionId))
@@ -105,7 +106,7 @@ enum AnswerOrdering {
       latestExpiryMs = history.transactions.map(\.expiresDateMs).max() ?? .min
       replacedAtMs = history.replacedAtMs
       expirationIntent = history.renewalInfo?.expirationIntent
-      storeState = history.renewalInfo?.googlePlayState
+      storeState = history.renewalInfo?.googlePlayState?.rawValue
     }
 
     /// Whether this says anything `earlier` did not: a new period, a later expiry, or an ending.
