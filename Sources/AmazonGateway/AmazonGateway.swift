@@ -95,7 +95,10 @@ public final class AmazonGateway: StoreGateway {
     if mapping.failsClosed {
       logger.warning(
         "an Amazon receipt grants nothing by its own answer",
-        metadata: ["app.id": "\(app.appPackageName)", "amazon.notes": "\(mapping.notes)"])
+        metadata: [
+          "app.id": "\(app.appPackageName)", "amazon.notes": "\(Self.loggable(mapping.notes))",
+          "subscription.purchase_id": "\(Store.amazon.loggable(receiptId))",
+        ])
     }
     return chain(mapping, receiptId: receiptId, app: app, userId: userId, body: body, askedAt: askedAt)
   }
@@ -124,5 +127,24 @@ public final class AmazonGateway: StoreGateway {
         source: "amazon_rvs", environment: history.environment,
         payloads: [.init(kind: "rvs_receipt", id: receiptId, sha256: sha, signedAtMs: nil)], verifiedAtMs: askedAt),
       appAccountToken: nil, storeUserId: userId)
+  }
+}
+
+extension AmazonGateway {
+  /// The mapping's notes as logs may hold them: every receipt id they name shortened
+  /// (`Store.loggable`).
+  static func loggable(_ notes: [AmazonMappingNote]) -> String {
+    let text = "\(notes)"
+    guard let pattern = try? NSRegularExpression(pattern: #"receiptId: "([^"]*)""#) else {
+      return "\(notes.count) notes"
+    }
+    var result = ""
+    var rest = text.startIndex
+    for match in pattern.matches(in: text, range: NSRange(text.startIndex..., in: text)) {
+      guard let whole = Range(match.range, in: text), let id = Range(match.range(at: 1), in: text) else { continue }
+      result += text[rest..<whole.lowerBound] + #"receiptId: ""# + Store.amazon.loggable(String(text[id])) + #"""#
+      rest = whole.upperBound
+    }
+    return result + text[rest...]
   }
 }

@@ -89,7 +89,9 @@ extension AppStoreGateway {
   ) throws(AppleFailure) -> VerifiedChain {
     logger.debug(
       "App Store purchase read from its transaction alone",
-      metadata: ["apple.original_transaction_id": "\(originalTransactionId)", "apple.type": "\(type)"])
+      metadata: [
+        "apple.original_transaction_id": "\(Store.appStore.loggable(originalTransactionId))", "apple.type": "\(type)",
+      ])
     let chain = Self.chain(
       app: app, originalTransactionId: originalTransactionId, transactions: [signed], renewal: nil,
       source: "app_store_server_api", environment: environment, nowMs: nowMs())

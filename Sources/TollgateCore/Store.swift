@@ -16,14 +16,17 @@ public enum StoreEnvironment: String, Sendable, Hashable, Codable, CaseIterable 
 }
 
 extension Store {
-  /// A purchase id as logs may hold it. A Google Play purchase token is a credential for the
-  /// purchase (anyone holding it can look the purchase up with the app's API access): only its
-  /// first 12 characters are logged. Apple's transaction ids and Amazon's receipt ids are
-  /// identifiers, kept whole.
+  /// A purchase id as logs may hold it: never whole. A Google Play purchase token is a
+  /// credential for the purchase (anyone holding it can look the purchase up with the app's API
+  /// access), and an Amazon receipt id, with the user id, reads the receipt from RVS: only the
+  /// first 12 characters of either are logged. Apple's transaction ids are shortened to their
+  /// first 8 digits, enough to find a purchase in the database, too few to name it to the store.
   public func loggable(_ purchaseId: String) -> String {
-    switch self {
-    case .googlePlay: purchaseId.count > 12 ? "\(purchaseId.prefix(12))…" : purchaseId
-    case .appStore, .amazon, .promotional: purchaseId
-    }
+    let kept =
+      switch self {
+      case .googlePlay, .amazon: 12
+      case .appStore, .promotional: 8
+      }
+    return purchaseId.count > kept ? "\(purchaseId.prefix(kept))…" : purchaseId
   }
 }

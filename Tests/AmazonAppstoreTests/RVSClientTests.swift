@@ -91,7 +91,9 @@ struct RVSClientTests {
       #expect(!log.text.isEmpty)
       #expect(!log.text.contains(Self.secret))
       #expect(!log.text.contains(Self.secretSegment))
-      #expect(log.text.contains(Self.receiptSegment))
+      // The receipt id is logged shortened (its first 12 characters), never whole.
+      #expect(log.text.contains("/receiptId/\(Self.receiptId.prefix(12))%E2%80%A6"))
+      #expect(!log.text.contains(Self.receiptSegment))
     }
   }
 

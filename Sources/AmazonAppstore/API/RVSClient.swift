@@ -81,9 +81,11 @@ public struct RVSClient: Sendable {
       + "/receiptId/\(segment(receiptId))"
   }
 
-  /// The request path as logs may show it: the secret replaced by `<redacted>`.
+  /// The request path as logs may show it: the secret replaced by `<redacted>`, the receipt id
+  /// shortened to its first 12 characters.
   static func redactedPath(userId: String, receiptId: String) -> String {
-    "/version/1.0/verifyReceiptId/developer/<redacted>/user/\(segment(userId))/receiptId/\(segment(receiptId))"
+    "/version/1.0/verifyReceiptId/developer/<redacted>/user/\(segment(userId))/receiptId/"
+      + segment(receiptId.count > 12 ? "\(receiptId.prefix(12))…" : receiptId)
   }
 
   /// `value` as one path segment: everything but RFC 3986's unreserved characters escaped.
