@@ -109,6 +109,9 @@ struct StoreFaultMatrixEndToEndTests {
     #expect(during.expiresAtMs >= before.expiresAtMs)
     let events = try await stack.events("payer")
     #expect(endings.isDisjoint(with: events), "\(events)")
+    // The worker does not say it is serving while it cannot believe the store.
+    let health = try await httpRequest("GET", port: await stack.worker.adminListeningPort(), path: "/health")
+    #expect(health.body.contains(#""status":"degraded""#), "\(health.body)")
 
     // Within seconds of real time once the store answers again (its postponed work is due at
     // once), the renewal that happened at the store shows.

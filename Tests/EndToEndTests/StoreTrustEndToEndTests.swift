@@ -48,6 +48,42 @@ struct StoreTrustEndToEndTests {
     }
   }
 
+  @Test("a 404 storm: a payer verified before keeps access, and an Apple refund's signed notification ends access")
+  func notFoundStorm() async throws {
+    try await withStack { stack in try await Self.notFoundStorm(stack) }
+  }
+
+  static func notFoundStorm(_ stack: Stack) async throws {
+    _ = try await stack.buyAndSubmit(userId: "kept")
+    let (refunded, _) = try await stack.buyAndSubmit(userId: "refunded")
+    try await stack.settle()
+    let before = try await stack.answer("kept")
+    try stack.sim.addFault(FaultRule(target: "apple.api", mode: .notFound, count: nil))
+    _ = try await stack.sim.refund(refunded.originalTransactionId)
+    let ended = try await stack.until("refunded") { !$0.active }
+    #expect(!ended.active, "the refund's signed payload applies")
+    // Days of 404s, past the renewal: nobody is cut, no notification is rejected for good.
+    for _ in 0..<(33 * 4) {
+      _ = try await stack.sim.advance(byMs: 6 * 3_600_000)
+      try await Task.sleep(for: .milliseconds(10))
+    }
+    try await Task.sleep(for: .milliseconds(500))
+    let during = try await stack.answer("kept")
+    #expect(during.active, "a payer was cut because the store said not found")
+    let rejected = try await stack.worker.storage.inboxCounts()["rejected"] ?? 0
+    #expect(rejected == 0)
+    stack.sim.clearFaults()
+    // The renewal (its signed notification may have shown it already) is confirmed by the store.
+    let renewedFrom = before.expiresAtMs + 29 * day
+    let verifiedDuring = during.verifiedAtMs
+    let renewed = try await stack.until("kept", timeout: .seconds(15)) {
+      $0.active && $0.expiresAtMs > renewedFrom && $0.verifiedAtMs > verifiedDuring
+    }
+    #expect(renewed.active && renewed.expiresAtMs > renewedFrom)
+    let after = try await stack.answer("refunded")
+    #expect(!after.active)
+  }
+
   @Test("an Amazon purchase, renewal, refund and notifications: no log line holds the receipt id whole")
   func logsHoldNoReceiptId() async throws {
     let log = RecordedLines()
