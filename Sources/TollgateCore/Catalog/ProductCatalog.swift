@@ -56,18 +56,21 @@ public struct ProductCatalog: Sendable, Hashable, Codable {
   /// The entitlements `productId` unlocks on `store`: products configured for that store, then
   /// products configured for every store. Empty for an unknown product.
   public func entitlements(forProduct productId: String, store: Store) -> [String] {
-    let exact = products.filter { $0.productId == productId && $0.store == store }
-    let matches = exact.isEmpty ? products.filter { $0.productId == productId && $0.store == nil } : exact
     var seen: Set<String> = []
-    return matches.flatMap(\.entitlements).filter { seen.insert($0).inserted }
+    return configs(forProduct: productId, store: store).flatMap(\.entitlements).filter { seen.insert($0).inserted }
   }
 
   /// How long a purchase of `productId` on `store` without a store expiry grants: the product's
   /// `duration`, looked up as `entitlements(forProduct:store:)` looks up its entitlements.
   public func term(forProduct productId: String, store: Store) -> ProductTerm? {
+    configs(forProduct: productId, store: store).lazy.compactMap(\.duration).first
+  }
+
+  /// The rows that configure `productId` on `store`: those for that store, else those for every
+  /// store.
+  private func configs(forProduct productId: String, store: Store) -> [ProductConfig] {
     let exact = products.filter { $0.productId == productId && $0.store == store }
-    let matches = exact.isEmpty ? products.filter { $0.productId == productId && $0.store == nil } : exact
-    return matches.lazy.compactMap(\.duration).first
+    return exact.isEmpty ? products.filter { $0.productId == productId && $0.store == nil } : exact
   }
 
   /// The group `productId` belongs to on `store`, if any.
