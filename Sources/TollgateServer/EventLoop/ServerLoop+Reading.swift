@@ -1,0 +1,158 @@
+import CTollgateCrypto
+import CTollgateNet
+import Glibc
+import Logging
+import NIOCore
+import TollgateCore
+import TollgateWire
+
+extension ServerLoop {
+  // MARK: Reading
+
+  func read(_ connection: ServerConnection) {
+    var input = self.input.take()!
+    defer { self.input = input }
+    input.clear()
+    if let tls = connection.tls {
+      guard readTLS(tls, into: &input, from: connection) else { return }
+    } else {
+      let count = input.withUnsafeMutableWritableBytes { Glibc.read(connection.fd, $0.baseAddress, $0.count) }
+      guard count > 0 else {
+        if count < 0, errno == EAGAIN || errno == EWOULDBLOCK || errno == EINTR { return }
+        // End of stream or a reset: a partial frame is dropped, its sender is gone.
+        close(connection)
+        return
+      }
+      input.moveWriterIndex(forwardBy: count)
+    }
+    process(&input, from: connection)
+  }
+
+  /// Answers what `connection` sent (`input`, after any partial frame it left before), keeps
+  /// what is left of an incomplete frame, and sends the answers.
+  func process(_ input: inout ByteBuffer, from connection: ServerConnection) {
+    var output = self.output.take()!
+    defer { self.output = output }
+    connection.lastActiveNs = nowNs
+    if case .callers(let registry) = shared.dispatcher.access { connection.caller.refresh(from: registry) }
+    output.clear()
+    if var partial = connection.partial.take() {
+      partial.writeBuffer(&input)
+      answer(&partial, into: &output, from: connection)
+      if partial.readableBytes > 0 {
+        partial.discardReadBytes()
+        connection.partial = partial
+      }
+    } else {
+      answer(&input, into: &output, from: connection)
+      if input.readableBytes > 0 {
+        // Room for the whole frame at once when its header says how long it is (it never grows
+        // past the payload limit: longer payloads are discarded as they arrive).
+        let frameLength = input.withUnsafeReadableBytes { RequestFrame.Header(in: $0) }.map {
+          RequestFrame.headerLength + min(Int($0.messageLength), shared.config.maximumPayloadLength)
+        }
+        var rest = allocator.buffer(capacity: max(input.readableBytes, frameLength ?? 0, 256))
+        rest.writeBuffer(&input)
+        connection.partial = rest
+      }
+    }
+    let withinBounds = chargePartial(of: connection)
+    send(&output, to: connection)
+    guard self.connection(for: connection.token) != nil else { return }
+    if !withinBounds {
+      sampledWarning(
+        "connection closed: partial request frames use the server's whole buffer allowance",
+        metadata: ["rpc.max_buffered_bytes": "\(shared.config.maximumBufferedBytes)"])
+      close(connection)
+    } else if connection.caller.mustClose {
+      close(connection)
+    }
+  }
+
+  /// Reads what TLS has decrypted, until OpenSSL holds nothing more (it may hold records or read-ahead
+  /// the socket no longer signals, so a readable event reads them all; the kernel's receive buffer
+  /// bounds it). False when there is nothing to answer: nothing decrypted yet (the handshake, a
+  /// partial record), or the connection closed.
+  private func readTLS(_ tls: OpaquePointer, into input: inout ByteBuffer, from connection: ServerConnection) -> Bool {
+    while true {
+      if input.writableBytes == 0 { input.reserveCapacity(minimumWritableBytes: Self.readSize) }
+      let count = input.withUnsafeMutableWritableBytes { tg_tls_read(tls, $0.baseAddress, $0.count) }
+      if count > 0 {
+        input.moveWriterIndex(forwardBy: count)
+        // Nothing left inside OpenSSL: the socket's readiness tells of anything more (epoll is
+        // level-triggered), so no read(2) just to hear EAGAIN.
+        if tg_tls_has_pending(tls) == 0 { return true }
+        continue
+      }
+      switch count {
+      case TG_TLS_WANT_READ:
+        break
+      case TG_TLS_WANT_WRITE:
+        connection.tlsReadWantsWrite = true
+        updateInterest(connection)
+      default:
+        // The peer closed, or TLS failed (a bad handshake, a plaintext client): nothing to answer.
+        close(connection)
+        return false
+      }
+      return input.readableBytes > 0
+    }
+  }
+
+  /// Answers every complete frame in `bytes` into `output`; deferred calls start here and answer
+  /// through the mailbox.
+  private func answer(_ bytes: inout ByteBuffer, into output: inout ByteBuffer, from connection: ServerConnection) {
+    var decoder = connection.decoder
+    let maximumPayloadLength = shared.config.maximumPayloadLength
+    while true {
+      // The hot path first: runs of IsSubscriber frames answered together from the read's bytes.
+      // Whatever it leaves goes through the decoder, one frame at a time.
+      while !decoder.isDiscarding, connection.caller.mayRead {
+        let answered = bytes.withUnsafeReadableBytes {
+          shared.dispatcher.answerIsSubscriberCalls(in: $0, maximumPayloadLength: maximumPayloadLength, into: &output)
+        }
+        guard answered > 0 else { break }
+        bytes.moveReaderIndex(forwardBy: answered)
+      }
+      guard let request = decoder.decodeFrame(buffer: &bytes) else { break }
+      switch request {
+      case .oversized(let methodIndex, let requestId, let length):
+        shared.logger.debug(
+          "request payload over the limit",
+          metadata: ["rpc.method_index": "\(methodIndex)", "rpc.message_length": "\(length)"])
+        output.writeResponseHeader(
+          status: .serviceFailed, methodIndex: methodIndex, requestId: requestId, messageLength: 0)
+      case .request(let frame):
+        let outcome = shared.dispatcher.dispatch(
+          methodIndex: frame.methodIndex, requestId: frame.requestId, payload: frame.payload,
+          caller: &connection.caller, into: &output)
+        if case .deferred(let work) = outcome {
+          start(
+            work, methodIndex: frame.methodIndex, requestId: frame.requestId, for: connection, refusingInto: &output)
+        }
+      }
+      // Too many failed Authenticate calls: nothing after them is answered.
+      if connection.caller.mustClose { break }
+    }
+    connection.decoder = decoder
+  }
+
+  func start(
+    _ work: @escaping @Sendable () async throws -> ByteBuffer, methodIndex: UInt32, requestId: UInt32,
+    for connection: ServerConnection, refusingInto output: inout ByteBuffer
+  ) {
+    guard connection.pending < shared.config.maximumPendingPerConnection else {
+      output.writeResponseHeader(
+        status: .tooManyPending, methodIndex: methodIndex, requestId: requestId, messageLength: 0)
+      return
+    }
+    let call = DeferredCall(
+      work: work, mailbox: mailbox, token: connection.token, methodIndex: methodIndex, requestId: requestId)
+    guard shared.deferredCalls.submit(call) else {
+      output.writeResponseHeader(
+        status: .serviceFailed, methodIndex: methodIndex, requestId: requestId, messageLength: 0)
+      return
+    }
+    connection.pending += 1
+  }
+}
