@@ -42,10 +42,12 @@ struct AppleApp: Sendable {
       privateKeyPEM: pem, keyId: keyId, issuerId: issuerId, bundleId: settings.bundleId)
     let bearer: @Sendable () throws -> String = { try token.token() }
     let production = settings.isProduction
+    let requestTimeout = Duration.milliseconds(settings.requestTimeoutMs)
     productionAPI =
       production
       ? AppStoreServerAPIClient(
-        config: .init(baseURL: settings.apiBaseURL ?? AppStoreServerAPIConfig.productionBaseURL),
+        config: .init(
+          baseURL: settings.apiBaseURL ?? AppStoreServerAPIConfig.productionBaseURL, timeout: requestTimeout),
         httpClient: httpClient,
         bearerToken: bearer, logger: logger)
       : nil
@@ -54,7 +56,8 @@ struct AppleApp: Sendable {
       ? AppStoreServerAPIClient(
         config: .init(
           baseURL: settings.sandboxAPIBaseURL ?? (production ? nil : settings.apiBaseURL)
-            ?? AppStoreServerAPIConfig.sandboxBaseURL), httpClient: httpClient, bearerToken: bearer, logger: logger)
+            ?? AppStoreServerAPIConfig.sandboxBaseURL,
+          timeout: requestTimeout), httpClient: httpClient, bearerToken: bearer, logger: logger)
       : nil
     let sharedSecret = settings.sharedSecret(environment: variables)
     self.sharedSecret = sharedSecret

@@ -66,6 +66,25 @@ struct AppStoreSettingsTests {
       environment: ["KEY": "-----BEGIN PRIVATE KEY-----"], stores: [settings])
     #expect(problems == [])
   }
+
+  @Test(
+    "requestTimeoutMs is read, and refused outside 100 ms ... 5 min",
+    arguments: [(50, false), (60_000, true), (400_000, false)])
+  func requestTimeout(ms: Int, valid: Bool) throws {
+    let json = """
+      {
+        "apps": [{"id": "ios", "store": "app_store", "bundleId": "com.example.app"}],
+        "appStore": [{"bundleId": "com.example.app", "environment": "sandbox", "apiKeyId": "K", "apiIssuerId": "I",
+                      "apiPrivateKeyEnv": "KEY", "requestTimeoutMs": \(ms)}]
+      }
+      """
+    let data = Data(json.utf8)
+    let settings = try #require(try AppStoreSettings.section(in: data))
+    #expect(settings.apps.first?.requestTimeoutMs == Int64(ms))
+    let problems = try WorkerConfiguration.decode(data).problems(
+      environment: ["KEY": "-----BEGIN PRIVATE KEY-----"], stores: [settings])
+    #expect(problems.contains { $0.contains("requestTimeoutMs") } == !valid, "\(problems)")
+  }
 }
 
 @Suite("The example config in the repo")

@@ -30,11 +30,14 @@ public struct AppleAppSettings: Sendable, Decodable, Hashable {
   /// transfer policy (issue 17): a payload copied long ago proves nothing about who holds the
   /// purchase now. Default 24 h.
   public var transferFreshnessMs: Int64 = 86_400_000
+  /// How long one call to the App Store Server API may take before it counts as
+  /// failed (transient: the chain keeps its state and is retried). Default 10 s.
+  public var requestTimeoutMs: Int64 = 10_000
 
   enum CodingKeys: String, CodingKey {
     case bundleId, appAppleId, environment, allowSandbox, apiKeyId, apiIssuerId, apiPrivateKeyFile, apiPrivateKeyEnv,
       sharedSecretEnv, apiBaseURL, sandboxAPIBaseURL, verifyReceiptURL, sandboxVerifyReceiptURL, rootCertificates,
-      transferFreshnessMs
+      transferFreshnessMs, requestTimeoutMs
   }
 
   public init(bundleId: String) {
@@ -58,6 +61,7 @@ public struct AppleAppSettings: Sendable, Decodable, Hashable {
     sandboxVerifyReceiptURL = try c.decodeIfPresent(String.self, forKey: .sandboxVerifyReceiptURL)
     rootCertificates = try c.decodeIfPresent([String].self, forKey: .rootCertificates)
     transferFreshnessMs = try c.decodeIfPresent(Int64.self, forKey: .transferFreshnessMs) ?? 86_400_000
+    requestTimeoutMs = try c.decodeIfPresent(Int64.self, forKey: .requestTimeoutMs) ?? 10_000
   }
 
   public var isProduction: Bool { environment == "production" }
@@ -92,6 +96,9 @@ public struct AppleAppSettings: Sendable, Decodable, Hashable {
       problems.append("sharedSecretEnv names $\(name), which is not set")
     }
     if transferFreshnessMs < 0 { problems.append("transferFreshnessMs must not be negative") }
+    if !(100...300_000).contains(requestTimeoutMs) {
+      problems.append("requestTimeoutMs must be between 100 and 300000 (ms)")
+    }
     for path in rootCertificates ?? [] where !FileManager.default.isReadableFile(atPath: path) {
       problems.append("root certificate \(path) cannot be read")
     }
