@@ -8,14 +8,16 @@ struct MappingRulesTests {
   static func subscription(
     _ id: String = "r1", sku: String = "pro_monthly", user: String? = "amzn1.user", parent: String? = "pro",
     from: Int64 = 0, to: Int64? = 30, autoRenewing: Bool = true, cancel: Int64? = nil, reason: Int? = nil,
-    trialEnd: Int64? = nil, grace: Int64? = nil, deferredSku: String? = nil, promotions: [RVSPromotion]? = nil
+    trialEnd: Int64? = nil, grace: Int64? = nil, deferredSku: String? = nil, deferredDate: Int64? = nil,
+    promotions: [RVSPromotion]? = nil
   ) -> RVSReceipt {
     RVSReceipt(
       receiptId: id, userId: user, productType: "SUBSCRIPTION", productId: "pro_parent_sku", parentProductId: parent,
       term: "1 Month", termSku: sku, purchaseDate: from * dayMs, renewalDate: to.map { $0 * dayMs },
       cancelDate: cancel.map { $0 * dayMs }, cancelReason: reason, autoRenewing: autoRenewing,
       freeTrialEndDate: trialEnd.map { $0 * dayMs }, gracePeriodEndDate: grace.map { $0 * dayMs },
-      deferredSku: deferredSku, testTransaction: false, promotions: promotions)
+      deferredSku: deferredSku, deferredDate: deferredDate.map { $0 * dayMs }, testTransaction: false,
+      promotions: promotions)
   }
 
   static func map(_ receipts: [RVSReceipt], asOf: Int64, environment: StoreEnvironment = .production)
@@ -93,6 +95,22 @@ struct MappingRulesTests {
     let mapping = Self.map([Self.subscription(deferredSku: "pro_yearly")], asOf: 1)
     #expect(mapping.history.renewalInfo?.autoRenewProductId == "pro_yearly")
     #expect(evaluate(mapping, at: dayMs).pendingProductChange?.toProductId == "pro_yearly")
+  }
+
+  @Test("past its deferredDate the receipt renewed into the deferred SKU on a new receipt: replaced, not a lapse")
+  func deferredChangeTookEffect() {
+    let receipt = Self.subscription(deferredSku: "pro_yearly", deferredDate: 30)
+    #expect(Self.map([receipt], asOf: 29).history.renewalInfo?.expirationIntent == nil)
+    let after = Self.map([receipt], asOf: 31)
+    #expect(after.history.renewalInfo?.expirationIntent == .replaced)
+    let state = evaluate(after, at: 31 * dayMs)
+    // Not `lapsed`: a lapse past the renewal leeway with nothing new is read as a stale copy and
+    // asked again until the outage leeway ran out (every ~300 ms for 7 days in the worker).
+    #expect(state.reason == .replaced)
+    #expect(state.accessEndsAtMs == 30 * dayMs)
+    // Billing trouble at the deferred date is not a replacement.
+    let failing = Self.map([Self.subscription(grace: 33, deferredSku: "pro_yearly", deferredDate: 30)], asOf: 31)
+    #expect(failing.history.renewalInfo?.expirationIntent == nil)
   }
 
   @Test("a subscription with neither renewalDate nor cancelDate grants nothing and fails closed")

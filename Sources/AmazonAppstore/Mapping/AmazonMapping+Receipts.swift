@@ -10,7 +10,9 @@ extension AmazonMapping {
   ///   one at or after the term's end makes the whole term a free trial. An `Active` introductory
   ///   price promotion makes the paid part an introductory offer.
   /// - The latest receipt gives the renewal info: `autoRenewing`, `cancelDate` + `cancelReason`,
-  ///   `gracePeriodEndDate` (dropped when older than the purchase), `deferredSku`. Core then reads
+  ///   `gracePeriodEndDate` (dropped when older than the purchase), `deferredSku` (once its
+  ///   `deferredDate` has passed, the term renewed into that SKU on a new receipt: this one's
+  ///   expiration intent is `replaced`). Core then reads
   ///   a past `cancelDate` inside the term as a cancellation (refund) at that time, and
   ///   `cancelReason` 4 as a replacement. A `cancelDate` still ahead cuts the term there instead.
   ///   An earlier receipt of the chain ends at its own `cancelDate`.
@@ -171,10 +173,16 @@ extension AmazonMapping {
     {
       cancel = nil
     }
+    // A deferred change whose date has passed: the subscription renewed into `deferredSku` on a
+    // new receipt (a chain of its own), and this receipt says so; its term ended by replacement,
+    // not with a renewal still to be confirmed (which would be read again and again).
+    let renewedIntoDeferredSku =
+      receipt.cancelDate == nil && grace == nil && receipt.deferredSku != nil
+      && receipt.deferredSku != receipt.periodProductId && (receipt.deferredDate ?? .max) <= asOfMs
     return RenewalInfo(
       willAutoRenew: (receipt.autoRenewing ?? false) && receipt.cancelDate == nil,
       autoRenewProductId: receipt.deferredSku,
-      expirationIntent: receipt.typedCancelReason?.expirationIntent,
+      expirationIntent: receipt.typedCancelReason?.expirationIntent ?? (renewedIntoDeferredSku ? .replaced : nil),
       gracePeriodExpiresDateMs: grace,
       cancelDateMs: cancel)
   }
