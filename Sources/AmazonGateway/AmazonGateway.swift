@@ -56,9 +56,16 @@ public final class AmazonGateway: StoreGateway {
     return ChainReference(
       store: .amazon, appId: app.appPackageName, lookupId: receiptId, purchaseId: receiptId,
       environment: app.settings.usesSandbox ? .sandbox : nil, storeUserId: userId,
-      // RVS answers for a receipt only with the Amazon user id that owns it.
-      claimEvidence: .vouched())
+      // RVS answers for a receipt only with the Amazon user id that owns it, but Amazon signs
+      // nothing the buyer alone holds: both ids can be read (GetSubscription, the database) and
+      // copied, so they move a purchase bound to another user only for an admin (issue 25 item 7).
+      claimEvidence: .vouchedWithoutSignature(Self.transferAdvice))
   }
+
+  /// Why a `submit` caller's Amazon receipt id and user id cannot move a purchase another user owns.
+  static let transferAdvice =
+    "Amazon signs nothing a buyer holds, and a receipt id with its Amazon user id can be copied by anyone "
+    + "who has seen them; an operator moves it (SubmitPurchase from an admin caller)"
 
   public func fetchChain(_ reference: ChainReference) async throws(StoreFailure) -> VerifiedChain {
     guard let app = app(reference.appId) else { throw .final("Amazon app \(reference.appId) is not configured") }

@@ -216,7 +216,12 @@ int tg_net_listen_unix(const char *path, int backlog) {
   }
   int fd = socket(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC | SOCK_NONBLOCK, 0);
   if (fd < 0) return -1;
-  if (bind(fd, (struct sockaddr *)&address, sizeof address) != 0 || listen(fd, backlog) != 0) {
+  // The socket file gets an explicit mode, 0660 (owner and group may connect; never what the
+  // umask leaves), set before listen(): until then nobody can connect, so there is no moment it
+  // is open to others (issue 25 item 7).
+  if (bind(fd, (struct sockaddr *)&address, sizeof address) != 0 ||
+      chmod(path, S_IRUSR | S_IWUSR | S_IRGRP | S_IWGRP) != 0 ||
+      listen(fd, backlog) != 0) {
     int saved = errno;
     close(fd);
     errno = saved;

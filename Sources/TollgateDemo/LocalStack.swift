@@ -119,7 +119,7 @@ public struct LocalStack: Sendable {
     let sim = try await StoreSimulator.start(config: simConfig, logger: logger)
     do {
       let root = directory + "/apple-root.cer"
-      try Data(sim.rootCertificate.der).write(to: URL(fileURLWithPath: root))
+      try PrivateFile.save(sim.rootCertificate.der, to: root)
 
       var app = AppleAppSettings(bundleId: bundleId)
       app.appAppleId = simConfig.apple.apps[0].appAppleId

@@ -47,6 +47,7 @@ void tg_net_eventfd_drain(int fd);
 int tg_net_listen(const char *host, int port, int backlog, int *bound_port, char *address, size_t address_capacity);
 /// A non-blocking listening Unix domain socket at path. A socket file nobody listens on any more is
 /// replaced; EADDRINUSE when a server listens there, EEXIST when path is another kind of file.
+/// The socket file is made 0660 (its owner and group may connect) before it listens.
 int tg_net_listen_unix(const char *path, int backlog);
 /// Gives memory the allocator keeps after large frees back to the system (malloc_trim).
 void tg_net_release_free_memory(void);

@@ -30,7 +30,7 @@ struct AmazonSNSSigner: Sendable {
         validity: .around(nowMs / 1000, years: 10))
       let signer = AmazonSNSSigner(key: key, certificate: certificate)
       if let directory {
-        try FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: true)
+        try SimulatorKeys.makeDirectory(directory)
         try SimulatorKeys.writePrivate(Array(try key.pkcs8PEM().utf8), to: "\(directory)/\(keyFile)")
         try SimulatorKeys.writePrivate(Array(signer.certificatePEM.utf8), to: "\(directory)/\(certificateFile)")
       }

@@ -48,13 +48,11 @@ struct AppleSigner: Sendable {
       let signer = AppleSigner(
         root: authority.root, intermediate: authority.intermediate, leaf: authority.leaf, leafKey: authority.leafKey)
       if let directory {
-        try FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: true)
-        try Data(signer.root.der).write(to: URL(fileURLWithPath: "\(directory)/\(rootFile)"))
-        try Data(signer.intermediate.der).write(to: URL(fileURLWithPath: "\(directory)/\(intermediateFile)"))
-        try Data(signer.leaf.der).write(to: URL(fileURLWithPath: "\(directory)/\(leafFile)"))
-        let keyURL = URL(fileURLWithPath: "\(directory)/\(leafKeyFile)")
-        try Data(try signer.leafKey.pkcs8PEM().utf8).write(to: keyURL)
-        try FileManager.default.setAttributes([.posixPermissions: 0o600], ofItemAtPath: keyURL.path)
+        try SimulatorKeys.makeDirectory(directory)
+        try SimulatorKeys.writePrivate(signer.root.der, to: "\(directory)/\(rootFile)")
+        try SimulatorKeys.writePrivate(signer.intermediate.der, to: "\(directory)/\(intermediateFile)")
+        try SimulatorKeys.writePrivate(signer.leaf.der, to: "\(directory)/\(leafFile)")
+        try SimulatorKeys.writePrivate(Array(try signer.leafKey.pkcs8PEM().utf8), to: "\(directory)/\(leafKeyFile)")
       }
       return signer
     } catch {

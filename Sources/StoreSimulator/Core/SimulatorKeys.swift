@@ -20,9 +20,33 @@ enum SimulatorKeys {
     }
   }
 
-  /// Writes `bytes` to `path` atomically, readable by its owner only.
+  /// Writes `bytes` to `path` atomically (a new file beside it, renamed over it), readable by its
+  /// owner only from the first byte: the file is created 0600, whatever the umask (issue 25 item 7).
   static func writePrivate(_ bytes: [UInt8], to path: String) throws {
-    try Data(bytes).write(to: URL(fileURLWithPath: path), options: .atomic)
-    try FileManager.default.setAttributes([.posixPermissions: 0o600], ofItemAtPath: path)
+    let temporary = "\(path).tmp-\(getpid())-\(UInt32.random(in: 0...UInt32.max))"
+    let fd = open(temporary, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC | O_NOFOLLOW, 0o600)
+    guard fd >= 0 else { throw CocoaError(.fileWriteUnknown, userInfo: [NSFilePathErrorKey: path]) }
+    let handle = FileHandle(fileDescriptor: fd, closeOnDealloc: true)
+    do {
+      guard fchmod(fd, 0o600) == 0 else {
+        throw CocoaError(.fileWriteNoPermission, userInfo: [NSFilePathErrorKey: path])
+      }
+      try handle.write(contentsOf: bytes)
+      try handle.synchronize()
+      try handle.close()
+      guard rename(temporary, path) == 0 else {
+        throw CocoaError(.fileWriteUnknown, userInfo: [NSFilePathErrorKey: path])
+      }
+    } catch {
+      try? handle.close()
+      unlink(temporary)
+      throw error
+    }
+  }
+
+  /// Creates `path` (and its parents) if missing, the last one 0700: the simulator's keys live there.
+  static func makeDirectory(_ path: String) throws {
+    try FileManager.default.createDirectory(
+      atPath: path, withIntermediateDirectories: true, attributes: [.posixPermissions: 0o700])
   }
 }

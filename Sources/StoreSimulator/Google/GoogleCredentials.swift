@@ -109,7 +109,7 @@ struct GoogleCredentials: Sendable {
   func writeKeyFile(in directory: String, tokenURI: String) throws(StoreSimulatorError) -> String {
     let path = "\(directory)/\(Self.keyFile)"
     do {
-      try FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: true)
+      try SimulatorKeys.makeDirectory(directory)
       try SimulatorKeys.writePrivate(keyFileJSON(tokenURI: tokenURI), to: path)
     } catch {
       throw StoreSimulatorError(code: .startup, message: "cannot write \(path): \(error)", cause: error)
@@ -123,7 +123,7 @@ struct GoogleCredentials: Sendable {
     let path = "\(directory)/\(name)"
     if let pem = try? String(contentsOfFile: path, encoding: .utf8) { return try RSAPrivateKey(pem: pem) }
     let key = try SimulatorKeys.rsa(name)
-    try FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: true)
+    try SimulatorKeys.makeDirectory(directory)
     try SimulatorKeys.writePrivate(Array(try key.pkcs8PEM().utf8), to: path)
     return key
   }

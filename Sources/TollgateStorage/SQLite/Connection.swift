@@ -33,8 +33,12 @@ public final class Connection {
   }
 
   /// Opens the database at `path` (creating it if missing and `options.create`) in WAL mode with
-  /// foreign keys on.
+  /// foreign keys on. A file it creates is 0600 whatever the umask (`PrivateFile`), and SQLite
+  /// gives the `-wal` and `-shm` files the database file's mode.
   public init(path: String, options: Options = Options()) throws(DatabaseError) {
+    if options.create, !options.readOnly, !path.isEmpty, path != ":memory:", !path.hasPrefix("file:") {
+      PrivateFile.createIfMissing(path)
+    }
     var db: OpaquePointer?
     let writable = SQLITE_OPEN_READWRITE | (options.create ? SQLITE_OPEN_CREATE : 0)
     let flags = (options.readOnly ? SQLITE_OPEN_READONLY : writable) | SQLITE_OPEN_NOMUTEX

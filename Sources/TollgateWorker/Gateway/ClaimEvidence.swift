@@ -6,18 +6,26 @@ public struct ClaimEvidence: Sendable, Hashable {
   /// The store vouches for what was submitted: a payload it signed (a signed transaction, an app
   /// receipt), or an id it answers only together with the app's or the buyer's own credentials (a
   /// Google purchase token with its package, an Amazon receipt id with its user id). False for an
-  /// id anyone who has seen it can copy (a bare App Store transaction id).
+  /// id anyone who has seen it can copy (a bare App Store transaction id). Enough to bind a
+  /// purchase nobody owns; moving one bound to another user also needs `transferRefusal` nil.
   public var isVouchedByStore: Bool
   /// Why this evidence cannot move a purchase bound to another user (a bare id, a signed payload
   /// older than the store's freshness window), in words a caller can act on; nil when it can.
   public var transferRefusal: String?
   /// When the store signed what was submitted, when it says.
   public var signedAtMs: Int64?
+  /// A trusted caller (`admin`, or a server without callers) may still move a purchase bound to
+  /// another user on this evidence despite `transferRefusal`: the store signs nothing its buyer
+  /// alone holds, so the operator's word is the only proof there can be (Amazon, issue 25 item 7).
+  public var trustedCallerMayTransfer: Bool
 
-  public init(isVouchedByStore: Bool, transferRefusal: String?, signedAtMs: Int64? = nil) {
+  public init(
+    isVouchedByStore: Bool, transferRefusal: String?, signedAtMs: Int64? = nil, trustedCallerMayTransfer: Bool = false
+  ) {
     self.isVouchedByStore = isVouchedByStore
     self.transferRefusal = transferRefusal
     self.signedAtMs = signedAtMs
+    self.trustedCallerMayTransfer = trustedCallerMayTransfer
   }
 
   /// An id anyone who has seen it can copy; `advice` says what to submit instead.
@@ -34,6 +42,15 @@ public struct ClaimEvidence: Sendable, Hashable {
   /// (`reason`: it is stale, say).
   public static func vouched(signedAtMs: Int64?, notForTransfer reason: String) -> ClaimEvidence {
     ClaimEvidence(isVouchedByStore: true, transferRefusal: reason, signedAtMs: signedAtMs)
+  }
+
+  /// An id the store answers for only with its buyer's own id beside it, from a store that signs
+  /// nothing the buyer holds (an Amazon receipt id with its Amazon user id): it binds a purchase
+  /// nobody owns for any caller, but anyone who has read both ids (GetSubscription, a copy of the
+  /// database) could present them, so it moves a purchase bound to another user only for a
+  /// trusted caller; `reason` says so to the others.
+  public static func vouchedWithoutSignature(_ reason: String) -> ClaimEvidence {
+    ClaimEvidence(isVouchedByStore: true, transferRefusal: reason, trustedCallerMayTransfer: true)
   }
 
   /// What a gateway that says nothing about a submission's evidence is taken to have submitted.

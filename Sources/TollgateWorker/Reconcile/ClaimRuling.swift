@@ -6,7 +6,9 @@ import TollgateCore
 /// 2. The owner's own claim changes nothing.
 /// 3. A purchase bound to another user moves only when the transfer policy says so *and* the
 ///    submission carries evidence the store vouches for that is fresh (`ClaimEvidence.transferRefusal`
-///    is nil); otherwise the claim is refused and the owner keeps it (`transfer_refused`).
+///    is nil), or, from a store that signs nothing (Amazon), a trusted caller submitted it
+///    (`trustedCallerMayTransfer`); otherwise the claim is refused and the owner keeps it
+///    (`transfer_refused`).
 /// 4. A purchase nobody owns goes to the claimant, unless the claim is a bare identifier from an
 ///    untrusted caller and the purchase's app account token does not name the claimant: then it is
 ///    refused (`claim_refused`) and stays unbound.
@@ -48,12 +50,16 @@ struct ClaimRuling: Sendable {
         refusal = "this purchase is bound to another user (transfer policy \(decision.policy.rawValue))"
         events.append(
           event("transfer_refused", for: current, "claimed by \(claimant) under \(decision.policy.rawValue)"))
-      } else if let why = claim.evidence.transferRefusal {
+      } else if let why = claim.evidence.transferRefusal,
+        !(claim.evidence.trustedCallerMayTransfer && claim.isCallerTrusted)
+      {
         // The policy would move it, but what was submitted does not show the claimant holds the
         // purchase now: anyone who once saw an id or a signed payload could present it.
+        let proof =
+          claim.evidence.trustedCallerMayTransfer ? "for an admin caller" : "on a fresh payload the store signed"
         refusal =
           "this purchase is bound to another user; transfer policy \(decision.policy.rawValue) moves it only "
-          + "on a fresh payload the store signed: \(why)"
+          + "\(proof): \(why)"
         events.append(
           event(
             "transfer_refused", for: current,

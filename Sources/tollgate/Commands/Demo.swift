@@ -21,7 +21,9 @@ struct Demo: AsyncParsableCommand {
 
   func run() async throws {
     let directory = data ?? NSTemporaryDirectory() + "tollgate-demo-\(UUID().uuidString.prefix(8))"
-    try FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: true)
+    // The database and the simulator's keys live here: only this account may look in (issue 25 item 7).
+    try FileManager.default.createDirectory(
+      atPath: directory, withIntermediateDirectories: true, attributes: [.posixPermissions: 0o700])
     var options = logging
     if options.logLevel == .info { options.logLevel = .warning }
     let logger = options.makeLogger(label: "tollgate.demo")

@@ -96,6 +96,7 @@ struct Serve: AsyncParsableCommand {
 
     let clock = try await ProcessClock.make(followURL: followClock, logger: logger)
     let storage = try SQLiteEntitlementStorage(path: database, nowMs: clock.nowMs(), create: create)
+    FileExposure.warn(database: database, logger: logger)
     let server = try await EntitlementServer.start(
       config: .init(listeners: rpcListeners, rpc: rpc, feed: feed, responder: responder),
       storage: storage, nowMs: clock.nowMs, threads: threads ?? settings.eventLoopThreads,

@@ -67,6 +67,7 @@ struct Worker: AsyncParsableCommand {
     } catch let error as WorkerConfigurationError {
       throw ValidationError("config file \(config): \(error)")
     }
+    FileExposure.warn(database: databasePath, logger: logger)
     let group = ServiceGroup(
       configuration: .init(
         services: [.init(service: worker)] + clock.services, gracefulShutdownSignals: [.sigterm, .sigint],
