@@ -8,7 +8,9 @@ import Foundation
 /// (`^sns\.[a-zA-Z0-9\-]{3,}\.amazonaws\.com(\.cn)?$`, aws-php-sns-message-validator); no user
 /// info, no explicit port other than 443, no fragment; a certificate URL's path ends in `.pem` and
 /// has no query. Plus configured trusted prefixes (the store simulator's
-/// `http://127.0.0.1:PORT/sns/`), which a URL must start with exactly.
+/// `http://127.0.0.1:PORT/sns/`), which a URL must start with exactly. Any URL whose path holds a
+/// percent-escape, a backslash or a dot segment is refused before either check, so the prefix is
+/// matched on a path that no server reads differently.
 public struct SNSCertificatePolicy: Sendable, Hashable {
   /// Extra URL prefixes trusted as SNS, each `scheme://host[:port]/path/`.
   public var trustedURLPrefixes: [String]
@@ -26,7 +28,7 @@ public struct SNSCertificatePolicy: Sendable, Hashable {
   private func allows(_ url: String, certificate: Bool) -> Bool {
     // Characters no SNS URL holds and that URL parsers disagree about.
     guard !url.isEmpty, !url.contains(where: { $0 == "\\" || $0 == "@" || $0.isWhitespace || $0 == "#" }),
-      !url.contains("..")
+      !url.contains(".."), Self.hasPlainPath(url)
     else { return false }
     for prefix in trustedURLPrefixes where Self.isUsablePrefix(prefix) && url.hasPrefix(prefix) {
       let rest = url.dropFirst(prefix.count)
@@ -40,6 +42,19 @@ public struct SNSCertificatePolicy: Sendable, Hashable {
     else { return false }
     if certificate { return components.query == nil && components.path.hasSuffix(".pem") }
     return true
+  }
+
+  /// Whether the URL's path (up to its query) means what it says to every server and proxy, so
+  /// that starting with a trusted prefix means lying under it (issue 25: `%2e%2e` passed the
+  /// prefix check): no percent-escape at all (an encoded dot, slash or backslash is decoded by some
+  /// servers before they resolve the path, and no SNS certificate or confirmation path holds one)
+  /// and no `.` or `..` segment.
+  static func hasPlainPath(_ url: String) -> Bool {
+    let path = url.prefix { $0 != "?" }
+    guard !path.contains("%") else { return false }
+    let afterScheme = path.range(of: "://").map { path[$0.upperBound...] } ?? path
+    let segments = afterScheme.split(separator: "/", omittingEmptySubsequences: false).dropFirst()
+    return !segments.contains { $0 == "." || $0 == ".." }
   }
 
   /// `sns.<region>.amazonaws.com` or `sns.<region>.amazonaws.com.cn`, region of 3 or more
