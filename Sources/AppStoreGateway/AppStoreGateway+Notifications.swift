@@ -15,8 +15,10 @@ extension AppStoreGateway {
   /// delivery a "duplicate".
   public var notificationRoutes: [NotificationRoute] {
     [
-      NotificationRoute(name: Self.v2Route, path: "/notifications/apple/v2") { request in
-        self.admitV2(request.body)
+      NotificationRoute(
+        name: Self.v2Route, path: "/notifications/apple/v2", maximumBodyBytes: NotificationBodyPrecheck.maxBodyBytes
+      ) { request in
+        await self.admitV2(request.body)
       },
       NotificationRoute(name: Self.v1Route, path: "/notifications/apple/v1") { request in
         self.admitV1(request.body)
@@ -25,14 +27,46 @@ extension AppStoreGateway {
   }
 
   /// A V2 body is stored only when its signed payload verifies for a configured app (its chain to
-  /// Apple's roots, the app, the environment), under its verified notification UUID.
-  func admitV2(_ body: [UInt8]) -> NotificationAdmission {
-    let claimed = Self.unverifiedV2Facts(body)
+  /// Apple's roots, the app, the environment), under its verified notification UUID. The body's
+  /// size and its JWS header's shape are checked first, on the caller's thread; the payload is
+  /// decoded and the chain and signatures checked on the blocking pool (`BlockingWork`), so forged
+  /// bodies never occupy the cooperative pool.
+  func admitV2(_ body: [UInt8]) async -> NotificationAdmission {
+    await Self.admitV2(body) { signedPayload in
+      await BlockingWork.run { self.verifyForAdmission(body, signedPayload: signedPayload) }
+    }
+  }
+
+  /// `NotificationBodyPrecheck`, then `verify` (given the body's `signedPayload`) only for a body
+  /// that passes it: 413 for a body larger than Apple's, 400 for one that is not a compact JWS,
+  /// 403 for a header Apple would not sign with.
+  static func admitV2(
+    _ body: [UInt8], verify: (_ signedPayload: String) async -> NotificationAdmission
+  ) async -> NotificationAdmission {
+    let signedPayload: String
+    do throws(VerificationError) {
+      signedPayload = try NotificationBodyPrecheck.signedPayload(ofBody: body)
+    } catch {
+      if error.code == .oversized, body.count > NotificationBodyPrecheck.maxBodyBytes {
+        return .refuse(status: 413, reason: "larger than any App Store notification")
+      }
+      if error.code == .invalidJWTFormat || error.code == .malformedBase64 {
+        return .refuse(status: 400, reason: "not a signed V2 notification: \(error.code)")
+      }
+      return .refuse(status: 403, reason: "the signed payload's header is not Apple's: \(error.code)")
+    }
+    return await verify(signedPayload)
+  }
+
+  /// The costly part of `admitV2`: the payload decoded, the app found, the chain and every
+  /// signature checked.
+  private func verifyForAdmission(_ body: [UInt8], signedPayload: String) -> NotificationAdmission {
+    let claimed = Self.unverifiedV2Facts(signedPayload: signedPayload)
     guard claimed.isWellFormed else { return .refuse(status: 400, reason: "not a signed V2 notification") }
     guard let app = app(bundleId: claimed.bundleId) else {
       return .refuse(status: 403, reason: "a notification for an app that is not configured")
     }
-    switch app.verifier.verifyNotificationBody(body) {
+    switch app.verifier.verifyNotificationContents(signedPayload) {
     case .valid(let verified):
       return .store(dedupeKey: verified.notification.notificationUUID ?? SHA256.hash(body).hexString)
     case .invalid(let error):
@@ -140,10 +174,15 @@ extension AppStoreGateway {
 
   /// What a V2 body claims about itself, before any verification: for deduplication and routing.
   static func unverifiedV2Facts(_ bytes: [UInt8]) -> V2Facts {
-    var facts = V2Facts()
     guard let object = try? JSONSerialization.jsonObject(with: Data(bytes)) as? [String: Any],
       let signed = object["signedPayload"] as? String
-    else { return facts }
+    else { return V2Facts() }
+    return unverifiedV2Facts(signedPayload: signed)
+  }
+
+  /// `unverifiedV2Facts(_:)` from the body's `signedPayload`.
+  static func unverifiedV2Facts(signedPayload signed: String) -> V2Facts {
+    var facts = V2Facts()
     let parts = signed.split(separator: ".", omittingEmptySubsequences: false)
     guard parts.count == 3, let payload = Base64URL.decode(parts[1]),
       let claims = try? JSONSerialization.jsonObject(with: Data(payload)) as? [String: Any]

@@ -55,7 +55,8 @@ public final class AppStoreGateway: StoreGateway {
   public func verifyNotification(_ payload: [UInt8], route: String) async throws(StoreFailure) -> NotificationVerdict {
     do throws(AppleFailure) {
       switch route {
-      case Self.v2Route: return try verifyV2(payload)
+      // The chain and signature checks run on the blocking pool, not the cooperative one.
+      case Self.v2Route: return try await BlockingWork.run { () throws(AppleFailure) in try self.verifyV2(payload) }
       case Self.v1Route: return try verifyV1(payload)
       default: throw AppleFailure.rejected("unknown notification route \(route)")
       }

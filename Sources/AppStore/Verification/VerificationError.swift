@@ -18,6 +18,7 @@ public struct VerificationError: Error, Sendable, Hashable, CustomStringConverti
       case invalidAppIdentifier = "invalid_app_identifier"
       case invalidEnvironment = "invalid_environment"
       case invalidSharedSecret = "invalid_shared_secret"
+      case oversized = "oversized"
     }
 
     fileprivate var wrapped: Wrapped
@@ -47,6 +48,9 @@ public struct VerificationError: Error, Sendable, Hashable, CustomStringConverti
     public static let invalidEnvironment = Code(wrapped: .invalidEnvironment)
     /// A V1 notification's `password` is not the app's shared secret.
     public static let invalidSharedSecret = Code(wrapped: .invalidSharedSecret)
+    /// A body, a JWS header or a certificate larger than Apple's ever are
+    /// (`NotificationBodyPrecheck`): refused before it is decoded.
+    public static let oversized = Code(wrapped: .oversized)
 
     /// The stable snake_case name (`tollgate inspect` prints it).
     public var description: String { wrapped.rawValue }

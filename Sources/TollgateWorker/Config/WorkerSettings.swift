@@ -9,6 +9,20 @@ public struct WorkerSettings: Sendable, Decodable, Hashable {
   /// Both listeners close a connection whose request head (request line and headers) is not
   /// complete this long after its first bytes arrived.
   public var headerTimeoutMs: Int64 = 10_000
+  /// Both listeners close a connection whose request (head and body) is not complete this long
+  /// after its first bytes arrived, answering 408 when nothing was answered yet: a body that never
+  /// ends (an endless chunked one) cannot hold a connection.
+  public var requestTimeoutMs: Int64 = 30_000
+  /// A request body must keep arriving at this many bytes a second on average, counted from
+  /// `bodyRateGraceMs` after its head: a body that trickles slower is answered 408 and its
+  /// connection closed. 0 turns the rule off (`requestTimeoutMs` still holds).
+  public var minBodyBytesPerSecond: Int = 1_024
+  public var bodyRateGraceMs: Int64 = 5_000
+  /// Open connections at once on the public listener (`listen`); a connection beyond it is
+  /// closed as soon as it is accepted, before anything of it is read.
+  public var maxConnections: Int = 256
+  /// The same for the admin listener (`adminListen`).
+  public var adminMaxConnections: Int = 32
   /// A notification body larger than this is refused (413) before it is read in full, and its
   /// connection closed; nothing of it is stored.
   public var maxNotificationBytes: Int = 1 << 20
@@ -59,6 +73,7 @@ public struct WorkerSettings: Sendable, Decodable, Hashable {
 
   enum CodingKeys: String, CodingKey {
     case listen, adminListen, idleTimeoutMs, headerTimeoutMs, maxNotificationBytes, database, pollMs, leaseMs,
+      requestTimeoutMs, minBodyBytesPerSecond, bodyRateGraceMs, maxConnections, adminMaxConnections,
       sweepIntervalMs, dormantAfterMs, dormantSweepIntervalMs, finalCheckAfterMs, recheckDelayMs,
       inboxRetentionMs, changeFeedRetentionMs, eventRetentionMs,
       backoffBaseMs, backoffMaxMs,
@@ -74,6 +89,12 @@ public struct WorkerSettings: Sendable, Decodable, Hashable {
     idleTimeoutMs = try c.decodeIfPresent(Int64.self, forKey: .idleTimeoutMs) ?? d.idleTimeoutMs
     headerTimeoutMs = try c.decodeIfPresent(Int64.self, forKey: .headerTimeoutMs) ?? d.headerTimeoutMs
     maxNotificationBytes = try c.decodeIfPresent(Int.self, forKey: .maxNotificationBytes) ?? d.maxNotificationBytes
+    requestTimeoutMs = try c.decodeIfPresent(Int64.self, forKey: .requestTimeoutMs) ?? d.requestTimeoutMs
+    minBodyBytesPerSecond =
+      try c.decodeIfPresent(Int.self, forKey: .minBodyBytesPerSecond) ?? d.minBodyBytesPerSecond
+    bodyRateGraceMs = try c.decodeIfPresent(Int64.self, forKey: .bodyRateGraceMs) ?? d.bodyRateGraceMs
+    maxConnections = try c.decodeIfPresent(Int.self, forKey: .maxConnections) ?? d.maxConnections
+    adminMaxConnections = try c.decodeIfPresent(Int.self, forKey: .adminMaxConnections) ?? d.adminMaxConnections
     database = try c.decodeIfPresent(String.self, forKey: .database)
     pollMs = try c.decodeIfPresent(Int64.self, forKey: .pollMs) ?? d.pollMs
     leaseMs = try c.decodeIfPresent(Int64.self, forKey: .leaseMs) ?? d.leaseMs
@@ -109,11 +130,14 @@ public struct WorkerSettings: Sendable, Decodable, Hashable {
     {
       problems.append("worker.adminListen: must differ from worker.listen (\(listen))")
     }
-    for (key, value) in [("idleTimeoutMs", idleTimeoutMs), ("headerTimeoutMs", headerTimeoutMs)]
+    for (key, value) in [
+      ("idleTimeoutMs", idleTimeoutMs), ("headerTimeoutMs", headerTimeoutMs), ("requestTimeoutMs", requestTimeoutMs),
+    ]
     where !Self.timeoutRange.contains(value) {
       problems.append(
         "worker.\(key): must be between \(Self.timeoutRange.lowerBound) and \(Self.timeoutRange.upperBound)")
     }
+    problems += listenerLimitProblems()
     if !Self.notificationBytesRange.contains(maxNotificationBytes) {
       problems.append(
         "worker.maxNotificationBytes: must be between \(Self.notificationBytesRange.lowerBound) and "
@@ -127,6 +151,28 @@ public struct WorkerSettings: Sendable, Decodable, Hashable {
   public static let timeoutRange: ClosedRange<Int64> = 100...86_400_000
   /// The range `maxNotificationBytes` must lie in (1 KiB to 64 MiB).
   public static let notificationBytesRange = 1_024...(64 << 20)
+
+  /// The range `maxConnections` and `adminMaxConnections` must lie in.
+  public static let connectionsRange = 1...65_536
+
+  private func listenerLimitProblems() -> [String] {
+    var problems: [String] = []
+    if requestTimeoutMs < headerTimeoutMs {
+      problems.append("worker.requestTimeoutMs: must be at least headerTimeoutMs (\(headerTimeoutMs))")
+    }
+    if !(0...(64 << 20)).contains(minBodyBytesPerSecond) {
+      problems.append("worker.minBodyBytesPerSecond: must be between 0 (off) and \(64 << 20)")
+    }
+    if !(0...Self.timeoutRange.upperBound).contains(bodyRateGraceMs) {
+      problems.append("worker.bodyRateGraceMs: must be between 0 and \(Self.timeoutRange.upperBound)")
+    }
+    for (key, value) in [("maxConnections", maxConnections), ("adminMaxConnections", adminMaxConnections)]
+    where !Self.connectionsRange.contains(value) {
+      problems.append(
+        "worker.\(key): must be between \(Self.connectionsRange.lowerBound) and \(Self.connectionsRange.upperBound)")
+    }
+    return problems
+  }
 
   private func otherProblems() -> [String] {
     var problems: [String] = []

@@ -9,13 +9,17 @@ public struct NotificationRoute: Sendable {
   /// Decides, before anything is stored, whether the request is stored, acknowledged without
   /// being stored, or refused.
   public var admit: @Sendable (_ request: NotificationRequest) async -> NotificationAdmission
+  /// The largest body the store ever sends on this route, when it is below the worker's
+  /// `worker.maxNotificationBytes`: a larger one is refused (413) before it is read in full.
+  public var maximumBodyBytes: Int?
 
   public init(
-    name: String, path: String,
+    name: String, path: String, maximumBodyBytes: Int? = nil,
     admit: @escaping @Sendable (_ request: NotificationRequest) async -> NotificationAdmission
   ) {
     self.name = name
     self.path = path
+    self.maximumBodyBytes = maximumBodyBytes
     self.admit = admit
   }
 

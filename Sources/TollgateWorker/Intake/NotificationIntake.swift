@@ -9,7 +9,8 @@ import TollgateCore
 /// authenticate the sender does so here, before anything is stored); an admitted notification is
 /// stored durably and answered 200 only then; a duplicate (same key) is acknowledged but stored
 /// once. What the body says is verified when the worker processes it. A body larger than
-/// `maximumBodyBytes` (`worker.maxNotificationBytes`) is refused with 413: at once when its
+/// `maximumBodyBytes` (`worker.maxNotificationBytes`, or the route's own smaller
+/// `NotificationRoute.maximumBodyBytes`) is refused with 413: at once when its
 /// Content-Length says so, else as soon as that much has arrived; the connection is then closed
 /// (`HTTPConnectionGuard`), so the rest is never read.
 enum NotificationIntake {
@@ -20,6 +21,7 @@ enum NotificationIntake {
     // Every refusal is counted; only a few per route and minute are logged.
     let sampler = LogSampler()
     for route in routes {
+      let maximumBodyBytes = min(route.maximumBodyBytes ?? maximumBodyBytes, maximumBodyBytes)
       router.post(RouterPath(route.path)) { request, _ -> Response in
         var request = request
         let declared = request.headers[.contentLength].flatMap { Int($0) }

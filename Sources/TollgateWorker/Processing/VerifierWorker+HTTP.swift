@@ -5,8 +5,11 @@ import NIOCore
 
 /// The worker's two HTTP listeners: the public one (`worker.listen`) serves the stores'
 /// notification routes and nothing else; the admin one (`worker.adminListen`, loopback by
-/// default) serves `/health` and `/metrics`. Both close idle connections (`worker.idleTimeoutMs`)
-/// and connections whose request head is not complete in time (`worker.headerTimeoutMs`).
+/// default) serves `/health` and `/metrics`. Both close idle connections (`worker.idleTimeoutMs`),
+/// connections whose request head or whole request is not complete in time
+/// (`worker.headerTimeoutMs`, `worker.requestTimeoutMs`) or whose body trickles
+/// (`worker.minBodyBytesPerSecond`), and connections beyond their cap (`worker.maxConnections`,
+/// `worker.adminMaxConnections`): `HTTPConnectionGuard`.
 extension VerifierWorker {
   func makeListeners() -> (
     notifications: Application<RouterResponder<BasicRequestContext>>,
@@ -27,18 +30,21 @@ extension VerifierWorker {
           body: .init(byteBuffer: ByteBuffer(string: render())))
       }
     }
+    let limits = HTTPListenerLimits(
+      listener: "listen", settings: settings, maxConnections: settings.maxConnections, stats: stats)
+    let adminLimits = HTTPListenerLimits(
+      listener: "adminListen", settings: settings, maxConnections: settings.adminMaxConnections, stats: stats)
     return (
-      application(router, address: listen, bound: boundPort),
-      application(adminRouter, address: adminListen, bound: adminBoundPort)
+      application(router, address: listen, limits: limits, bound: boundPort),
+      application(adminRouter, address: adminListen, limits: adminLimits, bound: adminBoundPort)
     )
   }
 
   private func application(
-    _ router: Router<BasicRequestContext>, address: ListenAddress, bound: BoundPort
+    _ router: Router<BasicRequestContext>, address: ListenAddress, limits: HTTPListenerLimits, bound: BoundPort
   ) -> Application<RouterResponder<BasicRequestContext>> {
-    let headerTimeout = TimeAmount.milliseconds(settings.headerTimeoutMs)
     let http = HTTP1Channel.Configuration(
-      additionalChannelHandlers: [HTTPConnectionGuard(headerTimeout: headerTimeout)],
+      additionalChannelHandlers: [HTTPConnectionGuard(limits: limits)],
       idleTimeout: .milliseconds(settings.idleTimeoutMs))
     return Application(
       router: router, server: .http1(configuration: http),

@@ -88,6 +88,22 @@ final class WorkerStats: Sendable {
     counter.increment()
   }
 
+  /// A connection of an HTTP listener closed by its guard (`HTTPListenerLimits.Cut`): over the
+  /// connection cap, a head or request not complete in time, a body trickling too slowly.
+  /// Dimensions: the listener and the reason, both bounded.
+  func httpConnectionCut(listener: String, reason: String) {
+    let key = "http \(listener) \(reason)"
+    let counter = notStoredCounters.withLock { counters in
+      if let counter = counters[key] { return counter }
+      let counter = Counter(
+        label: "tollgate_http_connections_cut_total", dimensions: [("listener", listener), ("reason", reason)],
+        factory: factory)
+      counters[key] = counter
+      return counter
+    }
+    counter.increment()
+  }
+
   func webhookFailure() {
     state.withLock { $0.webhookFailures += 1 }
     webhookFailureCounter.increment()

@@ -20,9 +20,10 @@ struct WorkerProcesses {
   var database: String { dir.file("tollgate.sqlite") }
   var config: String { dir.file("config.json") }
 
-  static func make(prefix: String = "tollgate-workers", receivingNotifications: Bool = false) async throws
-    -> WorkerProcesses
-  {
+  /// - Parameter workerSettings: keys of the `worker` section to set (or override).
+  static func make(
+    prefix: String = "tollgate-workers", receivingNotifications: Bool = false, workerSettings: [String: Any] = [:]
+  ) async throws -> WorkerProcesses {
     let dir = try TemporaryDirectory(prefix: prefix)
     let key = try P256PrivateKey.generate()
     var simConfig = StoreSimulator.Config.defaults
@@ -45,6 +46,7 @@ struct WorkerProcesses {
     }
     let sim = try await StoreSimulator.start(config: simConfig, logger: Logger(label: "workers.sim"))
     if receivingNotifications { worker["followClockURL"] = sim.baseURL }
+    worker.merge(workerSettings) { $1 }
     try Data(sim.rootCertificate.der).write(to: URL(fileURLWithPath: dir.file("root.cer")))
     let config: [String: Any] = [
       "apps": [["id": "ios", "store": "app_store", "bundleId": Stack.bundleId]],

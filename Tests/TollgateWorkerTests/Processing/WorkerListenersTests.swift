@@ -22,7 +22,7 @@ struct WorkerListenersTests {
   }
 
   /// Both listeners on port 0, changed by `configure`.
-  private static func settings(_ configure: (inout WorkerSettings) -> Void = { _ in }) -> WorkerSettings {
+  static func settings(_ configure: (inout WorkerSettings) -> Void = { _ in }) -> WorkerSettings {
     var settings = WorkerSettings()
     settings.listen = "127.0.0.1:0"
     settings.adminListen = "127.0.0.1:0"
@@ -30,7 +30,7 @@ struct WorkerListenersTests {
     return settings
   }
 
-  private func withWorker(
+  func withWorker(
     _ settings: WorkerSettings = Self.settings(), body: (RunningWorker) async throws -> Void
   ) async throws {
     let storage = FakeWorkerStorage()
