@@ -136,6 +136,8 @@ long tg_tls_read(tg_tls *tls, void *bytes, size_t capacity) {
 
 int tg_tls_has_pending(tg_tls *tls) { return SSL_has_pending(tls->ssl); }
 
+int tg_tls_handshake_done(tg_tls *tls) { return SSL_is_init_finished(tls->ssl); }
+
 long tg_tls_write(tg_tls *tls, const void *bytes, size_t count) {
   if (count == 0) return 0;
   int length = count > 0x7fffffff ? 0x7fffffff : (int)count;

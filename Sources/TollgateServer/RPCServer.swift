@@ -35,6 +35,22 @@ public final class RPCServer: Service, Sendable {
     /// Bytes of partial request frames held over every connection; a connection whose frame
     /// would pass it is closed.
     public var maximumBufferedBytes = 256 << 20
+    /// A TLS handshake not finished this long after its connection was accepted closes it.
+    public var handshakeTimeout: Duration = .seconds(5)
+    /// Answers waiting this long for a socket that takes none of them close the connection (a
+    /// peer that sends requests and never reads), whatever else it sends.
+    public var writeTimeout: Duration = .seconds(10)
+    /// With callers configured: a connection without an authenticated caller this long after it
+    /// opened (or after its caller was removed) is closed.
+    public var unauthenticatedTimeout: Duration = .seconds(10)
+    /// Slots kept for connections that proved themselves: once fewer than this many of
+    /// `maximumConnections` are free, a new connection closes its loop's oldest connection that
+    /// has answered nothing yet or has no authenticated caller (callers configured), rather than
+    /// being refused when the cap is reached. Nil: a tenth of `maximumConnections`.
+    public var reservedConnections: Int?
+    /// With callers configured: the longest payload a connection without an authenticated caller
+    /// may announce (Authenticate is small); longer ones are refused as over `maximumPayloadLength`.
+    public var maximumUnauthenticatedPayloadLength = 4_096
     /// SubmitPurchase calls per second per caller (a token bucket holding `submitBurstPerCaller`);
     /// more are answered with ERROR_CODE_RESOURCE_EXHAUSTED.
     public var submitsPerSecondPerCaller = 50

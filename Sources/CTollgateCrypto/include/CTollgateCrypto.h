@@ -172,6 +172,8 @@ long tg_tls_read(tg_tls *tls, void *bytes, size_t capacity);
 /// Whether OpenSSL holds bytes read from the socket and not yet returned (a record, or read-ahead
 /// of the next): while it does, the socket's readiness says nothing about them.
 int tg_tls_has_pending(tg_tls *tls);
+/// Whether the handshake has finished (the server's deadline for it looks, once a second).
+int tg_tls_handshake_done(tg_tls *tls);
 /// Encrypts bytes[0..<count] onto the socket: how many were taken (> 0), or TG_TLS_*. A call
 /// that returned WANT_* may be retried with a different buffer holding the same bytes.
 long tg_tls_write(tg_tls *tls, const void *bytes, size_t count);

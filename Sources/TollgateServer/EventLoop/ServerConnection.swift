@@ -31,6 +31,18 @@ final class ServerConnection {
   let tls: OpaquePointer?
   /// A TLS read needs the socket writable first (a handshake message the socket did not take).
   var tlsReadWantsWrite = false
+  /// When the connection was accepted (monotonic ns).
+  let openedNs: UInt64
+  /// The TLS handshake has finished (always true in plaintext); the sweep asks OpenSSL until it has.
+  var handshakeDone: Bool
+  /// Since when answers have waited for a socket that took none of them (monotonic ns); nil while
+  /// nothing waits.
+  var writeStalledSinceNs: UInt64?
+  /// Since when the connection has had no authenticated caller while callers are configured
+  /// (monotonic ns); nil when it has one (or on a server without callers).
+  var unauthenticatedSinceNs: UInt64?
+  /// Something was answered on it at least once.
+  var answered = false
 
   var fd: Int32 { token.fd }
 
@@ -41,8 +53,16 @@ final class ServerConnection {
     self.decoder = RequestFrameDecoder(maximumPayloadLength: maximumPayloadLength)
     self.caller = caller
     self.lastActiveNs = nowNs
+    self.openedNs = nowNs
+    self.handshakeDone = tls == nil
+    self.unauthenticatedSinceNs = caller.identity == nil ? nowNs : nil
   }
 
   /// Nothing left to do for it: no call in flight, nothing left to write.
   var isIdle: Bool { pending == 0 && unsent == nil }
+
+  /// Has not proven itself yet, so a newer connection may take its slot when slots run short:
+  /// nothing answered yet (a TLS handshake or a first frame under way, or nothing sent at all), or
+  /// no authenticated caller while callers are configured.
+  var isUnproven: Bool { !answered || caller.identity == nil }
 }

@@ -27,6 +27,8 @@ extension ServerLoop {
           return
         }
       }
+      // Few slots left: the oldest connection that has not proven itself makes room for this one.
+      if shared.counters.openConnections >= evictionThreshold { evictOldestUnproven() }
       guard shared.counters.openConnection(limit: shared.config.maximumConnections) else {
         // Over the cap: the client sees the connection closed at once, rather than waiting in
         // the backlog for a slot that may never come.
@@ -76,6 +78,7 @@ extension ServerLoop {
       token: token, maximumPayloadLength: shared.config.maximumPayloadLength,
       caller: ConnectionCaller(access: shared.dispatcher.access), tls: tls, nowNs: nowNs)
     connectionCount += 1
+    unproven.append(token)
   }
 
   func close(_ connection: ServerConnection) {

@@ -46,12 +46,11 @@ extension ServerLoop {
     } else {
       answer(&input, into: &output, from: connection)
       if input.readableBytes > 0 {
-        // Room for the whole frame at once when its header says how long it is (it never grows
-        // past the payload limit: longer payloads are discarded as they arrive).
-        let frameLength = input.withUnsafeReadableBytes { RequestFrame.Header(in: $0) }.map {
-          RequestFrame.headerLength + min(Int($0.messageLength), shared.config.maximumPayloadLength)
-        }
-        var rest = allocator.buffer(capacity: max(input.readableBytes, frameLength ?? 0, 256))
+        // Room for what arrived, not for what the header announces: the buffer grows as the rest
+        // arrives (never past the payload limit: longer payloads are discarded as they arrive)
+        // and is charged as it grows, so a frame's first bytes cost the server-wide bound only
+        // themselves.
+        var rest = allocator.buffer(capacity: max(input.readableBytes, 256))
         rest.writeBuffer(&input)
         connection.partial = rest
       }
@@ -104,6 +103,7 @@ extension ServerLoop {
   private func answer(_ bytes: inout ByteBuffer, into output: inout ByteBuffer, from connection: ServerConnection) {
     var decoder = connection.decoder
     let maximumPayloadLength = shared.config.maximumPayloadLength
+    limitPayloads(of: &decoder, for: connection)
     while true {
       // The hot path first: runs of IsSubscriber frames answered together from the read's bytes.
       // Whatever it leaves goes through the decoder, one frame at a time.
@@ -133,8 +133,21 @@ extension ServerLoop {
       }
       // Too many failed Authenticate calls: nothing after them is answered.
       if connection.caller.mustClose { break }
+      limitPayloads(of: &decoder, for: connection)
     }
     connection.decoder = decoder
+  }
+
+  /// Gives `decoder` the payload limit of the connection's caller, when it changed and the decoder
+  /// is between frames: `maximumUnauthenticatedPayloadLength` without an authenticated caller
+  /// (callers configured), `maximumPayloadLength` with one.
+  private func limitPayloads(of decoder: inout RequestFrameDecoder, for connection: ServerConnection) {
+    let limit =
+      connection.caller.identity == nil
+      ? min(shared.config.maximumUnauthenticatedPayloadLength, shared.config.maximumPayloadLength)
+      : shared.config.maximumPayloadLength
+    guard decoder.maximumPayloadLength != limit, !decoder.isDiscarding else { return }
+    decoder = RequestFrameDecoder(maximumPayloadLength: limit)
   }
 
   func start(

@@ -13,6 +13,7 @@ extension ServerLoop {
   /// from a peer that lets answers pile up past the high watermark.
   func send(_ bytes: inout ByteBuffer, to connection: ServerConnection) {
     guard bytes.readableBytes > 0 else { return }
+    connection.answered = true
     if connection.unsent != nil {
       connection.unsent!.writeBuffer(&bytes)
       return flush(connection)
@@ -21,16 +22,22 @@ extension ServerLoop {
     var unsent = allocator.buffer(capacity: bytes.readableBytes)
     unsent.writeBuffer(&bytes)
     connection.unsent = unsent
+    connection.writeStalledSinceNs = nowNs
     applyBackpressure(connection)
   }
 
   /// Writes what waits for the socket.
   func flush(_ connection: ServerConnection) {
     guard var unsent = connection.unsent.take() else { return updateInterest(connection) }
+    let waiting = unsent.readableBytes
     guard write(&unsent, to: connection) else { return }
     if unsent.readableBytes > 0 {
+      // The socket took some: the write timeout counts from here.
+      if unsent.readableBytes < waiting { connection.writeStalledSinceNs = nowNs }
       unsent.discardReadBytes()
       connection.unsent = unsent
+    } else {
+      connection.writeStalledSinceNs = nil
     }
     applyBackpressure(connection)
   }

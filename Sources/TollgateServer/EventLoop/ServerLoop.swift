@@ -56,6 +56,10 @@ final class ServerLoop {
   var roundReads: [RoundRead] = []
   /// The connections that became readable together in one wake-up.
   private var readable: [ServerConnection] = []
+  /// Connections that may not have proven themselves yet (`ServerConnection.isUnproven`), oldest
+  /// first from `unprovenHead`: who makes room when slots run short (`evictOldestUnproven`).
+  var unproven: [ConnectionToken] = []
+  var unprovenHead = 0
   /// After running out of descriptors, accepting resumes at this moment (monotonic ns).
   var acceptPausedUntilNs: UInt64?
   var shutdownDeadlineNs: UInt64?

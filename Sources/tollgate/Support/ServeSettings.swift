@@ -34,6 +34,13 @@ struct ServeSettings: Decodable, Sendable {
   var idleTimeoutMs: Int?
   var readTimeoutMs: Int?
   var maxBufferedBytes: Int?
+  /// Deadlines for progress and slots kept for callers (issue 25 item 2), and the payload an
+  /// unauthenticated connection may announce (item 3).
+  var tlsHandshakeTimeoutMs: Int?
+  var writeTimeoutMs: Int?
+  var unauthenticatedTimeoutMs: Int?
+  var reservedConnections: Int?
+  var maxUnauthenticatedMessageBytes: Int?
   var submitsPerSecondPerCaller: Int?
   var submitBurstPerCaller: Int?
   var maxPendingSubmissionsPerUser: Int?
@@ -104,6 +111,15 @@ struct ServeSettings: Decodable, Sendable {
       ("idleTimeoutMs", idleTimeoutMs, 1_000...86_400_000),
       ("readTimeoutMs", readTimeoutMs, 100...3_600_000),
       ("maxBufferedBytes", maxBufferedBytes, 1 << 20...1 << 40),
+      ("tlsHandshakeTimeoutMs", tlsHandshakeTimeoutMs, 100...600_000),
+      ("writeTimeoutMs", writeTimeoutMs, 100...3_600_000),
+      ("unauthenticatedTimeoutMs", unauthenticatedTimeoutMs, 100...3_600_000),
+      (
+        "reservedConnections", reservedConnections,
+        0...max(1, maxConnections ?? RPCServer.Config.defaults.maximumConnections) - 1
+      ),
+      // Authenticate carries a caller name and a key: a few hundred bytes.
+      ("maxUnauthenticatedMessageBytes", maxUnauthenticatedMessageBytes, 256...max(256, maxMessageBytes ?? 1 << 20)),
       ("submitsPerSecondPerCaller", submitsPerSecondPerCaller, 1...1_000_000),
       ("submitBurstPerCaller", submitBurstPerCaller, 1...1_000_000),
       ("maxPendingSubmissionsPerUser", maxPendingSubmissionsPerUser, 1...1_000_000),
@@ -125,6 +141,11 @@ struct ServeSettings: Decodable, Sendable {
     if let value = idleTimeoutMs { rpc.idleTimeout = .milliseconds(value) }
     if let value = readTimeoutMs { rpc.readTimeout = .milliseconds(value) }
     if let value = maxBufferedBytes { rpc.maximumBufferedBytes = value }
+    if let value = tlsHandshakeTimeoutMs { rpc.handshakeTimeout = .milliseconds(value) }
+    if let value = writeTimeoutMs { rpc.writeTimeout = .milliseconds(value) }
+    if let value = unauthenticatedTimeoutMs { rpc.unauthenticatedTimeout = .milliseconds(value) }
+    if let value = reservedConnections { rpc.reservedConnections = value }
+    if let value = maxUnauthenticatedMessageBytes { rpc.maximumUnauthenticatedPayloadLength = value }
     if let value = submitsPerSecondPerCaller { rpc.submitsPerSecondPerCaller = value }
     if let value = submitBurstPerCaller { rpc.submitBurstPerCaller = value }
     if let value = maxFailedAuthentications { rpc.maximumFailedAuthentications = value }
