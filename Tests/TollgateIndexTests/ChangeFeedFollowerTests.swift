@@ -159,9 +159,10 @@ final class StallingStorage: EntitlementStorage {
   {
     try await base.replaceEntitlements(userId: userId, with: records, reason: reason, nowMs: nowMs)
   }
-  func submitPurchase(_ submission: PurchaseSubmission, nowMs: Int64, maximumPendingForUser: Int) async throws -> Int64
+  func submitPurchase(_ submission: PurchaseSubmission, nowMs: Int64, admission: SubmissionAdmission) async throws
+    -> Int64
   {
-    try await base.submitPurchase(submission, nowMs: nowMs, maximumPendingForUser: maximumPendingForUser)
+    try await base.submitPurchase(submission, nowMs: nowMs, admission: admission)
   }
   func submission(id: Int64) async throws -> SubmissionRecord? { try await base.submission(id: id) }
 }

@@ -247,7 +247,7 @@ struct EntitlementsResponderTests {
   @Test("A user with the most pending submissions gets RESOURCE_EXHAUSTED; other users do not")
   func pendingSubmissionsPerUserAreBounded() async throws {
     var config = EntitlementsResponder.Config.defaults
-    config.maximumPendingPerUser = 3
+    config.maximumPendingPerCallerAndUser = 3
     let f = try await Fixture(records: [], responder: config)
     defer { f.dir.remove() }
     var request = Tollgate_V1_SubmitPurchaseRequest()

@@ -14,16 +14,28 @@ public struct EntitlementsResponder: EntitlementsHandler {
     public var maximumSubmitWaitMs: UInt32
     /// How often a waiting SubmitPurchase checks its submission.
     public var submitPollInterval: Duration
-    /// Submissions of one user waiting for verification; more are answered with
-    /// ERROR_CODE_RESOURCE_EXHAUSTED until the worker catches up.
-    public var maximumPendingPerUser: Int
+    /// Submissions without a signed store payload that one caller may have waiting for
+    /// verification for one user; more are answered with ERROR_CODE_RESOURCE_EXHAUSTED until the
+    /// worker catches up. Another caller's submissions for that user do not count (issue 25).
+    public var maximumPendingPerCallerAndUser: Int
+    /// The same for submissions that carry a signed store payload (`SignedEvidence`), counted
+    /// apart: a caller's unsigned submissions never hold back its signed ones.
+    public var maximumPendingSignedPerCallerAndUser: Int
+    /// Bytes of submissions one caller may store per minute (a budget refilled evenly); more are
+    /// answered with ERROR_CODE_RESOURCE_EXHAUSTED.
+    public var submitBytesPerMinutePerCaller: Int
 
     public static var defaults: Config { Config(maximumSubmitWaitMs: 10_000, submitPollInterval: .milliseconds(10)) }
 
-    public init(maximumSubmitWaitMs: UInt32, submitPollInterval: Duration, maximumPendingPerUser: Int = 20) {
+    public init(
+      maximumSubmitWaitMs: UInt32, submitPollInterval: Duration, maximumPendingPerCallerAndUser: Int = 20,
+      maximumPendingSignedPerCallerAndUser: Int = 100, submitBytesPerMinutePerCaller: Int = 64 << 20
+    ) {
       self.maximumSubmitWaitMs = maximumSubmitWaitMs
       self.submitPollInterval = submitPollInterval
-      self.maximumPendingPerUser = maximumPendingPerUser
+      self.maximumPendingPerCallerAndUser = maximumPendingPerCallerAndUser
+      self.maximumPendingSignedPerCallerAndUser = maximumPendingSignedPerCallerAndUser
+      self.submitBytesPerMinutePerCaller = submitBytesPerMinutePerCaller
     }
   }
 
@@ -36,6 +48,7 @@ public struct EntitlementsResponder: EntitlementsHandler {
   let nowMs: @Sendable () -> Int64
   let startedAtMs: Int64
   let logger: Logger
+  let byteBudget: SubmitByteBudget
 
   public init(
     index: EntitlementIndex, follower: ChangeFeedFollower, storage: any EntitlementStorage, config: Config = .defaults,
@@ -48,6 +61,7 @@ public struct EntitlementsResponder: EntitlementsHandler {
     self.nowMs = nowMs
     self.startedAtMs = nowMs()
     self.logger = logger
+    self.byteBudget = SubmitByteBudget(bytesPerMinute: config.submitBytesPerMinutePerCaller)
   }
 
   public func isSubscriber(_ request: Tollgate_V1_IsSubscriberRequest) -> Tollgate_V1_IsSubscriberResponse {
@@ -107,44 +121,6 @@ public struct EntitlementsResponder: EntitlementsHandler {
     response.evaluatedAtMs = now
     response.subscriptions = UserSummary.subscriptions(records, at: now)
     response.entitlements = UserSummary.entitlements(records, at: now, accessLevels: index.accessLevels)
-    return response
-  }
-
-  public func submitPurchase(_ request: Tollgate_V1_SubmitPurchaseRequest, caller: CallerIdentity) async
-    -> Tollgate_V1_SubmitPurchaseResponse
-  {
-    var response = Tollgate_V1_SubmitPurchaseResponse()
-    var submission: PurchaseSubmission
-    switch RequestValidation.submission(request) {
-    case .failure(let problem):
-      response.error = Tollgate_V1_Error(.invalidArgument, problem.message)
-      return response
-    case .success(let valid):
-      submission = valid
-    }
-    submission.caller = caller.name
-    submission.callerIsTrusted = caller.isTrusted
-    let id: Int64
-    do {
-      id = try await storage.submitPurchase(
-        submission, nowMs: nowMs(), maximumPendingForUser: config.maximumPendingPerUser)
-    } catch let tooMany as TooManyPendingSubmissions {
-      response.error = Tollgate_V1_Error(
-        .resourceExhausted,
-        "this user has \(tooMany.limit) submissions waiting for verification; retry once they are verified")
-      return response
-    } catch {
-      logger.error(
-        "storing a submission failed", metadata: ["error": "\(error)", "store.name": "\(submission.store.rawValue)"])
-      response.error = Tollgate_V1_Error(.unavailable, "the submission could not be stored; retry")
-      return response
-    }
-    response.submissionID = String(id)
-    response.status = .pending
-    let waitMs = min(request.waitMs, config.maximumSubmitWaitMs)
-    guard waitMs > 0 else { return response }
-    await SubmissionWaiter(storage: storage, follower: follower, pollInterval: config.submitPollInterval, nowMs: nowMs)
-      .wait(id: id, userId: submission.userId, upToMs: Int64(waitMs), into: &response)
     return response
   }
 

@@ -6,7 +6,6 @@ import TollgateStorage
 enum RequestValidation {
   static let maximumUserIdLength = UserIdLimits.maximumBytes
   static let maximumEntitlementLength = 128
-  static let maximumEvidenceLength = 256 * 1024
 
   static func userId(_ value: String) -> String? { userId(byteCount: value.utf8.count) }
 
@@ -29,13 +28,8 @@ enum RequestValidation {
   static func submission(_ request: Tollgate_V1_SubmitPurchaseRequest) -> Result<PurchaseSubmission, Problem> {
     if let problem = userId(request.userID) { return .failure(Problem(message: problem)) }
     func nonEmpty(_ value: String) -> String? { value.isEmpty ? nil : value }
-    let evidence = [
-      request.receipt, request.purchaseToken, request.receiptID, request.amazonUserID, request.googlePurchaseData,
-      request.googleSignature,
-    ]
-    if evidence.contains(where: { $0.utf8.count > maximumEvidenceLength }) {
-      return .failure(Problem(message: "purchase evidence is longer than \(maximumEvidenceLength) bytes"))
-    }
+    // Each field no longer than its store makes it (issue 25).
+    if let problem = EvidenceLimits.problem(request) { return .failure(Problem(message: problem)) }
     var submission = PurchaseSubmission(
       userId: request.userID, store: .appStore, productId: nonEmpty(request.productID), appId: nonEmpty(request.appID))
     switch request.store {

@@ -39,9 +39,13 @@ public protocol EntitlementStorage: Sendable {
   ) async throws -> Int64
 
   /// Stores a submitted purchase durably in the inbox; returns its id. Throws
-  /// `TooManyPendingSubmissions` instead when the user has `maximumPendingForUser` submissions
-  /// not verified yet (counted and stored in one transaction).
-  func submitPurchase(_ submission: PurchaseSubmission, nowMs: Int64, maximumPendingForUser: Int) async throws -> Int64
+  /// `TooManyPendingSubmissions` instead when the submission's caller (`submission.caller`, one
+  /// caller for all on a server without callers) already has `admission.maximumPending`
+  /// submissions of the same kind (signed or not, `admission.signed`) for the same user not
+  /// verified yet (counted and stored in one transaction). Another caller's submissions for that
+  /// user never count (issue 25).
+  func submitPurchase(_ submission: PurchaseSubmission, nowMs: Int64, admission: SubmissionAdmission) async throws
+    -> Int64
 
   /// A submission as it stands now, or nil if there is none with that id.
   func submission(id: Int64) async throws -> SubmissionRecord?
@@ -52,10 +56,35 @@ public protocol EntitlementStorage: Sendable {
   func savedAccessLevels() async throws -> AccessLevelPolicy?
 }
 
-/// A user has as many submissions waiting for verification as the service allows.
+/// How a submission counts against its caller's allowance of pending submissions for its user.
+/// Submissions that carry a signed store payload (`signed`) are counted apart from the others, so
+/// unsigned ones (bare ids and tokens, which anyone can type) never hold a signed one back.
+public struct SubmissionAdmission: Sendable, Hashable {
+  /// The submission carries a signed store payload (an Apple signed transaction, a Google Play
+  /// purchase with its signature): it is counted in the signed allowance.
+  public var signed: Bool
+  /// Submissions of this kind one caller may have waiting for one user; this one is refused
+  /// when as many are.
+  public var maximumPending: Int
+
+  public init(signed: Bool, maximumPending: Int) {
+    self.signed = signed
+    self.maximumPending = maximumPending
+  }
+
+  /// No bound (tests, tools).
+  public static let unlimited = SubmissionAdmission(signed: false, maximumPending: .max)
+}
+
+/// A caller has as many submissions for a user waiting for verification as the service allows
+/// (of the kind, signed or not, the refused one is).
 public struct TooManyPendingSubmissions: Error, Sendable, Hashable {
   public var limit: Int
-  public init(limit: Int) { self.limit = limit }
+  public var signed: Bool
+  public init(limit: Int, signed: Bool = false) {
+    self.limit = limit
+    self.signed = signed
+  }
 }
 
 extension EntitlementStorage {
@@ -63,9 +92,9 @@ extension EntitlementStorage {
 
   public func savedAccessLevels() async throws -> AccessLevelPolicy? { nil }
 
-  /// Stores a submitted purchase with no bound on the user's pending submissions.
+  /// Stores a submitted purchase with no bound on the pending submissions.
   public func submitPurchase(_ submission: PurchaseSubmission, nowMs: Int64) async throws -> Int64 {
-    try await submitPurchase(submission, nowMs: nowMs, maximumPendingForUser: .max)
+    try await submitPurchase(submission, nowMs: nowMs, admission: .unlimited)
   }
 
   /// Every entitlement record in one array, with the change-feed position they are consistent

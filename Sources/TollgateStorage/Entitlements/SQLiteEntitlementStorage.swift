@@ -120,51 +120,6 @@ public final class SQLiteEntitlementStorage: EntitlementStorage {
     }
   }
 
-  public func submitPurchase(_ submission: PurchaseSubmission, nowMs: Int64, maximumPendingForUser: Int)
-    async throws -> Int64
-  {
-    let payload = Array(try JSONEncoder().encode(submission))
-    return try await writer.write { db in
-      if maximumPendingForUser < Int.max {
-        let pending = try db.prepare(
-          """
-          SELECT COUNT(*) FROM inbox
-          WHERE kind = 'purchase' AND user_id = ? AND status IN ('pending', 'processing')
-          """)
-        try pending.bind([.text(submission.userId)])
-        _ = try pending.step()
-        guard pending.int64(at: 0) < Int64(maximumPendingForUser) else {
-          throw TooManyPendingSubmissions(limit: maximumPendingForUser)
-        }
-      }
-      try db.execute(
-        """
-        INSERT INTO inbox (kind, store, user_id, app_id, product_id, payload, received_at_ms, next_attempt_at_ms)
-        VALUES ('purchase', ?, ?, ?, ?, ?, ?, ?)
-        """,
-        [
-          .text(submission.store.rawValue), .text(submission.userId), DatabaseValue(submission.appId),
-          DatabaseValue(submission.productId), .blob(payload), .integer(nowMs), .integer(nowMs),
-        ])
-      return db.lastInsertedRowId
-    }
-  }
-
-  public func submission(id: Int64) async throws -> SubmissionRecord? {
-    let row = try await reader.read { db -> (payload: [UInt8], status: String, received: Int64, outcome: String?)? in
-      let statement = try db.prepare(
-        "SELECT payload, status, received_at_ms, outcome FROM inbox WHERE id = ? AND kind = 'purchase'")
-      try statement.bind([.integer(id)])
-      guard try statement.step() else { return nil }
-      return (statement.blob(at: 0), statement.string(at: 1), statement.int64(at: 2), statement.optionalString(at: 3))
-    }
-    guard let row else { return nil }
-    let submission = try JSONDecoder().decode(PurchaseSubmission.self, from: Data(row.payload))
-    return SubmissionRecord(
-      id: id, submission: submission, state: SubmissionState(rawValue: row.status) ?? .pending,
-      receivedAtMs: row.received, outcome: row.outcome)
-  }
-
   static func headSeq(_ db: Connection) throws -> Int64 {
     let statement = try db.prepare("SELECT COALESCE(MAX(seq), 0) FROM change_feed")
     _ = try statement.step()

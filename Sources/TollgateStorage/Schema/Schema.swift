@@ -16,6 +16,7 @@ public enum Schema {
     migrator.register("v11-worker-lease-generation", v11)
     migrator.register("v12-webhook-parking", webhookParking)
     migrator.register("v13-event-details", eventDetails)
+    migrator.register("v14-inbox-submission-caller", inboxSubmissionCaller)
     return migrator
   }
 
@@ -297,6 +298,24 @@ public enum Schema {
           || substr('89ab', 1 + (random() & 3), 1) || substr(hex(randomblob(2)), 2) || '-' || hex(randomblob(6)))
       WHERE event_uuid IS NULL;
       CREATE UNIQUE INDEX events_uuid ON events (event_uuid);
+      """)
+  }
+
+  static let inboxSubmissionCaller: Migrator.Body = { db in
+    // SubmitPurchase counts pending submissions per (caller, user), signed ones apart (issue 25):
+    // one caller's bogus submissions for a user no longer hold back another caller's, nor a signed
+    // one. The caller ('' on a server without callers) and whether the submission carried a signed
+    // store payload, as columns; the pending purchases stored before get their caller from their
+    // payload (and count as unsigned). The per-user index gives way to one per (caller, user, kind).
+    try db.execute(
+      """
+      ALTER TABLE inbox ADD COLUMN caller TEXT NOT NULL DEFAULT '';
+      ALTER TABLE inbox ADD COLUMN signed INTEGER NOT NULL DEFAULT 0;
+      UPDATE inbox SET caller = COALESCE(json_extract(CAST(payload AS TEXT), '$.caller'), '')
+      WHERE kind = 'purchase' AND status IN ('pending', 'processing') AND json_valid(CAST(payload AS TEXT));
+      DROP INDEX IF EXISTS inbox_pending_by_user;
+      CREATE INDEX inbox_pending_by_caller ON inbox (caller, user_id, signed)
+      WHERE kind = 'purchase' AND status IN ('pending', 'processing');
       """)
   }
 }

@@ -44,6 +44,9 @@ struct ServeSettings: Decodable, Sendable {
   var submitsPerSecondPerCaller: Int?
   var submitBurstPerCaller: Int?
   var maxPendingSubmissionsPerUser: Int?
+  /// Signed submissions (issue 25): counted per caller and user apart from the unsigned ones.
+  var maxPendingSignedSubmissionsPerUser: Int?
+  var submitBytesPerMinutePerCaller: Int?
   var maxFailedAuthentications: Int?
 
   /// How many event-loop threads `--threads` and `service.eventLoopThreads` may ask for.
@@ -123,6 +126,9 @@ struct ServeSettings: Decodable, Sendable {
       ("submitsPerSecondPerCaller", submitsPerSecondPerCaller, 1...1_000_000),
       ("submitBurstPerCaller", submitBurstPerCaller, 1...1_000_000),
       ("maxPendingSubmissionsPerUser", maxPendingSubmissionsPerUser, 1...1_000_000),
+      ("maxPendingSignedSubmissionsPerUser", maxPendingSignedSubmissionsPerUser, 1...1_000_000),
+      // At least the largest submission (an app receipt of 256 KiB with its ids).
+      ("submitBytesPerMinutePerCaller", submitBytesPerMinutePerCaller, 1 << 20...1 << 40),
       ("maxFailedAuthentications", maxFailedAuthentications, 1...100),
     ]
     for (key, value, range) in ranges {
@@ -150,7 +156,9 @@ struct ServeSettings: Decodable, Sendable {
     if let value = submitBurstPerCaller { rpc.submitBurstPerCaller = value }
     if let value = maxFailedAuthentications { rpc.maximumFailedAuthentications = value }
     if let value = maxSubmitWaitMs { responder.maximumSubmitWaitMs = value }
-    if let value = maxPendingSubmissionsPerUser { responder.maximumPendingPerUser = value }
+    if let value = maxPendingSubmissionsPerUser { responder.maximumPendingPerCallerAndUser = value }
+    if let value = maxPendingSignedSubmissionsPerUser { responder.maximumPendingSignedPerCallerAndUser = value }
+    if let value = submitBytesPerMinutePerCaller { responder.submitBytesPerMinutePerCaller = value }
   }
 }
 
