@@ -155,6 +155,41 @@ int tg_net_accept(int listen_fd) {
   return fd;
 }
 
+int tg_net_peer_source(int fd, uint64_t *value) {
+  struct sockaddr_storage address;
+  socklen_t length = sizeof address;
+  if (getpeername(fd, (struct sockaddr *)&address, &length) != 0) return -1;
+  switch (address.ss_family) {
+  case AF_INET: {
+    const struct sockaddr_in *v4 = (const struct sockaddr_in *)&address;
+    *value = ntohl(v4->sin_addr.s_addr);
+    return 4;
+  }
+  case AF_INET6: {
+    const struct sockaddr_in6 *v6 = (const struct sockaddr_in6 *)&address;
+    const uint8_t *bytes = v6->sin6_addr.s6_addr;
+    if (IN6_IS_ADDR_V4MAPPED(&v6->sin6_addr)) {
+      *value = (uint64_t)bytes[12] << 24 | (uint64_t)bytes[13] << 16 | (uint64_t)bytes[14] << 8 | bytes[15];
+      return 4;
+    }
+    uint64_t prefix = 0;
+    for (int i = 0; i < 8; i++) prefix = prefix << 8 | bytes[i];
+    *value = prefix;
+    return 6;
+  }
+  case AF_UNIX: {
+    struct ucred credentials;
+    socklen_t size = sizeof credentials;
+    if (getsockopt(fd, SOL_SOCKET, SO_PEERCRED, &credentials, &size) != 0) return -1;
+    *value = credentials.uid;
+    return 1;
+  }
+  default:
+    errno = EAFNOSUPPORT;
+    return -1;
+  }
+}
+
 long tg_net_send(int fd, const void *bytes, size_t count) {
   long n;
   do {

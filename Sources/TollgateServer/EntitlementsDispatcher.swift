@@ -14,19 +14,26 @@ struct EntitlementsDispatcher: Sendable {
   let submitLimiter: SubmitRateLimiter
   /// Failed Authenticate calls after which a connection is closed.
   let maximumFailedAuthentications: Int
+  /// Failed Authenticate calls per source address, over every connection.
+  let authenticationLimiter: AuthenticationLimiter
   let logger: Logger
-  /// Failed authentications and refused submissions reach the log a few times a minute per caller.
+  /// Failed authentications reach the log a few times a minute per kind of failure, refused
+  /// submissions per configured caller: keys from a small vocabulary, never a stranger's name.
   let logSampler = LogSampler(perMinute: 10)
 
   init(
     handler: any EntitlementsHandler, access: ServerAccess = .open,
     submitLimiter: SubmitRateLimiter = SubmitRateLimiter(perSecond: 50, burst: 100),
-    maximumFailedAuthentications: Int = 3, logger: Logger = Logger(label: "tollgate.rpc")
+    maximumFailedAuthentications: Int = 3,
+    authenticationLimiter: AuthenticationLimiter = AuthenticationLimiter(
+      perMinute: 10, burst: 10, maximumSources: 16_384),
+    logger: Logger = Logger(label: "tollgate.rpc")
   ) {
     self.handler = handler
     self.access = access
     self.submitLimiter = submitLimiter
     self.maximumFailedAuthentications = maximumFailedAuthentications
+    self.authenticationLimiter = authenticationLimiter
     self.logger = logger
   }
 
@@ -72,13 +79,14 @@ struct EntitlementsDispatcher: Sendable {
         let request = try Tollgate_V1_HealthRequest(serializedBytes: payload.readableBytesSpan)
         try output.writeResponseFrame(methodIndex: methodIndex, requestId: requestId, message: handler.health(request))
       case .authenticate:
-        let request = try Tollgate_V1_AuthenticateRequest(serializedBytes: payload.readableBytesSpan)
         try output.writeResponseFrame(
-          methodIndex: methodIndex, requestId: requestId, message: authenticate(request, caller: &caller))
+          methodIndex: methodIndex, requestId: requestId, message: authenticate(payload, caller: &caller))
       case .submitPurchase:
         let request = try Tollgate_V1_SubmitPurchaseRequest(serializedBytes: payload.readableBytesSpan)
         guard submitLimiter.admit(identity.name) else {
-          sampledWarning("submissions over the caller's rate refused", caller: identity.name)
+          // The sampler's key is a configured caller's name (or none): a bounded vocabulary.
+          sampledWarning(
+            "submissions over the caller's rate refused", key: "submit|\(identity.name ?? "")", caller: identity.name)
           var response = Tollgate_V1_SubmitPurchaseResponse()
           response.error = Tollgate_V1_Error(
             .resourceExhausted,
@@ -100,33 +108,6 @@ struct EntitlementsDispatcher: Sendable {
         status: .serviceFailed, methodIndex: methodIndex, requestId: requestId, messageLength: 0)
     }
     return .answered
-  }
-
-  /// Checks a caller's name and key; after `maximumFailedAuthentications` failures in a row the
-  /// connection is closed once the answer is written.
-  private func authenticate(
-    _ request: Tollgate_V1_AuthenticateRequest, caller: inout ConnectionCaller
-  ) -> Tollgate_V1_AuthenticateResponse {
-    var response = Tollgate_V1_AuthenticateResponse()
-    guard case .callers(let registry) = access else {
-      // No callers configured: every connection may call everything already.
-      response.scopes = CallerScopes.all.names
-      return response
-    }
-    guard let key = registry.authenticate(name: request.caller, key: request.key) else {
-      caller.failedAttempts += 1
-      if caller.failedAttempts >= maximumFailedAuthentications { caller.mustClose = true }
-      sampledWarning("authentication failed", caller: request.caller)
-      response.error = Tollgate_V1_Error(.unauthenticated, "unknown caller or wrong key")
-      return response
-    }
-    caller.failedAttempts = 0
-    caller.key = key
-    caller.generation = registry.generation
-    caller.identity = CallerIdentity(name: key.name, scopes: key.scopes)
-    response.caller = key.name
-    response.scopes = key.scopes.names
-    return response
   }
 
   /// Why `identity` may not call `method`, or nil when it may.
@@ -158,16 +139,6 @@ struct EntitlementsDispatcher: Sendable {
     case .authenticate: Tollgate_V1_AuthenticateResponse.with { $0.error = error }
     case .getSubmission: Tollgate_V1_GetSubmissionResponse.with { $0.error = error }
     }
-  }
-
-  private func sampledWarning(_ message: Logger.Message, caller: String?) {
-    let nowMs = Int64(tg_net_now_ns() / 1_000_000)
-    let key = "\(message)|\(caller ?? "")"
-    let (log, skipped) = logSampler.admit(key, nowMs: nowMs)
-    guard log else { return }
-    var metadata: Logger.Metadata = ["rpc.caller": "\(String((caller ?? "").prefix(64)))"]
-    if skipped > 0 { metadata["log.skipped"] = "\(skipped)" }
-    logger.warning(message, metadata: metadata)
   }
 
   /// The most IsSubscriber calls answered together.

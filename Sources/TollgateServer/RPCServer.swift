@@ -55,8 +55,17 @@ public final class RPCServer: Service, Sendable {
     /// more are answered with ERROR_CODE_RESOURCE_EXHAUSTED.
     public var submitsPerSecondPerCaller = 50
     public var submitBurstPerCaller = 100
-    /// Failed Authenticate calls in a row after which the connection is closed.
+    /// Failed Authenticate calls on one connection after which it is closed (a success in
+    /// between resets nothing).
     public var maximumFailedAuthentications = 3
+    /// Failed Authenticate calls per source address (an IPv4 address, an IPv6 /64, a Unix
+    /// socket's peer user), over every connection: a token bucket holding
+    /// `failedAuthenticationBurstPerSource`, refilled at this rate. A source with none left has
+    /// its Authenticate calls answered RESOURCE_EXHAUSTED, its key unchecked, and is disconnected.
+    public var failedAuthenticationsPerMinutePerSource = 10
+    public var failedAuthenticationBurstPerSource = 10
+    /// Sources the authentication limiter keeps a bucket for; past it, new sources share one.
+    public var authenticationSourcesTracked = 16_384
 
     public static var defaults: Config {
       Config(
@@ -164,7 +173,11 @@ public final class RPCServer: Service, Sendable {
     let dispatcher = EntitlementsDispatcher(
       handler: handler, access: config.access,
       submitLimiter: SubmitRateLimiter(perSecond: config.submitsPerSecondPerCaller, burst: config.submitBurstPerCaller),
-      maximumFailedAuthentications: max(1, config.maximumFailedAuthentications), logger: logger)
+      maximumFailedAuthentications: max(1, config.maximumFailedAuthentications),
+      authenticationLimiter: AuthenticationLimiter(
+        perMinute: config.failedAuthenticationsPerMinutePerSource, burst: config.failedAuthenticationBurstPerSource,
+        maximumSources: config.authenticationSourcesTracked),
+      logger: logger)
     let shared = ServerLoop.Shared(
       dispatcher: dispatcher, config: config, listeners: sockets, deferredCalls: DeferredCalls(),
       counters: ServerCounters(), logger: logger)

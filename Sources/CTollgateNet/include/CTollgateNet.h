@@ -53,6 +53,10 @@ int tg_net_listen_unix(const char *path, int backlog);
 void tg_net_release_free_memory(void);
 /// accept4 a connection, non-blocking and close-on-exec, with TCP_NODELAY.
 int tg_net_accept(int listen_fd);
+/// Where a connection's peer is, as a limiter counts it: 4 with the IPv4 address in *value (an
+/// IPv4-mapped IPv6 address too), 6 with the IPv6 address's first 64 bits (its /64), 1 with the
+/// peer's user id for a Unix domain socket (SO_PEERCRED); -1 and errno when it cannot be told.
+int tg_net_peer_source(int fd, uint64_t *value);
 /// send(2) without SIGPIPE; the count written.
 long tg_net_send(int fd, const void *bytes, size_t count);
 

@@ -7,11 +7,18 @@ struct ConnectionCaller {
   var key: CallerKey?
   /// The registry's generation `identity` was last checked against.
   var generation: UInt64 = 0
+  /// Failed Authenticate calls on this connection; a success does not reset it.
   var failedAttempts = 0
   /// The connection is closed once its answers are written (too many failed attempts).
   var mustClose = false
+  /// The connection's socket, to tell its source (`PeerSource`) when an Authenticate needs it;
+  /// -1 when there is none.
+  let socket: Int32
+  /// The source, once told (nothing is asked of the socket before an Authenticate).
+  var source: PeerSource?
 
-  init(access: ServerAccess) {
+  init(access: ServerAccess, socket: Int32 = -1) {
+    self.socket = socket
     switch access {
     case .open: identity = .anyone
     case .callers(let registry): generation = registry.generation
@@ -20,6 +27,15 @@ struct ConnectionCaller {
 
   private init(identity: CallerIdentity) {
     self.identity = identity
+    self.socket = -1
+  }
+
+  /// Where the connection comes from (read from the socket the first time).
+  mutating func peerSource() -> PeerSource {
+    if let source { return source }
+    let told = socket >= 0 ? PeerSource(peerOf: socket) : .unknown
+    source = told
+    return told
   }
 
   /// A caller that may read, for the hot path's leftovers (IsSubscriber calls of a connection the

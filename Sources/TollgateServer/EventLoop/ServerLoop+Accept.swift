@@ -76,7 +76,7 @@ extension ServerLoop {
     }
     connections[Int(fd)] = ServerConnection(
       token: token, maximumPayloadLength: shared.config.maximumPayloadLength,
-      caller: ConnectionCaller(access: shared.dispatcher.access), tls: tls, nowNs: nowNs)
+      caller: ConnectionCaller(access: shared.dispatcher.access, socket: fd), tls: tls, nowNs: nowNs)
     connectionCount += 1
     unproven.append(token)
   }

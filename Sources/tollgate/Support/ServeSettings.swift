@@ -48,6 +48,9 @@ struct ServeSettings: Decodable, Sendable {
   var maxPendingSignedSubmissionsPerUser: Int?
   var submitBytesPerMinutePerCaller: Int?
   var maxFailedAuthentications: Int?
+  var failedAuthenticationsPerMinutePerSource: Int?
+  var failedAuthenticationBurstPerSource: Int?
+  var authenticationSourcesTracked: Int?
 
   /// How many event-loop threads `--threads` and `service.eventLoopThreads` may ask for.
   static let eventLoopThreadRange = 1...256
@@ -130,6 +133,9 @@ struct ServeSettings: Decodable, Sendable {
       // At least the largest submission (an app receipt of 256 KiB with its ids).
       ("submitBytesPerMinutePerCaller", submitBytesPerMinutePerCaller, 1 << 20...1 << 40),
       ("maxFailedAuthentications", maxFailedAuthentications, 1...100),
+      ("failedAuthenticationsPerMinutePerSource", failedAuthenticationsPerMinutePerSource, 1...1_000_000),
+      ("failedAuthenticationBurstPerSource", failedAuthenticationBurstPerSource, 1...1_000_000),
+      ("authenticationSourcesTracked", authenticationSourcesTracked, 16...10_000_000),
     ]
     for (key, value, range) in ranges {
       if let value, !range.contains(value) {
@@ -155,6 +161,9 @@ struct ServeSettings: Decodable, Sendable {
     if let value = submitsPerSecondPerCaller { rpc.submitsPerSecondPerCaller = value }
     if let value = submitBurstPerCaller { rpc.submitBurstPerCaller = value }
     if let value = maxFailedAuthentications { rpc.maximumFailedAuthentications = value }
+    if let value = failedAuthenticationsPerMinutePerSource { rpc.failedAuthenticationsPerMinutePerSource = value }
+    if let value = failedAuthenticationBurstPerSource { rpc.failedAuthenticationBurstPerSource = value }
+    if let value = authenticationSourcesTracked { rpc.authenticationSourcesTracked = value }
     if let value = maxSubmitWaitMs { responder.maximumSubmitWaitMs = value }
     if let value = maxPendingSubmissionsPerUser { responder.maximumPendingPerCallerAndUser = value }
     if let value = maxPendingSignedSubmissionsPerUser { responder.maximumPendingSignedPerCallerAndUser = value }
