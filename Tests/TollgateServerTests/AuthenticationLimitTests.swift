@@ -11,7 +11,10 @@ import TollgateWire
 struct AuthenticationLimitTests {
   static let key = RPCAuthenticationTests.readerKey
 
-  func withServer(burst: Int, _ body: (RPCServer) async throws -> Void) async throws {
+  func withServer(
+    burst: Int, listeners: [RPCListenAddress] = [.tcp(host: "127.0.0.1", port: 0)],
+    _ body: (RPCServer) async throws -> Void
+  ) async throws {
     var config = RPCServer.Config.defaults
     config.access = .callers(RPCAuthenticationTests.registry())
     config.failedAuthenticationBurstPerSource = burst
@@ -19,7 +22,7 @@ struct AuthenticationLimitTests {
     let handler = FakeEntitlementsHandler()
     handler.release()
     let server = try RPCServer.bind(
-      host: "127.0.0.1", port: 0, config: config, handler: handler, logger: Logger(label: "test.rpc.limit"))
+      listeners: listeners, config: config, handler: handler, logger: Logger(label: "test.rpc.limit"))
     async let serving: Void = server.run()
     do {
       try await body(server)
@@ -77,6 +80,25 @@ struct AuthenticationLimitTests {
       let responses = try await RawWire.exchange(port: server.port, chunks: [bytes], frames: 5)
       #expect(responses.map(\.requestId) == [1, 2, 3, 4])
       #expect(try responses.map { try Self.answer($0).hasError } == [true, true, false, true])
+    }
+  }
+
+  @Test("a Unix socket's peer user is a source of its own: its failures do not count against TCP clients")
+  func unixSocketPeer() async throws {
+    let directory = try TemporaryDirectory()
+    defer { directory.remove() }
+    let path = directory.file("tollgate.sock")
+    try await withServer(burst: 2, listeners: [.unix(path: path), .tcp(host: "127.0.0.1", port: 0)]) { server in
+      func unix(_ key: String) async throws -> Tollgate_V1_AuthenticateResponse {
+        let bytes = try RPCAuthenticationTests.authenticate(id: 1, caller: "reader", key: key)
+        let answers = try await RawWire.exchange(unixSocket: path, chunks: [bytes], frames: 1)
+        return try Self.answer(try #require(answers.first))
+      }
+      #expect(try await unix("wrong-1").error.code == .unauthenticated)
+      #expect(try await unix("wrong-2").error.code == .unauthenticated)
+      #expect(try await unix(Self.key).error.code == .resourceExhausted, "the local user used up its failures")
+      let tcp = try await Self.authenticate(server, key: Self.key)
+      #expect(try !Self.answer(tcp[0]).hasError, "127.0.0.1 over TCP is another source")
     }
   }
 }
