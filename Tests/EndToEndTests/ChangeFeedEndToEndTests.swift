@@ -49,11 +49,8 @@ struct ChangeFeedEndToEndTests {
         db.execute("INSERT INTO change_feed (user_id, reason, at_ms) VALUES ('py', 'external', 5)")
         db.commit()
         """
-      let process = Process()
-      process.executableURL = URL(fileURLWithPath: "/usr/bin/env")
-      process.arguments = ["python3", "-c", script, service.databasePath, String(expires)]
-      try process.run()
-      process.waitUntilExit()
+      let process = try SpawnedProcess(
+        executable: "/usr/bin/env", arguments: ["python3", "-c", script, service.databasePath, String(expires)])
       #expect(process.terminationStatus == 0)
 
       let took = try await eventually(timeout: .seconds(20)) {

@@ -159,11 +159,8 @@ struct LoadGeneratorAccessTests {
   static func makeCertificates(in dir: String) throws {
     var root = URL(fileURLWithPath: #filePath)
     for _ in 0..<3 { root.deleteLastPathComponent() }
-    let process = Process()
-    process.executableURL = root.appendingPathComponent("clients/test-certs")
-    process.arguments = [dir]
-    try process.run()
-    process.waitUntilExit()
+    let process = try SpawnedProcess(
+      executable: root.appendingPathComponent("clients/test-certs").path, arguments: [dir])
     try #require(process.terminationStatus == 0, "clients/test-certs failed")
   }
 }

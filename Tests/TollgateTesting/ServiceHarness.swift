@@ -7,9 +7,9 @@ import Synchronization
 
 /// Runs the built `tollgate` executable as a child process.
 public final class ChildProcess: @unchecked Sendable {
-  // @unchecked Sendable: `process` and the pipes are set up in init and afterwards only read or
-  // signalled; Foundation's Process is thread-safe for those calls.
-  public let process: Process
+  // @unchecked Sendable: the pipes are set up in init and afterwards only read (Pipe is not
+  // Sendable); `process` is.
+  public let process: SpawnedProcess
   public let stdout = Pipe()
   public let stderr = Pipe()
 
@@ -30,18 +30,15 @@ public final class ChildProcess: @unchecked Sendable {
   public init(
     _ arguments: [String], executable: String = ChildProcess.tollgateExecutable, environment: [String: String?] = [:]
   ) throws {
-    process = Process()
-    if !environment.isEmpty {
-      // Added to this process's environment; a nil value removes the variable.
-      var merged = ProcessInfo.processInfo.environment
-      for (name, value) in environment { merged[name] = value }
-      process.environment = merged
-    }
-    process.executableURL = URL(fileURLWithPath: executable)
-    process.arguments = arguments
-    process.standardOutput = stdout
-    process.standardError = stderr
-    try process.run()
+    // Added to this process's environment; a nil value removes the variable.
+    var merged = ProcessInfo.processInfo.environment
+    for (name, value) in environment { merged[name] = value }
+    process = try SpawnedProcess(
+      executable: executable, arguments: arguments, environment: merged, stdout: stdout.fileHandleForWriting,
+      stderr: stderr.fileHandleForWriting)
+    // The child holds the write ends now; the pipes end when it exits.
+    try stdout.fileHandleForWriting.close()
+    try stderr.fileHandleForWriting.close()
   }
 
   /// Reads stdout until a line containing `marker` appears (or the process ends), returning it.
@@ -109,10 +106,7 @@ public final class ChildProcess: @unchecked Sendable {
 
   /// Runs `executable` with `arguments` to completion off the cooperative pool; its exit status.
   public static func runTool(_ executable: String, _ arguments: [String]) async throws -> Int32 {
-    let process = Process()
-    process.executableURL = URL(fileURLWithPath: executable)
-    process.arguments = arguments
-    try process.run()
+    let process = try SpawnedProcess(executable: executable, arguments: arguments)
     return await withCheckedContinuation { continuation in
       DispatchQueue.global().async {
         process.waitUntilExit()
