@@ -25,8 +25,12 @@ extension GooglePlayGateway {
           + "checked against the app's licensingKey, and none is configured"
         : "submit google_purchase_data and google_signature as Play Billing handed them to the buyer's device")
     if let data = submission.googlePurchaseData, let signature = submission.googleSignature {
-      try checkBillingSignature(data: data, signature: signature, token: token, submission: submission, app: app)
-      if app.billingSignature != nil { evidence = .vouched() }
+      let purchaseTimeMs = try checkBillingSignature(
+        data: data, signature: signature, token: token, submission: submission, app: app)
+      if app.billingSignature != nil {
+        evidence = Self.billingEvidence(
+          purchaseTimeMs: purchaseTimeMs, freshnessMs: app.settings.transferFreshnessMs, nowMs: nowMs())
+      }
     }
     return ChainReference(
       store: .googlePlay, appId: app.packageName, lookupId: token, purchaseId: token, environment: nil,
@@ -36,15 +40,15 @@ extension GooglePlayGateway {
   /// The Play Billing library's signature over `INAPP_PURCHASE_DATA`, checked as received, and
   /// the data's token, package and product matched with the submission: a cheap first refusal of
   /// forged or altered client data. Without a licensing key there is nothing to check it with;
-  /// the purchase is still read from Google, which decides.
+  /// the purchase is still read from Google, which decides. Returns the signed `purchaseTime`.
   private func checkBillingSignature(
     data: String, signature: String, token: String, submission: PurchaseSubmission, app: GooglePlayApp
-  ) throws(StoreFailure) {
+  ) throws(StoreFailure) -> Int64? {
     guard let verifier = app.billingSignature else {
       logger.debug(
         "Play Billing purchase data submitted without a licensing key configured: not checked",
         metadata: ["app.id": "\(app.packageName)"])
-      return
+      return nil
     }
     if case .failure(let failure) = verifier.verify(purchaseData: Array(data.utf8), signatureBase64: signature) {
       throw .final("\(failure): forged or altered purchase data")
@@ -53,6 +57,7 @@ extension GooglePlayGateway {
       var packageName: String?
       var productId: String?
       var purchaseToken: String?
+      var purchaseTime: Int64?
     }
     guard let purchase = try? JSONDecoder().decode(PurchaseData.self, from: Data(data.utf8)) else {
       throw .final("google_purchase_data is signed but is not INAPP_PURCHASE_DATA JSON")
@@ -66,5 +71,34 @@ extension GooglePlayGateway {
     if let productId = submission.productId, let signed = purchase.productId, signed != productId {
       throw .final("google_purchase_data is for product \(signed), not \(productId)")
     }
+    return purchase.purchaseTime
+  }
+
+  /// Signed Play Billing data moves a purchase bound to another user only within the app's
+  /// `transferFreshnessMs` (24 h, the App Store's window) of its `purchaseTime`. Google signs no
+  /// time of its own into `INAPP_PURCHASE_DATA` (no signing date, unlike Apple's payloads), and a
+  /// submission's arrival dates nothing (a copy is submitted whenever its holder likes): the
+  /// purchase's own time is the only one a copy cannot change. For a subscription that is its
+  /// first purchase, not a renewal.
+  static func billingEvidence(purchaseTimeMs: Int64?, freshnessMs: Int64, nowMs: Int64) -> ClaimEvidence {
+    guard let purchaseTimeMs else {
+      return .vouched(
+        signedAtMs: nil,
+        notForTransfer: "google_purchase_data carries no purchaseTime, the only time Google signs into it")
+    }
+    let ageMs = nowMs - purchaseTimeMs
+    guard ageMs > freshnessMs else { return .vouched(signedAtMs: purchaseTimeMs) }
+    return .vouched(
+      signedAtMs: purchaseTimeMs,
+      notForTransfer: "google_purchase_data is for a purchase made \(describe(ageMs)) ago (its purchaseTime), more "
+        + "than the \(describe(freshnessMs)) a transfer accepts (transferFreshnessMs): Google signs no other time "
+        + "into Play Billing data, so an older copy cannot be told from what the buyer's device holds now")
+  }
+
+  /// A duration in the largest whole unit that fits: 26 h, 5 min, 800 ms.
+  static func describe(_ ms: Int64) -> String {
+    if ms >= 3_600_000 { return "\(ms / 3_600_000) h" }
+    if ms >= 60_000 { return "\(ms / 60_000) min" }
+    return "\(ms) ms"
   }
 }

@@ -13,7 +13,8 @@ extension GooglePlayGateway {
   }
 
   /// A stored push, authenticated when it arrived: the notification is only a trigger, and the
-  /// purchase it names is read again from Google (`fetchChain`).
+  /// purchase it names is read again from Google (`fetchChain`); a voided purchase is what
+  /// Google's voided purchases list says of it (`confirmedRevocations`), never the body's word.
   public func verifyNotification(_ payload: [UInt8], route: String) async throws(StoreFailure) -> NotificationVerdict {
     guard route == Self.rtdnRoute else { throw .final("unknown notification route \(route)") }
     let notification: DeveloperNotification
@@ -43,16 +44,15 @@ extension GooglePlayGateway {
       store: .googlePlay, appId: app.packageName, lookupId: token, purchaseId: token, environment: nil)
     let revokedNow = notification.subscriptionNotification?.typedNotificationType == .revoked
     if notification.voidedPurchaseNotification != nil || revokedNow {
-      // Google says (authenticated) this purchase, or one order of it, was refunded, charged back
-      // or revoked; the voided purchases list says which and when (`listedRevocations`), so the
-      // one refunded/revoked event has its reason now. Without it: a refund of the order at the
-      // event's time, until the sweep reads the list.
-      let at = notification.eventTimeMillis ?? nowMs()
-      let listed = await listedRevocations(app: app, token: token, sinceMs: at - Self.voidedLookbackMs) ?? []
-      if !listed.isEmpty {
-        reference.revocations = listed
-      } else if let voided = notification.voidedPurchaseNotification {
-        reference.revocations = [ReportedRevocation(orderId: voided.orderId, revokedAtMs: at, reason: .refunded)]
+      // The push's token proves Pub/Sub delivered it, not that its body is Google's: one captured
+      // `Authorization` header carries any body. So the notification is only a trigger: Google's
+      // voided purchases list, asked now, says whether (and which order, when, refund or
+      // chargeback) was voided, and the purchase itself is read next (`fetchChain`). Nothing the
+      // list does not hold is revoked.
+      reference.revocations = try await confirmedRevocations(
+        app: app, token: token, notifiedAtMs: notification.eventTimeMillis)
+      if reference.revocations.isEmpty {
+        logUnconfirmedVoid(app: app, token: token, reason: Self.reason(notification))
       }
     }
     return .chainChanged(reference, reason: Self.reason(notification), signed: nil)

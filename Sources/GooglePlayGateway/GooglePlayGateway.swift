@@ -18,6 +18,8 @@ public final class GooglePlayGateway: StoreGateway {
   let nowMs: @Sendable () -> Int64
   let logger: Logger
   let admission: GooglePushAdmission
+  /// Samples the log lines of voided notifications Google does not confirm (per app).
+  let unconfirmedVoids = LogSampler(perMinute: 10)
 
   /// Builds the API client of every configured app.
   /// - Parameters:
@@ -36,7 +38,9 @@ public final class GooglePlayGateway: StoreGateway {
     admission = Self.admission(apps: settings.apps, httpClient: httpClient, nowMs: nowMs, logger: logger)
   }
 
-  /// One door per distinct push audience and service account; one key cache per JWKS URL.
+  /// One door per distinct push audience and service account; one key cache per JWKS URL. An app
+  /// with no push service account gets no door unless it accepts any (`acceptAnyPushServiceAccount`):
+  /// a configuration that skipped validation admits none of its pushes rather than everyone's.
   private static func admission(
     apps: [GooglePlayAppSettings], httpClient: HTTPClient, nowMs: @escaping @Sendable () -> Int64, logger: Logger
   ) -> GooglePushAdmission {
@@ -44,7 +48,9 @@ public final class GooglePlayGateway: StoreGateway {
     var doors: [String: GooglePushAdmission.Door] = [:]
     var order: [String] = []
     for app in apps {
-      guard let audience = app.pushAudience else { continue }
+      guard let audience = app.pushAudience, app.pushServiceAccount != nil || app.acceptAnyPushServiceAccount else {
+        continue
+      }
       let url = app.jwksURL ?? GoogleKeySetCache.Config.googleURL
       let cache =
         caches[url]

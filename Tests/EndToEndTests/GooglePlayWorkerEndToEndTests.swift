@@ -39,7 +39,8 @@ struct GooglePlayWorkerEndToEndTests {
       "googlePlay": [
         [
           "packageName": Self.package, "serviceAccountKeyEnv": "GOOGLE_KEY", "pushAudience": "tollgate",
-          "apiBaseURL": google.baseURL, "tokenURI": google.baseURL + "/token",
+          "pushServiceAccount": "rtdn-push@example-project.iam.gserviceaccount.com", "apiBaseURL": google.baseURL,
+          "tokenURI": google.baseURL + "/token",
         ]
       ],
     ]

@@ -13,7 +13,7 @@ import TollgateWorker
 struct GooglePlayBillingSignatureTests {
   static let directory = "google/play-billing-signature/"
 
-  static func gateway(licensingKey: String?) throws -> GooglePlayGateway {
+  static func gateway(licensingKey: String?, nowMs: Int64 = 0) throws -> GooglePlayGateway {
     var app = GooglePlayAppSettings(packageName: "my.package")
     app.serviceAccountKeyEnv = "GOOGLE_KEY"
     app.pushAudience = "tollgate"
@@ -21,7 +21,7 @@ struct GooglePlayBillingSignatureTests {
     return try GooglePlayGateway(
       settings: GooglePlaySettings(apps: [app]),
       environment: ["GOOGLE_KEY": try Vectors.string("google/aporat-oauth/test-service-account-key.json")],
-      httpClient: .shared, concurrency: 1, nowMs: { 0 }, logger: Logger(label: "test.billing"))
+      httpClient: .shared, concurrency: 1, nowMs: { nowMs }, logger: Logger(label: "test.billing"))
   }
 
   static func submission(data: String, signature: String, token: String = "some-token", productId: String = "myproduct")

@@ -39,4 +39,23 @@ struct GooglePlayClaimEvidenceTests {
     let proven = try #require(try await gateway.identify(signed).claimEvidence)
     #expect(proven.isVouchedByStore && proven.transferRefusal == nil)
   }
+
+  @Test("signed Play Billing data moves a purchase only within transferFreshnessMs of its purchaseTime (issue 25)")
+  func freshness() async throws {
+    let purchaseTime: Int64 = 1_437_564_796_303  // the vector's purchaseTime
+    let signed = GooglePlayBillingSignatureTests.submission(
+      data: try Vectors.string(Self.directory + "inapp_purchase_data.json"),
+      signature: try Vectors.string(Self.directory + "signature_valid.b64"))
+    let key = try Vectors.string(Self.directory + "license_public_key.b64")
+    for (ageMs, moves) in [(Int64(3_600_000), true), (86_400_000, true), (86_400_001, false), (2 * 86_400_000, false)] {
+      let gateway = try GooglePlayBillingSignatureTests.gateway(licensingKey: key, nowMs: purchaseTime + ageMs)
+      let evidence = try #require(try await gateway.identify(signed).claimEvidence)
+      #expect(evidence.isVouchedByStore)
+      #expect(evidence.signedAtMs == purchaseTime)
+      #expect((evidence.transferRefusal == nil) == moves, "\(ageMs): \(evidence.transferRefusal ?? "moves")")
+      if !moves {
+        #expect(evidence.transferRefusal?.contains("(its purchaseTime), more than the 24 h") == true)
+      }
+    }
+  }
 }

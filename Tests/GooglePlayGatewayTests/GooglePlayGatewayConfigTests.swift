@@ -18,14 +18,43 @@ struct GooglePlaySettingsTests {
     let json = """
       {\(Self.catalog),
        "googlePlay": [{"packageName": "com.example.app", "serviceAccountKeyEnv": "KEY",
-                       "pushAudience": "https://tollgate.example.com/notifications/google"}]}
+                       "pushAudience": "https://tollgate.example.com/notifications/google",
+                       "pushServiceAccount": "rtdn-push@example.iam.gserviceaccount.com"}]}
       """
     let data = Data(json.utf8)
     let settings = try #require(try GooglePlaySettings.section(in: data))
     #expect(settings.apps.first?.acknowledge == true)
     #expect(settings.apps.first?.allowTestPurchases == false)
+    #expect(settings.apps.first?.acceptAnyPushServiceAccount == false)
+    #expect(settings.apps.first?.transferFreshnessMs == 86_400_000)
     let problems = try WorkerConfiguration.decode(data).problems(environment: ["KEY": "{}"], stores: [settings])
     #expect(problems == [])
+  }
+
+  @Test("without pushServiceAccount the section is refused unless acceptAnyPushServiceAccount is set (issue 25 item 5)")
+  func pushServiceAccountRequired() throws {
+    func problems(_ push: String) throws -> [String] {
+      let json = """
+        {\(Self.catalog),
+         "googlePlay": [{"packageName": "com.example.app", "serviceAccountKeyEnv": "KEY", "pushAudience": "a"\(push)}]}
+        """
+      let data = Data(json.utf8)
+      let settings = try #require(try GooglePlaySettings.section(in: data))
+      return try WorkerConfiguration.decode(data).problems(environment: ["KEY": "{}"], stores: [settings])
+    }
+    let missing = try problems("")
+    #expect(missing.count == 1)
+    #expect(missing.first?.contains("googlePlay[0] (com.example.app): pushServiceAccount is required") == true)
+    #expect(missing.first?.contains("acceptAnyPushServiceAccount: true") == true)
+    #expect(try problems(#", "acceptAnyPushServiceAccount": true"#) == [])
+    #expect(try problems(#", "pushServiceAccount": "p@x.iam.gserviceaccount.com""#) == [])
+    #expect(try problems(#", "acceptAnyPushServiceAccount": false"#).count == 1)
+    #expect(
+      try problems(#", "pushServiceAccount": "p@x", "acceptAnyPushServiceAccount": true"#)
+        == ["googlePlay[0] (com.example.app): set pushServiceAccount or acceptAnyPushServiceAccount: true, not both"])
+    #expect(
+      try problems(#", "pushServiceAccount": "p@x", "transferFreshnessMs": -1"#)
+        == ["googlePlay[0] (com.example.app): transferFreshnessMs must not be negative"])
   }
 
   @Test("every problem at once, with where it is")

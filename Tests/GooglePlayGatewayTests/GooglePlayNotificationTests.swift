@@ -187,22 +187,45 @@ struct GooglePlayNotificationTests {
       #expect(reason == "RTDN SUBSCRIPTION_RENEWED (2)")
       #expect(signed == nil && reference.revocations.isEmpty)
 
-      let voided: [String: Any] = [
-        "version": "1.0", "packageName": Self.package, "eventTimeMillis": "\(Self.now - 5_000)",
-        "voidedPurchaseNotification": [
-          "purchaseToken": "tok-2", "orderId": "GPA.1", "productType": 1, "refundType": 1,
-        ],
-      ]
-      let verdict = try await setup.gateway.verifyNotification(
-        try Self.push(voided), route: GooglePlayGateway.rtdnRoute)
-      guard case .chainChanged(let voidedReference, _, _) = verdict else {
-        Issue.record("expected a read, got \(verdict)")
-        return
-      }
+      // A voided notification is a trigger too: only what Google's voided purchases list says for
+      // the token, asked now, is revoked (issue 25 item 5).
+      setup.server.enqueue("POST", "/token", try GooglePlayGatewayTests().tokenReply())
+      let list = "/androidpublisher/v3/applications/\(Self.package)/purchases/voidedpurchases"
+      setup.server.enqueue(
+        "GET", list,
+        .json(
+          200,
+          [
+            "voidedPurchases": [
+              [
+                "purchaseToken": "tok-2", "voidedTimeMillis": "\(Self.now - 6_000)", "orderId": "GPA.1",
+                "voidedReason": 7,
+              ],
+              ["purchaseToken": "tok-other", "voidedTimeMillis": "\(Self.now - 7_000)", "orderId": "GPA.5"],
+            ]
+          ]))
+      let confirmed = try await Self.voidedReference(setup, token: "tok-2")
       #expect(
-        voidedReference.revocations == [
-          ReportedRevocation(orderId: "GPA.1", revokedAtMs: Self.now - 5_000, reason: .refunded)
-        ])
+        confirmed.revocations == [ReportedRevocation(orderId: "GPA.1", revokedAtMs: Self.now - 6_000, reason: .revoked)]
+      )
+      let asked = try #require(setup.server.recorded.last { $0.path == list })
+      #expect(asked.query.contains("startTime=\(Self.now - 5_000 - 86_400_000)") && asked.query.contains("type=1"))
+
+      // Google lists nothing for the token: nothing is revoked, whatever the body said.
+      setup.server.enqueue(
+        "GET", list, .json(200, ["voidedPurchases": [["purchaseToken": "tok-other", "voidedTimeMillis": "1"]]]))
+      #expect(try await Self.voidedReference(setup, token: "tok-2").revocations.isEmpty)
+      setup.server.enqueue("GET", list, .json(200, [:]))
+      #expect(try await Self.voidedReference(setup, token: "tok-2", revokedSubscription: true).revocations.isEmpty)
+
+      // The list cannot be read: the item is retried, nothing is taken from the body meanwhile.
+      setup.server.enqueue("GET", list, .json(503, ["error": ["code": 503]]))
+      do throws(StoreFailure) {
+        _ = try await Self.voidedReference(setup, token: "tok-2")
+        Issue.record("a voided notification Google could not confirm was applied")
+      } catch {
+        #expect(error.kind == .transient, "\(error)")
+      }
 
       for (notification, outcome) in [
         (
@@ -219,6 +242,29 @@ struct GooglePlayNotificationTests {
             == .informational(outcome: outcome))
       }
     }
+  }
+
+  /// The reference a VOIDED_PURCHASE (or SUBSCRIPTION_REVOKED) notification for `token` becomes.
+  static func voidedReference(_ setup: Setup, token: String, revokedSubscription: Bool = false)
+    async throws(StoreFailure)
+    -> ChainReference
+  {
+    var notification: [String: Any] = [
+      "version": "1.0", "packageName": Self.package, "eventTimeMillis": "\(Self.now - 5_000)",
+    ]
+    if revokedSubscription {
+      notification["subscriptionNotification"] = ["version": "1.0", "notificationType": 12, "purchaseToken": token]
+    } else {
+      notification["voidedPurchaseNotification"] = [
+        "purchaseToken": token, "orderId": "GPA.1", "productType": 1, "refundType": 1,
+      ]
+    }
+    let body: [UInt8]
+    do { body = try Self.push(notification) } catch { throw .final("\(error)") }
+    let verdict = try await setup.gateway.verifyNotification(body, route: GooglePlayGateway.rtdnRoute)
+    guard case .chainChanged(let reference, _, _) = verdict else { throw .final("expected a read, got \(verdict)") }
+    #expect(reference.lookupId == token)
+    return reference
   }
 
   static func resource(acknowledged: Bool, start: Int64 = now - 60_000) -> [String: Any] {

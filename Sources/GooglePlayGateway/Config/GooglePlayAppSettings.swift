@@ -10,9 +10,14 @@ public struct GooglePlayAppSettings: Sendable, Decodable, Hashable {
   public var serviceAccountKeyFile: String?
   public var serviceAccountKeyEnv: String?
   /// Pub/Sub push authentication: the audience set on the push subscription, and the service
-  /// account it pushes as (its OIDC token's `email`).
+  /// account it pushes as (its OIDC token's `email`). The service account is required: any Google
+  /// Cloud project can have Google sign a token for any audience, so the audience alone proves
+  /// nothing about who pushed.
   public var pushAudience: String?
   public var pushServiceAccount: String?
+  /// Accept a push token of any service account (only the audience checked). Off unless set:
+  /// without `pushServiceAccount` the worker refuses to start.
+  public var acceptAnyPushServiceAccount: Bool = false
   /// Overrides of Google's URLs (the simulator, a proxy).
   public var apiBaseURL: String?
   public var tokenURI: String?
@@ -26,10 +31,15 @@ public struct GooglePlayAppSettings: Sendable, Decodable, Hashable {
   /// public key). With it, a submission carrying Play Billing purchase data has its signature
   /// checked first. A public key: it may sit in the file.
   public var licensingKey: String?
+  /// How recent Play Billing purchase data must be to move a purchase bound to another user,
+  /// counted from its `purchaseTime` (the only time Google puts in the signed data); the App
+  /// Store's window (`transferFreshnessMs`, 24 h).
+  public var transferFreshnessMs: Int64 = 86_400_000
 
   enum CodingKeys: String, CodingKey {
-    case packageName, serviceAccountKeyFile, serviceAccountKeyEnv, pushAudience, pushServiceAccount, apiBaseURL,
-      tokenURI, jwksURL, acknowledge, allowTestPurchases, licensingKey
+    case packageName, serviceAccountKeyFile, serviceAccountKeyEnv, pushAudience, pushServiceAccount,
+      acceptAnyPushServiceAccount, apiBaseURL, tokenURI, jwksURL, acknowledge, allowTestPurchases, licensingKey,
+      transferFreshnessMs
   }
 
   public init(packageName: String) {
@@ -43,12 +53,14 @@ public struct GooglePlayAppSettings: Sendable, Decodable, Hashable {
     serviceAccountKeyEnv = try c.decodeIfPresent(String.self, forKey: .serviceAccountKeyEnv)
     pushAudience = try c.decodeIfPresent(String.self, forKey: .pushAudience)
     pushServiceAccount = try c.decodeIfPresent(String.self, forKey: .pushServiceAccount)
+    acceptAnyPushServiceAccount = try c.decodeIfPresent(Bool.self, forKey: .acceptAnyPushServiceAccount) ?? false
     apiBaseURL = try c.decodeIfPresent(String.self, forKey: .apiBaseURL)
     tokenURI = try c.decodeIfPresent(String.self, forKey: .tokenURI)
     jwksURL = try c.decodeIfPresent(String.self, forKey: .jwksURL)
     acknowledge = try c.decodeIfPresent(Bool.self, forKey: .acknowledge) ?? true
     allowTestPurchases = try c.decodeIfPresent(Bool.self, forKey: .allowTestPurchases) ?? false
     licensingKey = try c.decodeIfPresent(String.self, forKey: .licensingKey)
+    transferFreshnessMs = try c.decodeIfPresent(Int64.self, forKey: .transferFreshnessMs) ?? 86_400_000
   }
 
   /// The service account's JSON key, from the environment or the file.
@@ -72,6 +84,18 @@ public struct GooglePlayAppSettings: Sendable, Decodable, Hashable {
     if pushAudience == nil {
       problems.append("pushAudience is required: notifications are authenticated before they are stored")
     }
+    if let pushServiceAccount {
+      if pushServiceAccount.isEmpty { problems.append("pushServiceAccount is empty") }
+      if acceptAnyPushServiceAccount {
+        problems.append("set pushServiceAccount or acceptAnyPushServiceAccount: true, not both")
+      }
+    } else if !acceptAnyPushServiceAccount {
+      problems.append(
+        "pushServiceAccount is required (the service account the Pub/Sub push subscription authenticates as): "
+          + "any Google Cloud project can have Google sign a push token for this audience; set "
+          + "acceptAnyPushServiceAccount: true only to accept pushes from anyone's service account")
+    }
+    if transferFreshnessMs < 0 { problems.append("transferFreshnessMs must not be negative") }
     if let licensingKey, (try? PlayBillingSignatureVerifier(licensingKeyBase64: licensingKey)) == nil {
       problems.append("licensingKey is not a base64 RSA public key (copy it from Play Console → Licensing)")
     }

@@ -122,6 +122,15 @@ struct GoogleStore: Sendable {
     push(packageName, "testNotification", ["version": "1.0"], name: "TEST_NOTIFICATION", subject: "-", core: &core)
   }
 
+  /// The token the app's push subscription signs its pushes with (`nil` without a notification URL).
+  func pushToken(_ packageName: String?) throws(StoreSimulatorError) -> GooglePushToken? {
+    let app = try app(packageName)
+    guard let url = app.notificationURL else { return nil }
+    return GooglePushToken(
+      key: credentials.oidcKey, kid: credentials.oidcKid, audience: app.effectivePushAudience ?? url,
+      email: app.pushServiceAccount, clock: config.pushTokenClock, virtualNow: virtualNow)
+  }
+
   /// A Pub/Sub push of a DeveloperNotification with `member` set, to the app's notification URL.
   private func push(
     _ packageName: String, _ memberName: String, _ member: [String: Any], name: String, subject: String,
@@ -142,9 +151,7 @@ struct GoogleStore: Sendable {
       "subscription": app.pubSubSubscription,
     ]
     let body = (try? JSONSerialization.data(withJSONObject: envelope, options: [.sortedKeys, .withoutEscapingSlashes]))
-    let token = GooglePushToken(
-      key: credentials.oidcKey, kid: credentials.oidcKid, audience: app.effectivePushAudience ?? url,
-      email: app.pushServiceAccount, clock: config.pushTokenClock, virtualNow: virtualNow)
+    guard let token = try? pushToken(packageName) else { return }
     core.outbox.append(
       OutgoingNotification(
         store: Self.name, url: url, body: Array(body ?? Data()), notificationUUID: messageId, notificationType: name,

@@ -160,6 +160,17 @@ extension StoreSimulator {
     }
   }
 
+  /// The `Authorization` header value the app's push subscription sends with a push now: a
+  /// Google-signed OIDC token for its audience and service account, not tied to any body. What
+  /// an attacker holds after capturing one genuine push (tests of what a push may and may not do).
+  public func googlePushAuthorization(packageName: String? = nil) async throws(StoreSimulatorError) -> String {
+    let token = try state.withLock { (state: inout State) throws(StoreSimulatorError) in
+      try state.google.pushToken(packageName)
+    }
+    guard let token else { throw .conflict("the app has no notificationURL: it receives no pushes") }
+    return "Bearer \(await token.mint())"
+  }
+
   /// Runs `change` on the Google store, then answers the token's snapshot.
   private func googleChange(
     _ purchaseToken: String, _ change: (inout GoogleStore, inout SimCore) throws(StoreSimulatorError) -> Void
