@@ -64,11 +64,18 @@ extension AppStoreGateway {
     let signedHistory = try await call { () async throws(AppStoreAPIError) in
       try await api.getAllTransactions(transactionId: originalTransactionId)
     }
-    var transactions: [(jws: String, payload: JWSTransactionDecodedPayload)] = []
-    for signedTransaction in signedHistory.isEmpty ? [signed] : signedHistory {
-      let transaction = try verified(
-        app.verifier.verifyTransaction(signedTransaction), what: "a transaction of \(originalTransactionId)")
-      transactions.append((signedTransaction, transaction))
+    // Every transaction's chain and signature, checked on the blocking pool (a long history is
+    // dozens of them), not the cooperative one.
+    let history = signedHistory.isEmpty ? [signed] : signedHistory
+    let transactions = try await BlockingWork.run {
+      () throws(AppleFailure) -> [(jws: String, payload: JWSTransactionDecodedPayload)] in
+      var transactions: [(jws: String, payload: JWSTransactionDecodedPayload)] = []
+      for signedTransaction in history {
+        let transaction = try self.verified(
+          app.verifier.verifyTransaction(signedTransaction), what: "a transaction of \(originalTransactionId)")
+        transactions.append((signedTransaction, transaction))
+      }
+      return transactions
     }
     let chain = Self.chain(
       app: app, originalTransactionId: originalTransactionId, transactions: transactions, renewal: renewal,

@@ -21,14 +21,18 @@ extension AppStoreGateway {
   func identify(receipt: String, appId: String?) async throws(AppleFailure) -> IdentifiedPurchase {
     let receipt = receipt.trimmingCharacters(in: .whitespacesAndNewlines)
     if receipt.split(separator: ".", omittingEmptySubsequences: false).count == 3 {
-      return try identifySignedTransaction(receipt, appId: appId)
+      // Chain and signature checks run on the blocking pool, not the cooperative one.
+      return try await BlockingWork.run { () throws(AppleFailure) in
+        try self.identifySignedTransaction(receipt, appId: appId)
+      }
     }
     guard let app = app(bundleId: appId) else { throw .rejected(unknownApp(appId)) }
     if !receipt.isEmpty, receipt.allSatisfy(\.isNumber) {
       return IdentifiedPurchase(
         app: app, transactionId: receipt, environment: nil, evidence: .identifierOnly(Self.bareTransactionIdAdvice))
     }
-    switch app.receiptVerifier.verify(base64: receipt) {
+    let verifier = app.receiptVerifier
+    switch await BlockingWork.run({ verifier.verify(base64: receipt) }) {
     case .valid(let parsed):
       guard let id = parsed.transactionIdForLookup else { throw .rejected("the app receipt holds no in-app purchase") }
       return IdentifiedPurchase(

@@ -30,9 +30,10 @@ struct WorkerHTTPLimitsEndToEndTests {
     let pid = worker.process.processIdentifier
     let before = try #require(ProcessMemory.residentBytes(pid: pid))
 
-    // Each attacker announces a 900 KB notification, sends 256 KB of it and stalls.
+    // Each attacker announces a 900 KB notification (on the V1 route, which takes up to
+    // `worker.maxNotificationBytes`), sends 256 KB of it and stalls.
     let request =
-      SlowHTTPClient.head("POST", "/notifications/apple/v2", headers: ["Content-Length: 900000"])
+      SlowHTTPClient.head("POST", "/notifications/apple/v1", headers: ["Content-Length: 900000"])
       + [UInt8](repeating: 0x41, count: 256 * 1_024)
     let attackers = await Self.offPool { Self.openConnections(port: port, count: 400, sending: request) }
     try await Task.sleep(for: .seconds(1))
@@ -60,12 +61,14 @@ struct WorkerHTTPLimitsEndToEndTests {
     let purchase = try await workers.sim.purchase(
       .init(productId: Stack.premium, bundleId: Stack.bundleId, environment: "Sandbox"))
     let header = String(purchase.signedTransaction.split(separator: ".")[0])
-    let large = try Self.forgedBody(header: header, paddingBytes: 900_000)
+    // ~0.9 MB: under `worker.maxNotificationBytes` (1 MiB), which alone let it through before.
+    let large = try Self.forgedBody(header: header, paddingBytes: 660_000)
+    #expect(large.count > 850_000 && large.count < 1 << 20)
     let small = try Self.forgedBody(header: header, paddingBytes: 60_000)
 
     let end = ContinuousClock.now + .seconds(10)
     async let statuses = withTaskGroup(of: [Int].self) { group in
-      for sender in 0..<64 {
+      for sender in 0..<80 {
         let body = sender % 4 == 3 ? small : large
         group.addTask {
           var statuses: [Int] = []
