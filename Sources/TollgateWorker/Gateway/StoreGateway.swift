@@ -56,9 +56,9 @@ public struct ChainReference: Sendable, Hashable {
   /// When the store signed what asked for this read (a notification): an answer signed earlier
   /// predates it (a caching proxy, replication lag at the store) and is not applied.
   public var notSignedBeforeMs: Int64?
-  /// Refunds and chargebacks the store reported outside the purchase's own answer (Google's
-  /// voided purchases, from a notification or the sweep): the gateway applies them to the chain
-  /// it reads.
+  /// Refunds and chargebacks the store's API reported outside the purchase's own answer when
+  /// asked (Google's voided purchases list, read for a notification or by the sweep), never what
+  /// a notification's body claims: the reconciler applies them to the chain it reads.
   public var revocations: [ReportedRevocation]
   /// The store's id of the buyer, where the store needs it to read the purchase (the Amazon user
   /// id that owns a receipt).
