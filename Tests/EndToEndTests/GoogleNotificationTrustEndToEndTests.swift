@@ -56,7 +56,7 @@ struct GoogleNotificationTrustEndToEndTests {
         // The token is genuine: the push is stored, and is a trigger to ask Google.
         #expect(posted.status == 200, "\(posted.body)")
       }
-      try await stack.settle()
+      try await stack.settle(timeout: .seconds(30))
 
       // Google says ACTIVE and lists nothing voided: nothing changed, nothing was told.
       #expect(try stack.sim.googlePurchaseSnapshot(token).state == "SUBSCRIPTION_STATE_ACTIVE")
@@ -81,7 +81,7 @@ struct GoogleNotificationTrustEndToEndTests {
       // Google voids it: SUBSCRIPTION_REVOKED and VOIDED_PURCHASE are pushed, the order is listed.
       _ = try await stack.sim.googleRefund(purchase.purchaseToken, voidedReason: 1)
       #expect(try stack.sim.googlePurchaseSnapshot(purchase.purchaseToken).voided)
-      let revoked = try await stack.until("buyer") { $0.state == .revoked }
+      let revoked = try await stack.until("buyer", timeout: .seconds(30)) { $0.state == .revoked }
       #expect(!revoked.active && revoked.state == .revoked)
       let kinds = try await hooks.awaiting("refunded", for: "buyer", stack: stack)
       #expect(kinds.filter { $0 == "refunded" }.count == 1, "\(kinds)")
@@ -158,8 +158,8 @@ struct GoogleNotificationTrustEndToEndTests {
       let moved = try await stack.googleSubmit(
         fresh.purchaseToken, userId: "second", billing: (fresh.originalJson, fresh.signature))
       #expect(moved.status == .verified, "\(moved.rejectionReason)")
-      #expect(try await stack.until("second") { $0.active }.active)
-      #expect(!(try await stack.until("first") { !$0.active }.active))
+      #expect(try await stack.until("second", timeout: .seconds(30)) { $0.active }.active)
+      #expect(!(try await stack.until("first", timeout: .seconds(30)) { !$0.active }.active))
       #expect(try await stack.events("second").contains("transferred"))
     }
   }
