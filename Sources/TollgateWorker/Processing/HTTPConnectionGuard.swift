@@ -139,10 +139,12 @@ final class HTTPConnectionGuard: ChannelDuplexHandler, RemovableChannelHandler {
     }
   }
 
-  /// Looks again when the body would fall below the minimum rate if nothing more arrived.
+  /// Looks again when the body would fall below the minimum rate if nothing more arrived, and
+  /// no sooner than a second from now: a body kept just at the rate costs a timer a second, not
+  /// one per byte.
   private func scheduleRateCheck(context: ChannelHandlerContext) {
     guard limits.minBodyBytesPerSecond > 0 else { return }
-    let at = limits.bodyRateDeadline(start: bodyStart, bytes: bodyBytes)
+    let at = max(limits.bodyRateDeadline(start: bodyStart, bytes: bodyBytes), .now() + .seconds(1))
     rateCheck = context.eventLoop.assumeIsolated().scheduleTask(deadline: at) {
       self.rateCheck = nil
       guard self.requestOpen else { return }
