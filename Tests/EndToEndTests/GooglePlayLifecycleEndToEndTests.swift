@@ -195,6 +195,8 @@ struct GooglePlayLifecycleEndToEndTests {
       let (lost, _) = try await stack.googleBuyAndSubmit(userId: "h")
       // The purchase's own notification is out first, so the fault drops the chargeback's two.
       _ = await eventually { stack.sim.notifications.allSatisfy { $0.state != "pending" } }
+      // And processed: read after the chargeback, it would find the purchase expired.
+      try await stack.settle()
       try stack.sim.addFault(FaultRule(target: "google.notifications", mode: .drop, count: 2))
       _ = try await stack.sim.googleRefund(lost.purchaseToken, voidedReason: 7, voidedSource: 2)
       try await Task.sleep(for: .milliseconds(300))
