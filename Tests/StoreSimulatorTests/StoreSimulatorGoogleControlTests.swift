@@ -92,7 +92,10 @@ struct StoreSimulatorGoogleControlTests {
           try? await Task.sleep(for: .milliseconds(100))
         }
       }
-      try await Task.sleep(for: .milliseconds(250))
+      // The simulator waits for followers it has heard from: let the first poll land (a fixed
+      // 250 ms was not always enough under the full suite on two cores).
+      let startMs = sim.clockNowMs
+      #expect(try await eventually(seconds: 30) { follower.nowMs() >= startMs })
       try await sim.advance(byMs: 30 * SimDuration.dayMs + 1)
       #expect(follower.nowMs() >= sim.clockNowMs)
       group.cancelAll()

@@ -83,6 +83,9 @@ struct RPCServerFlowTests {
   func backpressure() async throws {
     var config = RPCServer.Config.defaults
     config.writeBufferHighWatermark = 32 * 1024
+    // The peer reads nothing until the server stops reading it; on two cores under the full suite
+    // that took longer than the default write timeout, which would close it (issue 25 item 2).
+    config.writeTimeout = .seconds(120)
     let handler = FakeEntitlementsHandler()
     let server = try RPCServer.bind(
       host: "127.0.0.1", port: 0, config: config, handler: handler, threads: 1, logger: Self.logger)

@@ -21,8 +21,7 @@ public enum AdminError: Error, Sendable, Hashable, CustomStringConvertible {
 
   /// A name from the command line, escaped and truncated.
   static func quoted(_ value: String) -> String {
-    let escaped = value.prefix(64).unicodeScalars.map { $0.escaped(asASCII: true) }.joined()
-    return "\"\(escaped)\(value.count > 64 ? "…" : "")\""
+    "\"\(StrangerText.loggable(value))\""
   }
 
   /// Checks a user id against the service's limits.
