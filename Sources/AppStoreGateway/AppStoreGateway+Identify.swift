@@ -112,23 +112,11 @@ extension AppStoreGateway {
   }
 
   static func evidence(signedAtMs: Int64?, of what: String, freshnessMs: Int64, nowMs: Int64) -> ClaimEvidence {
-    guard let signedAtMs else {
-      return .vouched(signedAtMs: nil, notForTransfer: "the \(what) carries no signing date")
+    .dated(signedAtMs, freshnessMs: freshnessMs, nowMs: nowMs, undated: "the \(what) carries no signing date") {
+      age, window in
+      "the \(what) was signed \(age) ago, more than the \(window) a transfer accepts (transferFreshnessMs): "
+        + "submit one fresh from the buyer's device (after AppStore.sync(), or a refreshed receipt)"
     }
-    let ageMs = nowMs - signedAtMs
-    guard ageMs > freshnessMs else { return .vouched(signedAtMs: signedAtMs) }
-    return .vouched(
-      signedAtMs: signedAtMs,
-      notForTransfer: "the \(what) was signed \(describe(ageMs)) ago, more than the \(describe(freshnessMs)) "
-        + "a transfer accepts (transferFreshnessMs): submit one fresh from the buyer's device "
-        + "(after AppStore.sync(), or a refreshed receipt)")
-  }
-
-  /// A duration in the largest whole unit that fits: 26 h, 5 min, 800 ms.
-  static func describe(_ ms: Int64) -> String {
-    if ms >= 3_600_000 { return "\(ms / 3_600_000) h" }
-    if ms >= 60_000 { return "\(ms / 60_000) min" }
-    return "\(ms) ms"
   }
 
   func claimedBundleId(_ jws: String) -> String? {

@@ -81,24 +81,14 @@ extension GooglePlayGateway {
   /// purchase's own time is the only one a copy cannot change. For a subscription that is its
   /// first purchase, not a renewal.
   static func billingEvidence(purchaseTimeMs: Int64?, freshnessMs: Int64, nowMs: Int64) -> ClaimEvidence {
-    guard let purchaseTimeMs else {
-      return .vouched(
-        signedAtMs: nil,
-        notForTransfer: "google_purchase_data carries no purchaseTime, the only time Google signs into it")
+    .dated(
+      purchaseTimeMs, freshnessMs: freshnessMs, nowMs: nowMs,
+      undated: "google_purchase_data carries no purchaseTime, the only time Google signs into it"
+    ) { age, window in
+      "google_purchase_data is for a purchase made \(age) ago (its purchaseTime), more than the \(window) a "
+        + "transfer accepts (transferFreshnessMs): Google signs no other time into Play Billing data, so an older "
+        + "copy cannot be told from what the buyer's device holds now"
     }
-    let ageMs = nowMs - purchaseTimeMs
-    guard ageMs > freshnessMs else { return .vouched(signedAtMs: purchaseTimeMs) }
-    return .vouched(
-      signedAtMs: purchaseTimeMs,
-      notForTransfer: "google_purchase_data is for a purchase made \(describe(ageMs)) ago (its purchaseTime), more "
-        + "than the \(describe(freshnessMs)) a transfer accepts (transferFreshnessMs): Google signs no other time "
-        + "into Play Billing data, so an older copy cannot be told from what the buyer's device holds now")
   }
 
-  /// A duration in the largest whole unit that fits: 26 h, 5 min, 800 ms.
-  static func describe(_ ms: Int64) -> String {
-    if ms >= 3_600_000 { return "\(ms / 3_600_000) h" }
-    if ms >= 60_000 { return "\(ms / 60_000) min" }
-    return "\(ms) ms"
-  }
 }

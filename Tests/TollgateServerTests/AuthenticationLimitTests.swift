@@ -19,19 +19,9 @@ struct AuthenticationLimitTests {
     config.access = .callers(RPCAuthenticationTests.registry())
     config.failedAuthenticationBurstPerSource = burst
     config.failedAuthenticationsPerMinutePerSource = 1
-    let handler = FakeEntitlementsHandler()
-    handler.release()
-    let server = try RPCServer.bind(
-      listeners: listeners, config: config, handler: handler, logger: Logger(label: "test.rpc.limit"))
-    async let serving: Void = server.run()
-    do {
-      try await body(server)
-    } catch {
-      try await server.close()
-      throw error
+    try await withRPCServer(listeners: listeners, config: config, logger: Logger(label: "test.rpc.limit")) {
+      server, _ in try await body(server)
     }
-    try await server.close()
-    try await serving
   }
 
   static func authenticate(_ server: RPCServer, key: String, then extra: [UInt8] = [], frames: Int = 1)

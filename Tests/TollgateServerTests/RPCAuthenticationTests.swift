@@ -26,18 +26,7 @@ struct RPCAuthenticationTests {
   ) async throws {
     var config = RPCServer.Config.defaults
     config.access = .callers(registry)
-    let handler = FakeEntitlementsHandler()
-    handler.release()
-    let server = try RPCServer.bind(listeners: listeners, config: config, handler: handler, logger: Self.logger)
-    async let serving: Void = server.run()
-    do {
-      try await body(server, handler)
-    } catch {
-      try await server.close()
-      throw error
-    }
-    try await server.close()
-    try await serving
+    try await withRPCServer(listeners: listeners, config: config, logger: Self.logger, body)
   }
 
   static func authenticate(id: UInt32, caller: String, key: String) throws -> [UInt8] {

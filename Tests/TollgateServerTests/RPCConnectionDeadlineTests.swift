@@ -9,21 +9,8 @@ import TollgateTesting
 struct RPCConnectionDeadlineTests {
   static let logger = Logger(label: "test.rpc.deadlines")
 
-  func withServer(
-    config: RPCServer.Config, _ body: (RPCServer) async throws -> Void
-  ) async throws {
-    let handler = FakeEntitlementsHandler()
-    handler.release()
-    let server = try RPCServer.bind(host: "127.0.0.1", port: 0, config: config, handler: handler, logger: Self.logger)
-    async let serving: Void = server.run()
-    do {
-      try await body(server)
-    } catch {
-      try await server.close()
-      throw error
-    }
-    try await server.close()
-    try await serving
+  func withServer(config: RPCServer.Config, _ body: (RPCServer) async throws -> Void) async throws {
+    try await withRPCServer(config: config, logger: Self.logger) { server, _ in try await body(server) }
   }
 
   /// Pipelined IsSubscriber requests, `count` of them.

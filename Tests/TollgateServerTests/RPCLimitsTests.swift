@@ -13,18 +13,7 @@ struct RPCLimitsTests {
   func withServer(
     config: RPCServer.Config, _ body: (RPCServer, FakeEntitlementsHandler) async throws -> Void
   ) async throws {
-    let handler = FakeEntitlementsHandler()
-    handler.release()
-    let server = try RPCServer.bind(host: "127.0.0.1", port: 0, config: config, handler: handler, logger: Self.logger)
-    async let serving: Void = server.run()
-    do {
-      try await body(server, handler)
-    } catch {
-      try await server.close()
-      throw error
-    }
-    try await server.close()
-    try await serving
+    try await withRPCServer(config: config, logger: Self.logger, body)
   }
 
   @Test("over the connection cap a new connection is closed at once; a slot freed is usable again")

@@ -11,21 +11,8 @@ import TollgateWire
 struct RPCPartialFrameBudgetTests {
   static let logger = Logger(label: "test.rpc.budget")
 
-  func withServer(
-    config: RPCServer.Config = .defaults, _ body: (RPCServer) async throws -> Void
-  ) async throws {
-    let handler = FakeEntitlementsHandler()
-    handler.release()
-    let server = try RPCServer.bind(host: "127.0.0.1", port: 0, config: config, handler: handler, logger: Self.logger)
-    async let serving: Void = server.run()
-    do {
-      try await body(server)
-    } catch {
-      try await server.close()
-      throw error
-    }
-    try await server.close()
-    try await serving
+  func withServer(config: RPCServer.Config = .defaults, _ body: (RPCServer) async throws -> Void) async throws {
+    try await withRPCServer(config: config, logger: Self.logger) { server, _ in try await body(server) }
   }
 
   /// A request sent in two pieces, 100 ms apart, and its answer.

@@ -15,18 +15,7 @@ struct RPCServerTests {
     config: RPCServer.Config = .defaults, handler: FakeEntitlementsHandler = FakeEntitlementsHandler(),
     _ body: (RPCServer, FakeEntitlementsHandler) async throws -> Void
   ) async throws {
-    let server = try RPCServer.bind(host: "127.0.0.1", port: 0, config: config, handler: handler, logger: Self.logger)
-    async let serving: Void = server.run()
-    do {
-      try await body(server, handler)
-    } catch {
-      handler.release()
-      try await server.close()
-      throw error
-    }
-    handler.release()
-    try await server.close()
-    try await serving
+    try await withRPCServer(config: config, handler: handler, releasing: false, logger: Self.logger, body)
   }
 
   @Test("pipelined requests each get one answer with their request id")

@@ -44,6 +44,27 @@ public struct ClaimEvidence: Sendable, Hashable {
     ClaimEvidence(isVouchedByStore: true, transferRefusal: reason, signedAtMs: signedAtMs)
   }
 
+  /// Evidence the store vouches for, dated `signedAtMs` (when it signed it, or the only time it
+  /// signs into it): it moves a purchase bound to another user only within `freshnessMs` of that
+  /// date, since a copy made long ago proves nothing about who holds the purchase now. `undated`
+  /// is the refusal without a date; `stale(age, window)` words the one for an old copy.
+  public static func dated(
+    _ signedAtMs: Int64?, freshnessMs: Int64, nowMs: Int64, undated: String,
+    stale: (_ age: String, _ window: String) -> String
+  ) -> ClaimEvidence {
+    guard let signedAtMs else { return .vouched(signedAtMs: nil, notForTransfer: undated) }
+    let ageMs = nowMs - signedAtMs
+    guard ageMs > freshnessMs else { return .vouched(signedAtMs: signedAtMs) }
+    return .vouched(signedAtMs: signedAtMs, notForTransfer: stale(describe(ageMs), describe(freshnessMs)))
+  }
+
+  /// A duration in the largest whole unit that fits: 26 h, 5 min, 800 ms.
+  static func describe(_ ms: Int64) -> String {
+    if ms >= 3_600_000 { return "\(ms / 3_600_000) h" }
+    if ms >= 60_000 { return "\(ms / 60_000) min" }
+    return "\(ms) ms"
+  }
+
   /// An id the store answers for only with its buyer's own id beside it, from a store that signs
   /// nothing the buyer holds (an Amazon receipt id with its Amazon user id): it binds a purchase
   /// nobody owns for any caller, but anyone who has read both ids (GetSubscription, a copy of the
