@@ -7,9 +7,18 @@ extension AmazonGateway {
   /// Stored with each Real-Time Notification.
   public static let rtnRoute = "amazon.rtn"
 
+  /// The largest SNS delivery taken (512 KiB): SNS carries messages of at most 256 KiB, and its
+  /// JSON envelope (the message escaped, the signature, the URLs) stays well under twice that;
+  /// an RTN itself is under a kilobyte.
+  public static let maximumDeliveryBytes = 512 << 10
+
   public var notificationRoutes: [NotificationRoute] {
     let admission = self.admission
-    return [NotificationRoute(name: Self.rtnRoute, path: "/notifications/amazon") { await admission.admit($0) }]
+    return [
+      NotificationRoute(
+        name: Self.rtnRoute, path: "/notifications/amazon", maximumBodyBytes: Self.maximumDeliveryBytes
+      ) { await admission.admit($0) }
+    ]
   }
 
   /// A stored SNS Notification, verified when it arrived: the RTN inside is only a trigger, and

@@ -7,9 +7,18 @@ extension GooglePlayGateway {
   /// Stored with each Real-time developer notification.
   public static let rtdnRoute = "google_play.rtdn"
 
+  /// The largest push body taken (64 KiB): a Pub/Sub push of a developer notification is a few
+  /// hundred bytes (the notification, base64, in a small envelope), so anything near the worker's
+  /// 1 MiB bound is a stranger's, and costs no more than this to read and refuse.
+  public static let maximumPushBytes = 64 << 10
+
   public var notificationRoutes: [NotificationRoute] {
     let admission = self.admission
-    return [NotificationRoute(name: Self.rtdnRoute, path: "/notifications/google") { await admission.admit($0) }]
+    return [
+      NotificationRoute(name: Self.rtdnRoute, path: "/notifications/google", maximumBodyBytes: Self.maximumPushBytes) {
+        await admission.admit($0)
+      }
+    ]
   }
 
   /// A stored push, authenticated when it arrived: the notification is only a trigger, and the

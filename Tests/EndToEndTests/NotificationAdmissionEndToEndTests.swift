@@ -20,6 +20,32 @@ struct NotificationAdmissionEndToEndTests {
     return try JSONSerialization.data(withJSONObject: ["signedPayload": "\(header).\(payload).c2lnbmF0dXJl"])
   }
 
+  @Test("each store's route takes at most what that store sends: larger bodies are refused with 413, nothing stored")
+  func bodyBoundsPerStore() async throws {
+    try await withStack(Self.bodyBoundsPerStore)
+  }
+
+  static func bodyBoundsPerStore(_ stack: Stack) async throws {
+    let port = await stack.local.workerPort
+    let before = try await stack.worker.storage.inboxCounts()
+    // Under the worker's 1 MiB bound, over each route's own: Apple V2 128 KiB, Google 64 KiB,
+    // Amazon 512 KiB (issue 25: a forged body should cost no more than what the store could send).
+    for (path, bytes) in [
+      ("/notifications/apple/v2", 200 << 10), ("/notifications/google", 100 << 10),
+      ("/notifications/amazon", 600 << 10),
+    ] {
+      let body = Data(#"{"x":""#.utf8) + Data(repeating: UInt8(ascii: "a"), count: bytes) + Data(#""}"#.utf8)
+      let answer = try await httpRequest("POST", port: port, path: path, body: body)
+      #expect(answer.status == 413, "\(path) with \(bytes) bytes: \(answer.status)")
+    }
+    // Within the bounds a stranger's body is read, and refused by what it is.
+    for path in ["/notifications/google", "/notifications/amazon"] {
+      let answer = try await httpRequest("POST", port: port, path: path, body: Data(#"{"x":"a"}"#.utf8))
+      #expect(answer.status != 413 && answer.status >= 400, "\(path): \(answer.status)")
+    }
+    #expect(try await stack.worker.storage.inboxCounts() == before)
+  }
+
   @Test("a forged V2 notification is refused and not stored; it cannot shadow the genuine one with its UUID")
   func forgedCannotShadowGenuine() async throws {
     try await withStack { stack in
