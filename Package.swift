@@ -162,6 +162,7 @@ let package = Package(
         .product(name: "Logging", package: "swift-log"),
         .product(name: "NIOCore", package: "swift-nio"),
         .product(name: "NIOHTTP1", package: "swift-nio"),
+        .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
       ],
       swiftSettings: strict
     ),
@@ -312,7 +313,7 @@ let package = Package(
     .target(
       name: "TollgateTesting",
       dependencies: [
-        "TollgateCore", "TollgateStorage",
+        "TollgateCore", "TollgateStorage", "StoreSimulator",
         .product(name: "NIOCore", package: "swift-nio"),
         .product(name: "NIOPosix", package: "swift-nio"),
         .product(name: "Hummingbird", package: "hummingbird"),

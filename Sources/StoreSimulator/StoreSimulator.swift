@@ -40,7 +40,7 @@ public final class StoreSimulator: Sendable {
   let googleKeyFilePath = Mutex<String?>(nil)
   private let httpClient: HTTPClient
   private let boundPort = Atomic<Int>(0)
-  private let serverTask = Mutex<Task<Void, any Error>?>(nil)
+  private let server = Mutex<BackgroundServer?>(nil)
 
   private init(
     config: Config, signer: AppleSigner, google: GoogleCredentials, amazon: AmazonSNSSigner, startMs: Int64,
@@ -83,22 +83,19 @@ public final class StoreSimulator: Sendable {
     simulator.addGoogleRoutes(to: router)
     simulator.addAmazonRoutes(to: router)
     simulator.addControlRoutes(to: router)
-    let (stream, continuation) = AsyncStream<Int>.makeStream()
-    let app = Application(
-      router: router, configuration: .init(address: .hostname(config.host, port: config.port)),
-      onServerRunning: { channel in continuation.yield(channel.localAddress?.port ?? 0) }, logger: logger)
-    // Kept in `serverTask` and cancelled by `stop()`: the simulator is started and stopped by its
-    // callers (tests, the demo), not run inside a ServiceGroup.
-    let task = Task { try await app.run() }
-    var iterator = stream.makeAsyncIterator()
-    guard let port = await iterator.next(), port > 0 else {
-      task.cancel()
-      _ = await task.result
+    // Started and stopped by its callers (tests, the demo), not run inside their ServiceGroup.
+    let server = await BackgroundServer.start(logger: logger) { onRunning in
+      Application(
+        router: router, configuration: .init(address: .hostname(config.host, port: config.port)),
+        onServerRunning: onRunning, logger: logger)
+    }
+    guard let server else {
       try? await simulator.httpClient.shutdown()
       throw StoreSimulatorError(code: .startup, message: "cannot listen on \(config.host):\(config.port)")
     }
+    let port = server.port
     simulator.boundPort.store(port, ordering: .relaxed)
-    simulator.serverTask.withLock { $0 = task }
+    simulator.server.withLock { $0 = server }
     do {
       if let directory = config.dataDirectory {
         let path = try google.writeKeyFile(in: directory, tokenURI: simulator.googleTokenURI)
@@ -115,15 +112,16 @@ public final class StoreSimulator: Sendable {
     return simulator
   }
 
-  /// Stops listening, cancels notification retries, closes the HTTP client.
+  /// Stops listening (gracefully: requests in flight are answered), cancels notification retries,
+  /// closes the HTTP client. Once; later calls return at once.
   public func stop() async {
     faults.releaseStalls()
-    let task = serverTask.withLock { task in
-      defer { task = nil }
-      return task
+    let server = self.server.withLock { server in
+      defer { server = nil }
+      return server
     }
-    task?.cancel()
-    _ = await task?.result
+    guard let server else { return }  // stopped already
+    await server.stop()
     await dispatcher.shutdown()
     try? await httpClient.shutdown()
   }

@@ -218,9 +218,11 @@ public struct LocalStack: Sendable {
     }
   }
 
-  /// Stops the service (its calls drained, then its follower), then the worker, and waits for
-  /// both.
+  /// Stops the simulator first (gracefully: nothing calls the worker's listeners after it, and a
+  /// Hummingbird server cancelled while a connection comes in traps in NIO), then the service
+  /// (its calls drained, then its follower), then the worker, and waits for both.
   private func stopRunning(_ group: inout ThrowingTaskGroup<Void, any Error>) async {
+    await sim.stop()
     await client.close()
     await server.shutdown()
     group.cancelAll()

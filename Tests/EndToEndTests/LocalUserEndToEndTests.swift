@@ -116,7 +116,6 @@ struct LocalUserEndToEndTests {
         async throws -> Tollgate_V1_SubmitPurchaseResponse
       {
         let client = try ServeAccessEndToEndTests.client(served.tcp, caller: caller, key: key)
-        defer { Task { await client.close() } }
         var request = Tollgate_V1_SubmitPurchaseRequest()
         request.userID = userId
         request.store = .amazon
@@ -124,7 +123,14 @@ struct LocalUserEndToEndTests {
         request.amazonUserID = amazonUserId
         request.appID = LocalStack.amazonApp
         request.waitMs = 8_000
-        return try await client.submitPurchase(request, timeout: .seconds(10))
+        do {
+          let response = try await client.submitPurchase(request, timeout: .seconds(10))
+          await client.close()
+          return response
+        } catch {
+          await client.close()
+          throw error
+        }
       }
 
       // A first claim of a purchase nobody owns, by receipt id, stays open to a submit caller.

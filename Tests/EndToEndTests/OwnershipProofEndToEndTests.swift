@@ -97,13 +97,19 @@ struct OwnershipProofEndToEndTests {
         -> Tollgate_V1_SubmitPurchaseResponse
       {
         let client = try ServeAccessEndToEndTests.client(served.tcp, caller: caller, key: key)
-        defer { Task { await client.close() } }
         var request = Tollgate_V1_SubmitPurchaseRequest()
         request.userID = userId
         request.store = .appStore
         request.receipt = receipt
         request.waitMs = 8_000
-        return try await client.submitPurchase(request, timeout: .seconds(10))
+        do {
+          let response = try await client.submitPurchase(request, timeout: .seconds(10))
+          await client.close()
+          return response
+        } catch {
+          await client.close()
+          throw error
+        }
       }
 
       let purchase = try await stack.local.buy()

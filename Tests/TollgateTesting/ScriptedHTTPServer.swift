@@ -1,7 +1,9 @@
 import Foundation
 import HTTPTypes
 import Hummingbird
+import Logging
 import NIOCore
+import StoreSimulator
 import Synchronization
 
 /// A local HTTP server that answers from a script: each `METHOD /path` has a queue of replies
@@ -50,7 +52,7 @@ public final class ScriptedHTTPServer: Sendable {
   }
 
   private let state = Mutex(State())
-  private let task: Mutex<Task<Void, any Error>?> = Mutex(nil)
+  private let background = Mutex<BackgroundServer?>(nil)
   public let port: Int
 
   public var baseURL: String { "http://127.0.0.1:\(port)" }
@@ -69,19 +71,14 @@ public final class ScriptedHTTPServer: Sendable {
     }
     router.get("**", use: handler)
     router.post("**", use: handler)
-    let (stream, continuation) = AsyncStream<Int>.makeStream()
-    let app = Application(
-      router: router, configuration: .init(address: .hostname("127.0.0.1", port: 0)),
-      onServerRunning: { channel in continuation.yield(channel.localAddress?.port ?? 0) })
-    let task = Task { try await app.run() }
-    var iterator = stream.makeAsyncIterator()
-    guard let port = await iterator.next(), port > 0 else {
-      task.cancel()
-      throw CancellationError()
+    let background = await BackgroundServer.start(logger: Logger(label: "test.http")) { onRunning in
+      Application(
+        router: router, configuration: .init(address: .hostname("127.0.0.1", port: 0)), onServerRunning: onRunning)
     }
-    let server = ScriptedHTTPServer(port: port)
+    guard let background else { throw CancellationError() }
+    let server = ScriptedHTTPServer(port: background.port)
     box.withLock { $0 = server }
-    server.task.withLock { $0 = task }
+    server.background.withLock { $0 = background }
     return server
   }
 
@@ -93,9 +90,7 @@ public final class ScriptedHTTPServer: Sendable {
   public var recorded: [Recorded] { state.withLock { $0.recorded } }
 
   public func stop() async {
-    let task = self.task.withLock { $0 }
-    task?.cancel()
-    _ = await task?.result
+    await background.withLock { $0 }?.stop()
   }
 
   private func answer(_ request: Request) async throws -> Response {

@@ -1,6 +1,8 @@
 import Foundation
 import Hummingbird
+import Logging
 import NIOCore
+import StoreSimulator
 import Synchronization
 
 /// A company's webhook endpoint for tests, on a free loopback port: every POST is recorded with
@@ -24,7 +26,7 @@ public final class WebhookReceiver: Sendable {
 
   private let deliveries = Mutex<[Delivery]>([])
   private let decide: Mutex<Decide>
-  private let task: Mutex<Task<Void, any Error>?> = Mutex(nil)
+  private let background = Mutex<BackgroundServer?>(nil)
   public let port: Int
 
   /// `http://127.0.0.1:<port>/hooks`.
@@ -50,19 +52,14 @@ public final class WebhookReceiver: Sendable {
       receiver.deliveries.withLock { $0.append(delivery) }
       return Response(status: .init(code: delivery.status))
     }
-    let (stream, continuation) = AsyncStream<Int>.makeStream()
-    let app = Application(
-      router: router, configuration: .init(address: .hostname("127.0.0.1", port: 0)),
-      onServerRunning: { channel in continuation.yield(channel.localAddress?.port ?? 0) })
-    let task = Task { try await app.run() }
-    var iterator = stream.makeAsyncIterator()
-    guard let port = await iterator.next(), port > 0 else {
-      task.cancel()
-      throw CancellationError()
+    let background = await BackgroundServer.start(logger: Logger(label: "test.http")) { onRunning in
+      Application(
+        router: router, configuration: .init(address: .hostname("127.0.0.1", port: 0)), onServerRunning: onRunning)
     }
-    let receiver = WebhookReceiver(port: port, decide: decide)
+    guard let background else { throw CancellationError() }
+    let receiver = WebhookReceiver(port: background.port, decide: decide)
     box.withLock { $0 = receiver }
-    receiver.task.withLock { $0 = task }
+    receiver.background.withLock { $0 = background }
     return receiver
   }
 
@@ -75,8 +72,6 @@ public final class WebhookReceiver: Sendable {
   }
 
   public func stop() async {
-    let task = self.task.withLock { $0 }
-    task?.cancel()
-    _ = await task?.result
+    await background.withLock { $0 }?.stop()
   }
 }
