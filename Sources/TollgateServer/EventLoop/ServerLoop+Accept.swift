@@ -28,8 +28,7 @@ extension ServerLoop {
         }
       }
       // Few slots left: the oldest connection that has not proven itself makes room for this one.
-      if shared.counters.openConnections >= evictionThreshold { evictOldestUnproven() }
-      guard shared.counters.openConnection(limit: shared.config.maximumConnections) else {
+      guard shared.counters.openConnection(limit: makeRoom()) else {
         // Over the cap: the client sees the connection closed at once, rather than waiting in
         // the backlog for a slot that may never come.
         Glibc.close(fd)

@@ -6,15 +6,36 @@ extension ServerLoop {
   /// The open connections (over every loop) from which a new connection takes the slot of an
   /// unproven one instead of adding to them.
   var evictionThreshold: Int {
-    let maximum = shared.config.maximumConnections
-    let reserved = shared.config.reservedConnections ?? maximum / 10
-    return max(0, maximum - max(0, reserved))
+    max(0, shared.config.maximumConnections - reservedConnections)
+  }
+
+  /// The slots kept for connections that proved themselves.
+  var reservedConnections: Int {
+    max(0, shared.config.reservedConnections ?? shared.config.maximumConnections / 10)
+  }
+
+  /// Makes room for a connection just accepted, and says how many connections may then be open.
+  /// Over the threshold, this loop's oldest unproven connection is closed. A loop with none to
+  /// close (another loop holds the flood) may go over the cap by the reserve: the other loops'
+  /// sweeps close their unproven connections until the total is back under the cap
+  /// (`shedOverCap`), so a caller is not refused for landing on the quiet loop.
+  func makeRoom() -> Int {
+    guard shared.counters.openConnections >= evictionThreshold else { return shared.config.maximumConnections }
+    return evictOldestUnproven()
+      ? shared.config.maximumConnections : shared.config.maximumConnections + reservedConnections
+  }
+
+  /// From the sweep: while more than the cap are open (a loop went over it to let a connection
+  /// in), this loop's unproven connections make room, oldest first.
+  func shedOverCap() {
+    while shared.counters.openConnections > shared.config.maximumConnections, evictOldestUnproven() {}
   }
 
   /// Closes this loop's oldest connection that has not proven itself (nothing answered yet, or no
   /// authenticated caller while callers are configured). Each entry is looked at once: a closed
   /// or proven connection leaves the queue for good, so making room costs O(1) amortised.
-  func evictOldestUnproven() {
+  @discardableResult
+  func evictOldestUnproven() -> Bool {
     while unprovenHead < unproven.count {
       let token = unproven[unprovenHead]
       unprovenHead += 1
@@ -23,8 +44,9 @@ extension ServerLoop {
         "connection closed to make room: the server nears its maximum of connections",
         metadata: ["rpc.max_connections": "\(shared.config.maximumConnections)"])
       close(connection)
-      return
+      return true
     }
+    return false
   }
 
   /// Drops closed and proven connections from the queue (from the sweep, once a second), so that

@@ -47,6 +47,7 @@ extension ServerLoop {
         close(connection)
       }
     }
+    shedOverCap()
     pruneUnproven()
     shared.counters.releaseFreeMemoryIfShrunk()
   }
