@@ -46,8 +46,20 @@ struct ServeSlotsEndToEndTests {
 
   /// A caller connects (over TLS when `tlsCA` is given), authenticates and is answered; how long
   /// that took. Fails the test when it is not answered.
+  /// How long a caller took to connect, authenticate and be answered. Like any client, it
+  /// connects again once if the server closed its connection before it could authenticate (near
+  /// the cap, an unproven connection may make room for a newer one); the time counts both tries.
   static func callerAnswered(_ address: String, tlsCA: String? = nil) async throws -> Duration {
     let start = ContinuousClock.now
+    do {
+      try await askOnce(address, tlsCA: tlsCA)
+    } catch {
+      try await askOnce(address, tlsCA: tlsCA)
+    }
+    return ContinuousClock.now - start
+  }
+
+  static func askOnce(_ address: String, tlsCA: String?) async throws {
     let client = try Access.client(address, caller: "reader", key: Access.readerKey, tlsCA: tlsCA)
     do {
       let answer = try await client.isSubscriber(userId: "alice", entitlement: "premium")
@@ -56,9 +68,7 @@ struct ServeSlotsEndToEndTests {
       await client.close()
       throw error
     }
-    let elapsed = ContinuousClock.now - start
     await client.close()
-    return elapsed
   }
 
   @Test("250 strangers that send requests and never read do not keep a caller out (maxConnections 200)")

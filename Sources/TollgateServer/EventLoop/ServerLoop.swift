@@ -133,12 +133,13 @@ final class ServerLoop {
       // Plaintext connections with bytes to read wait for the end of the wake-up and are read
       // together (`readRound`); everything else is handled as it comes.
       var readable: [ServerConnection] = []
+      var listenersReady: UInt64 = 0
       swap(&readable, &self.readable)
       for event in events[0..<Int(count)] {
         switch event.token {
         case Self.wakeToken: handleMailbox()
         case (Self.listenerToken - UInt64(shared.listeners.count) + 1)...Self.listenerToken:
-          acceptConnections(from: shared.listeners[Int(Self.listenerToken - event.token)])
+          listenersReady |= 1 << (Self.listenerToken - event.token)
         default:
           if let connection = plaintextReadable(event) {
             readable.append(connection)
@@ -148,6 +149,13 @@ final class ServerLoop {
         }
       }
       if !readable.isEmpty { readRound(readable) }
+      // New connections after this wake-up's reads: near the cap a new connection takes the slot
+      // of an unproven one, and a caller whose Authenticate has arrived proves itself first.
+      while listenersReady != 0 {
+        let number = listenersReady.trailingZeroBitCount
+        listenersReady &= listenersReady - 1
+        acceptConnections(from: shared.listeners[number])
+      }
       readable.removeAll(keepingCapacity: true)
       swap(&readable, &self.readable)
     }
