@@ -313,7 +313,7 @@ let package = Package(
     .target(
       name: "TollgateTesting",
       dependencies: [
-        "TollgateCore", "TollgateStorage", "StoreSimulator",
+        "TollgateCore", "TollgateStorage", "StoreSimulator", "TollgateContract",
         .product(name: "NIOCore", package: "swift-nio"),
         .product(name: "NIOPosix", package: "swift-nio"),
         .product(name: "Hummingbird", package: "hummingbird"),

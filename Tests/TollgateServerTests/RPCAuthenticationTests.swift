@@ -30,11 +30,7 @@ struct RPCAuthenticationTests {
   }
 
   static func authenticate(id: UInt32, caller: String, key: String) throws -> [UInt8] {
-    var request = Tollgate_V1_AuthenticateRequest()
-    request.caller = caller
-    request.key = key
-    return RawWire.request(
-      methodIndex: EntitlementsMethod.authenticate.rawValue, requestId: id, payload: try request.serializedBytes())
+    try RawWire.authenticate(id: id, caller: caller, key: key)
   }
 
   static func submit(id: UInt32) throws -> [UInt8] {
