@@ -38,10 +38,15 @@ let package = Package(
 
     // SQLite from Debian's libsqlite3-dev.
     .systemLibrary(name: "CSQLite", providers: [.apt(["libsqlite3-dev"])]),
+    // The storage seams the service reads through, neutral of any database: entitlement records,
+    // the change feed and its marks, the change signal, submissions.
+    .target(name: "TollgateStorage", dependencies: ["TollgateCore"], swiftSettings: strict),
+    // SQLite, the embedded default: the connection, the schema and its migrations, the file
+    // identity checks, the change probe and the service's storage on it.
     .target(
-      name: "TollgateStorage",
+      name: "TollgateSQLite",
       dependencies: [
-        "TollgateCore", "CSQLite",
+        "TollgateCore", "TollgateStorage", "CSQLite",
         .product(name: "Logging", package: "swift-log"),
       ],
       swiftSettings: strict
@@ -117,7 +122,8 @@ let package = Package(
     .target(
       name: "TollgateWorkerSQLite",
       dependencies: [
-        "TollgateWorker", "TollgateStorage", "TollgateCore", .product(name: "Logging", package: "swift-log"),
+        "TollgateWorker", "TollgateStorage", "TollgateSQLite", "TollgateCore",
+        .product(name: "Logging", package: "swift-log"),
       ],
       swiftSettings: strict),
     // The worker's gateway to the Amazon Appstore: the amazon config section, SNS admission, RVS.
@@ -172,7 +178,7 @@ let package = Package(
     .target(
       name: "TollgateDemo",
       dependencies: [
-        "TollgateCore", "TollgateStorage", "TollgateClient", "TollgateService",
+        "TollgateCore", "TollgateStorage", "TollgateSQLite", "TollgateClient", "TollgateService",
         "TollgateWorker", "TollgateWorkerSQLite", "AppStoreGateway", "GooglePlayGateway", "AmazonGateway",
         "StoreSimulator",
         "TollgateCrypto",
@@ -273,7 +279,7 @@ let package = Package(
     .executableTarget(
       name: "tollgate",
       dependencies: [
-        "TollgateCore", "TollgateStorage", "TollgateClient", "TollgateServer",
+        "TollgateCore", "TollgateStorage", "TollgateSQLite", "TollgateClient", "TollgateServer",
         "TollgateIndex", "TollgateService", "AppStore", "GooglePlay", "AmazonAppstore", "TollgateCrypto",
         "TollgateWorker", "TollgateWorkerSQLite", "AppStoreGateway", "GooglePlayGateway", "AmazonGateway",
         "StoreSimulator",
@@ -313,7 +319,7 @@ let package = Package(
     .target(
       name: "TollgateTesting",
       dependencies: [
-        "TollgateCore", "TollgateStorage", "StoreSimulator", "TollgateContract",
+        "TollgateCore", "TollgateStorage", "TollgateSQLite", "StoreSimulator", "TollgateContract",
         .product(name: "NIOCore", package: "swift-nio"),
         .product(name: "NIOPosix", package: "swift-nio"),
         .product(name: "Hummingbird", package: "hummingbird"),
@@ -401,11 +407,15 @@ let package = Package(
     ),
     .testTarget(
       name: "TollgateWorkerSQLiteTests",
-      dependencies: ["TollgateWorkerSQLite", "TollgateWorker", "TollgateStorage", "TollgateCore", "TollgateTesting"],
+      dependencies: [
+        "TollgateWorkerSQLite", "TollgateWorker", "TollgateStorage", "TollgateSQLite", "TollgateCore",
+        "TollgateTesting",
+      ],
       swiftSettings: strict
     ),
     .testTarget(
-      name: "TollgateStorageTests", dependencies: ["TollgateStorage", "TollgateTesting"], swiftSettings: strict),
+      name: "TollgateSQLiteTests", dependencies: ["TollgateSQLite", "TollgateStorage", "TollgateTesting"],
+      swiftSettings: strict),
     .testTarget(
       name: "TollgateWireTests",
       dependencies: [
@@ -430,7 +440,7 @@ let package = Package(
     .testTarget(
       name: "TollgateIndexTests",
       dependencies: [
-        "TollgateIndex", "TollgateStorage", "TollgateCore", "TollgateTesting",
+        "TollgateIndex", "TollgateStorage", "TollgateSQLite", "TollgateCore", "TollgateTesting",
         .product(name: "PropertyBased", package: "swift-property-based"),
       ],
       swiftSettings: strict
@@ -438,7 +448,8 @@ let package = Package(
     .testTarget(
       name: "TollgateServiceTests",
       dependencies: [
-        "TollgateService", "TollgateIndex", "TollgateStorage", "TollgateCore", "TollgateContract", "TollgateWire",
+        "TollgateService", "TollgateIndex", "TollgateStorage", "TollgateSQLite", "TollgateCore", "TollgateContract",
+        "TollgateWire",
         "TollgateServer", "TollgateTesting",
         .product(name: "NIOCore", package: "swift-nio"),
       ],
@@ -456,7 +467,8 @@ let package = Package(
     .testTarget(
       name: "EndToEndTests",
       dependencies: [
-        "TollgateService", "TollgateIndex", "TollgateStorage", "TollgateCore", "TollgateContract", "TollgateWire",
+        "TollgateService", "TollgateIndex", "TollgateStorage", "TollgateSQLite", "TollgateCore", "TollgateContract",
+        "TollgateWire",
         "TollgateClient", "TollgateServer", "TollgateTesting",
         "TollgateWorker", "TollgateWorkerSQLite", "StoreSimulator", "TollgateCrypto", "AppStore", "GooglePlayGateway",
         "AmazonGateway",

@@ -10,6 +10,7 @@ import StoreSimulator
 import TollgateClient
 import TollgateCore
 import TollgateCrypto
+import TollgateSQLite
 import TollgateService
 import TollgateStorage
 import TollgateWorker

@@ -1,3 +1,4 @@
+import TollgateSQLite
 import TollgateStorage
 
 extension SQLiteWorkerStorage {

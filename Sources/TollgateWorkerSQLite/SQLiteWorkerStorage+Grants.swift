@@ -1,4 +1,5 @@
 import TollgateCore
+import TollgateSQLite
 import TollgateStorage
 import TollgateWorker
 

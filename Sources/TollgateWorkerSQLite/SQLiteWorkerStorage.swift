@@ -1,6 +1,7 @@
 import Logging
 import Synchronization
 import TollgateCore
+import TollgateSQLite
 import TollgateStorage
 import TollgateWorker
 

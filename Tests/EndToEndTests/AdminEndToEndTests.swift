@@ -3,6 +3,7 @@ import Testing
 import TollgateClient
 import TollgateCore
 import TollgateDemo
+import TollgateSQLite
 import TollgateServer
 import TollgateService
 import TollgateStorage

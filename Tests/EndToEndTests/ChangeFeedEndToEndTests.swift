@@ -2,6 +2,7 @@ import Foundation
 import Testing
 import TollgateClient
 import TollgateCore
+import TollgateSQLite
 import TollgateServer
 import TollgateService
 import TollgateStorage

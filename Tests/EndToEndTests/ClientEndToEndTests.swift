@@ -4,6 +4,7 @@ import NIOPosix
 import Testing
 import TollgateClient
 import TollgateCore
+import TollgateSQLite
 import TollgateServer
 import TollgateService
 import TollgateStorage

@@ -3,6 +3,7 @@ import Logging
 import Testing
 import TollgateClient
 import TollgateCore
+import TollgateSQLite
 import TollgateService
 import TollgateStorage
 import TollgateTesting

@@ -4,6 +4,7 @@ import Testing
 import TollgateClient
 import TollgateCore
 import TollgateCrypto
+import TollgateSQLite
 import TollgateStorage
 import TollgateTesting
 

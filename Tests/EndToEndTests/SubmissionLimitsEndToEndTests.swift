@@ -3,6 +3,7 @@ import StoreSimulator
 import Testing
 import TollgateClient
 import TollgateCore
+import TollgateSQLite
 import TollgateStorage
 import TollgateTesting
 

@@ -5,6 +5,7 @@ import Testing
 import TollgateClient
 import TollgateCore
 import TollgateCrypto
+import TollgateSQLite
 import TollgateServer
 import TollgateService
 import TollgateStorage

@@ -2,6 +2,7 @@ import Foundation
 import StoreSimulator
 import Testing
 import TollgateCore
+import TollgateSQLite
 import TollgateStorage
 import TollgateTesting
 import TollgateWorker

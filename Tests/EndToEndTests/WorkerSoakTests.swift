@@ -4,6 +4,7 @@ import PropertyBased
 import StoreSimulator
 import Testing
 import TollgateClient
+import TollgateSQLite
 import TollgateService
 import TollgateStorage
 import TollgateTesting

@@ -3,6 +3,7 @@ import Synchronization
 import Testing
 import TollgateCore
 import TollgateIndex
+import TollgateSQLite
 import TollgateStorage
 import TollgateTesting
 
@@ -149,7 +150,7 @@ final class StallingStorage: EntitlementStorage {
   }
   func headSeq() async throws -> Int64 { try await base.headSeq() }
   func feedMark(at seq: Int64) async throws -> FeedMark { try await base.feedMark(at: seq) }
-  func fileProblem() -> DatabaseFileError? { base.fileProblem() }
+  func problem() -> String? { base.problem() }
   func makeChangeProbe() throws -> (any ChangeProbe)? { try base.makeChangeProbe() }
   func entitlements(forUsers userIds: [String]) async throws -> [String: [EntitlementRecord]] {
     try await base.entitlements(forUsers: userIds)

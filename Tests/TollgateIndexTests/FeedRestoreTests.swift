@@ -2,6 +2,7 @@ import Logging
 import Testing
 import TollgateCore
 import TollgateIndex
+import TollgateSQLite
 import TollgateStorage
 import TollgateTesting
 

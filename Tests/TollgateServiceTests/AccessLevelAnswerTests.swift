@@ -4,6 +4,7 @@ import Testing
 import TollgateContract
 import TollgateCore
 import TollgateIndex
+import TollgateSQLite
 import TollgateStorage
 import TollgateTesting
 

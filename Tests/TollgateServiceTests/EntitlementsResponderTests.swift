@@ -3,6 +3,7 @@ import Testing
 import TollgateContract
 import TollgateCore
 import TollgateIndex
+import TollgateSQLite
 import TollgateServer
 import TollgateService
 import TollgateStorage

@@ -1,5 +1,6 @@
 import Testing
 import TollgateCore
+import TollgateSQLite
 import TollgateStorage
 import TollgateTesting
 import TollgateWorker

@@ -225,7 +225,7 @@ public final class ChangeFeedFollower: Service, Sendable {
 
   /// Looks whether the storage's file is still the one at its path, logging each change.
   private func checkFile() {
-    let problem = storage.fileProblem()?.message
+    let problem = storage.problem()
     let previous = fileProblem.withLock { stored in
       defer { stored = problem }
       return stored

@@ -20,9 +20,10 @@ public protocol EntitlementStorage: Sendable {
   /// newest sequence, and the entry at `seq` as stored now (nil if there is none).
   func feedMark(at seq: Int64) async throws -> FeedMark
 
-  /// Why the storage can no longer be trusted with writes (its file was deleted or replaced since
-  /// it was opened), or nil. Cheap (a stat) but it touches the file system: not on an event loop.
-  func fileProblem() -> DatabaseFileError?
+  /// Why the storage can no longer be trusted (an SQLite file deleted or replaced since it was
+  /// opened: what is written there is lost), in a sentence for Health and the logs; nil when all
+  /// is well. Cheap, but it may touch the file system: not on an event loop.
+  func problem() -> String?
 
   /// A new probe that tells cheaply whether the feed may have moved (see `ChangeProbe`); nil
   /// when the storage has none, and followers read the feed on every poll.

@@ -2,6 +2,7 @@ import ArgumentParser
 import Foundation
 import TollgateBench
 import TollgateCore
+import TollgateSQLite
 import TollgateStorage
 import TollgateWorkerSQLite
 

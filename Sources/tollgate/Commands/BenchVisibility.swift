@@ -3,6 +3,7 @@ import Foundation
 import TollgateBench
 import TollgateClient
 import TollgateCore
+import TollgateSQLite
 import TollgateService
 import TollgateStorage
 

@@ -1,6 +1,7 @@
 import ArgumentParser
 import Foundation
 import TollgateCore
+import TollgateSQLite
 import TollgateStorage
 
 struct Seed: AsyncParsableCommand {

@@ -3,6 +3,7 @@ import Foundation
 import Logging
 import ServiceLifecycle
 import TollgateIndex
+import TollgateSQLite
 import TollgateServer
 import TollgateService
 import TollgateStorage

@@ -1,5 +1,5 @@
 import Logging
-import TollgateStorage
+import TollgateSQLite
 
 /// At start, what `serve` and `worker` say about files of theirs that others can read (issue 25
 /// item 7). Tollgate creates its files 0600; an existing database made by an older version, a

@@ -1,6 +1,7 @@
 import Logging
 import TollgateClient
 import TollgateCore
+import TollgateSQLite
 import TollgateServer
 import TollgateService
 import TollgateStorage

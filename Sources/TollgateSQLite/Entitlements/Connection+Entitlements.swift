@@ -1,4 +1,5 @@
 import TollgateCore
+import TollgateStorage
 
 /// Entitlement records inside a transaction someone else opened: for modules that write other
 /// tables in the same transaction (the worker's storage recomputes a user's entitlements with

@@ -1,3 +1,5 @@
+import TollgateStorage
+
 /// `ChangeProbe` on an SQLite file: `PRAGMA data_version` on a connection of its own, which
 /// changes whenever another connection (of this process or another) commits. One prepared
 /// statement, no parsing per test, no thread hop: a few microseconds.

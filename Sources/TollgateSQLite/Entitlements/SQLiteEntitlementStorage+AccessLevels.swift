@@ -1,4 +1,5 @@
 import TollgateCore
+import TollgateStorage
 
 #if canImport(FoundationEssentials)
   import FoundationEssentials

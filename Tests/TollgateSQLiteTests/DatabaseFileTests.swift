@@ -1,6 +1,7 @@
 import Foundation
 import Testing
 import TollgateCore
+import TollgateSQLite
 import TollgateStorage
 import TollgateTesting
 

@@ -1,4 +1,5 @@
 import TollgateCore
+import TollgateStorage
 
 /// Prepared statements for replacing users' entitlement records inside one transaction.
 struct EntitlementWriter {

@@ -1,4 +1,5 @@
 import TollgateCore
+import TollgateStorage
 
 #if canImport(FoundationEssentials)
   import FoundationEssentials
@@ -69,6 +70,8 @@ public final class SQLiteEntitlementStorage: EntitlementStorage {
   }
 
   public func fileProblem() -> DatabaseFileError? { writer.file.problem() }
+
+  public func problem() -> String? { fileProblem()?.message }
 
   public func makeChangeProbe() throws -> (any ChangeProbe)? {
     try SQLiteChangeProbe(path: path)

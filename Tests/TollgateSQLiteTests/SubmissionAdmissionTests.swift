@@ -1,9 +1,10 @@
 import Foundation
 import Testing
 import TollgateCore
+import TollgateStorage
 import TollgateTesting
 
-@testable import TollgateStorage
+@testable import TollgateSQLite
 
 /// Pending submissions are counted per (caller, user), signed ones apart (issue 25).
 @Suite("Pending submissions per caller and user")

@@ -1,4 +1,5 @@
 import TollgateCore
+import TollgateStorage
 
 extension SQLiteEntitlementStorage {
   static let recordColumns =

@@ -1,4 +1,5 @@
 import Testing
+import TollgateSQLite
 import TollgateStorage
 import TollgateTesting
 
