@@ -30,6 +30,8 @@ public final class StoreSimulator: Sendable {
   let state: Mutex<State>
   let faults = FaultInjector()
   let answers = AnswerCache()
+  /// Every store request received (`storeRequests`, `GET /sim/requests`).
+  let requests = RequestLog()
   let dispatcher: NotificationDispatcher
   let logger: Logger
   private let appleSigner: AppleSigner
@@ -283,4 +285,13 @@ public final class StoreSimulator: Sendable {
   public var activeFaults: [FaultRule] { faults.active }
   /// Every use of a fault rule, oldest first (the last 1 000; `GET /sim/faults/applied`).
   public var appliedFaults: [AppliedFault] { faults.applied }
+
+  // MARK: Requests
+
+  /// Every request to a store's own endpoints (the APIs, verifyReceipt, Google's token endpoint,
+  /// Amazon's RVS), oldest first (the last 20 000; `GET /sim/requests`): how many times each
+  /// purchase was read, and when.
+  public var storeRequests: [StoreRequestRecord] { requests.all }
+  /// Forgets the requests received so far (`DELETE /sim/requests`).
+  public func clearStoreRequests() { requests.clear() }
 }

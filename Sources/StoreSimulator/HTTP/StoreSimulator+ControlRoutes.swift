@@ -3,7 +3,8 @@ import HTTPTypes
 import Hummingbird
 import NIOCore
 
-/// The control API under `/sim`: the clock, Apple scenarios, faults and the notification log.
+/// The control API under `/sim`: the clock, Apple scenarios, faults, the request log and the
+/// notification log.
 /// Every route calls the same methods as the Swift API.
 extension StoreSimulator {
   private struct AdvanceBody: Decodable {
@@ -77,6 +78,11 @@ extension StoreSimulator {
     router.delete("/sim/faults") { _, _ in
       self.clearFaults()
       return HTTPAnswer.json(self.activeFaults)
+    }
+    router.get("/sim/requests") { _, _ in HTTPAnswer.json(self.storeRequests) }
+    router.delete("/sim/requests") { _, _ in
+      self.clearStoreRequests()
+      return HTTPAnswer.json(self.storeRequests)
     }
     router.get("/sim/notifications") { _, _ in HTTPAnswer.json(self.notifications) }
     router.delete("/sim/notifications") { _, _ in

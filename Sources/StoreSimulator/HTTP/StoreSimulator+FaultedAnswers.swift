@@ -23,6 +23,10 @@ extension StoreSimulator {
     let key = requestKey ?? request.uri.description
     let remembers = FaultRule.modes(for: target).contains(.stale)
     let fault = faults.take(target, request: key) { rule in rule.mode != .stale || answers.contains(key) }
+    requests.record(
+      StoreRequestRecord(
+        target: target, request: key, virtualTimeMs: clockNowMs, realTimeMs: NotificationDispatcher.realNowMs(),
+        fault: fault?.mode))
     func realAnswer() async -> StoreAnswer {
       let answer = await real()
       if remembers, answer.status == .ok { answers.remember(answer, for: key) }
