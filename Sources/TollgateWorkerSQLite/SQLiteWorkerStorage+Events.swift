@@ -32,8 +32,9 @@ extension SQLiteWorkerStorage {
     }
   }
 
-  public func advanceWebhookCursor(endpoint: String, to eventId: Int64, nowMs: Int64) async throws {
+  public func advanceWebhookCursor(endpoint: String, to eventId: Int64, nowMs: Int64, lease: JobLease?) async throws {
     try await fencedWrite { db in
+      try Self.checkJobLease(db, lease)
       try db.execute(
         "UPDATE webhook_cursors SET last_event_id = MAX(last_event_id, ?), updated_at_ms = ? WHERE endpoint = ?",
         [.integer(eventId), .integer(nowMs), .text(endpoint)])

@@ -4,6 +4,7 @@ import TollgateWorker
 extension SQLiteWorkerStorage {
   public func prune(_ plan: PrunePlan) async throws -> PruneCounts {
     try await fencedWrite { db in
+      try Self.checkJobLease(db, plan.lease)
       var counts = PruneCounts()
       try db.execute(
         """

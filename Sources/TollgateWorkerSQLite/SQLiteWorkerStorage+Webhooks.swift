@@ -6,9 +6,10 @@ import TollgateWorker
 /// endpoint's cursor (on its `webhook_cursors` row) and parked events (`webhook_parked`).
 extension SQLiteWorkerStorage {
   public func recordWebhookFailure(
-    endpoint: String, eventId: Int64, error: String, limit: WebhookRetryLimit, nowMs: Int64
+    endpoint: String, eventId: Int64, error: String, limit: WebhookRetryLimit, nowMs: Int64, lease: JobLease?
   ) async throws -> WebhookFailureRecord {
     try await fencedWrite { db in
+      try Self.checkJobLease(db, lease)
       let previous = try db.prepare(
         "SELECT failing_event_id, failed_attempts, first_failed_at_ms FROM webhook_cursors WHERE endpoint = ?"
       ).rows([.text(endpoint)]) { row in
@@ -95,9 +96,11 @@ extension SQLiteWorkerStorage {
   }
 
   public func finishWebhookRedelivery(
-    endpoint: String, eventId: Int64, error: String?, limit: WebhookRetryLimit, retryAtMs: Int64, nowMs: Int64
+    endpoint: String, eventId: Int64, error: String?, limit: WebhookRetryLimit, retryAtMs: Int64, nowMs: Int64,
+    lease: JobLease?
   ) async throws {
     try await fencedWrite { db in
+      try Self.checkJobLease(db, lease)
       guard let error else {
         try db.execute(
           "DELETE FROM webhook_parked WHERE endpoint = ? AND event_id = ?", [.text(endpoint), .integer(eventId)])

@@ -73,4 +73,57 @@ struct WorkerLeaseEndToEndTests {
     _ = worker.finish()
     await workers.remove()
   }
+
+  @Test(
+    "with worker.exclusive false a second worker starts beside the first; each singleton job runs on one of them and moves when it stops"
+  )
+  func sharedDatabase() async throws {
+    let workers = try await WorkerProcesses.make(workerSettings: ["exclusive": false])
+    // A worker that runs alone (worker.exclusive true) and one that shares never mix.
+    var alone =
+      try JSONSerialization.jsonObject(with: Data(contentsOf: URL(fileURLWithPath: workers.config)))
+      as! [String: Any]
+    alone["worker"] = (alone["worker"] as! [String: Any]).merging(["exclusive": true]) { $1 }
+    let aloneConfig = workers.dir.file("alone.json")
+    try JSONSerialization.data(withJSONObject: alone).write(to: URL(fileURLWithPath: aloneConfig))
+    let exclusive = try ChildProcess(
+      ["worker", "--config", aloneConfig, "--log-level", "warning", "--create"], environment: workers.environment)
+    #expect(await exclusive.waitForLine(containing: "notifications on") != nil)
+    let refused = try workers.launch().finish()
+    #expect(refused.status != 0)
+    #expect(refused.stderr.contains("worker.exclusive"), "\(refused.stderr)")
+    exclusive.terminate()
+    #expect(exclusive.finish().status == 0)
+
+    let first = try await workers.start()
+    let second = try await workers.start()
+    let storage = try SQLiteWorkerStorage(path: workers.database, nowMs: 1, create: false)
+    #expect(try await storage.workerLease() == nil, "neither takes the worker lease")
+    let everyJob: Set = [JobLease.housekeeping, JobLease.sweep(.appStore)]
+    // Each job runs on exactly one of them.
+    var split: [[String]] = []
+    let settled = try await eventually(timeout: .seconds(8)) {
+      split = [try await Self.jobs(first.adminPort), try await Self.jobs(second.adminPort)]
+      return Set(split.joined()) == everyJob && split.joined().count == everyJob.count
+    }
+    #expect(settled != nil, "\(split)")
+    // The holder of housekeeping stops (releasing its leases): the other takes every job over.
+    let (holder, other) = split[0].contains(JobLease.housekeeping) ? (first, second) : (second, first)
+    holder.process.terminate()
+    #expect(holder.process.finish().status == 0)
+    let movedOver = try await eventually(timeout: .seconds(8)) { Set(try await Self.jobs(other.adminPort)) == everyJob }
+    #expect(movedOver != nil)
+    other.process.terminate()
+    #expect(other.process.finish().status == 0)
+    await workers.remove()
+  }
+
+  /// The job leases a worker's `/health` says it holds; it reports it shares the database.
+  static func jobs(_ adminPort: Int) async throws -> [String] {
+    let health = try await httpRequest("GET", port: adminPort, path: "/health")
+    let json = try JSONSerialization.jsonObject(with: Data(health.body.utf8)) as? [String: Any]
+    let leases = try #require(json?["leases"] as? [String: Any], "\(health.body)")
+    #expect(leases["exclusive"] as? Bool == false)
+    return leases["jobs"] as? [String] ?? []
+  }
 }

@@ -17,6 +17,7 @@ public enum Schema {
     migrator.register("v12-webhook-parking", webhookParking)
     migrator.register("v13-event-details", eventDetails)
     migrator.register("v14-inbox-submission-caller", inboxSubmissionCaller)
+    migrator.register("v17-job-leases", jobLeases)
     return migrator
   }
 

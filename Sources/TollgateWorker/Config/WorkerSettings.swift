@@ -66,6 +66,11 @@ public struct WorkerSettings: Sendable, Decodable, Hashable {
   /// Bind a purchase nobody submitted yet to the user named by its `appAccountToken`, for apps
   /// that set that token to the user's id (a UUID) when they start a purchase.
   public var bindAppAccountToken: Bool = false
+  /// Whether this worker runs alone on its database (the default): it takes the database's
+  /// worker lease, a second worker refuses to start, and every write is fenced by the lease.
+  /// False lets several workers share one database (every one of them set so): none takes the
+  /// worker lease; claims, conditional writes and the singleton jobs' leases keep them apart.
+  public var exclusive: Bool = true
   /// Follow a store simulator's virtual clock (`GET {url}/sim/clock`). For demos and tests only.
   public var followClockURL: String?
 
@@ -78,7 +83,7 @@ public struct WorkerSettings: Sendable, Decodable, Hashable {
       inboxRetentionMs, changeFeedRetentionMs, eventRetentionMs,
       backoffBaseMs, backoffMaxMs,
       notFoundRetryWindowMs, clockSkewToleranceMs, storeOutageLeewayMs, storeConcurrency, followClockURL,
-      bindAppAccountToken
+      bindAppAccountToken, exclusive
   }
 
   public init(from decoder: any Decoder) throws {
@@ -118,6 +123,7 @@ public struct WorkerSettings: Sendable, Decodable, Hashable {
     storeConcurrency = try c.decodeIfPresent(Int.self, forKey: .storeConcurrency) ?? d.storeConcurrency
     followClockURL = try c.decodeIfPresent(String.self, forKey: .followClockURL)
     bindAppAccountToken = try c.decodeIfPresent(Bool.self, forKey: .bindAppAccountToken) ?? d.bindAppAccountToken
+    exclusive = try c.decodeIfPresent(Bool.self, forKey: .exclusive) ?? d.exclusive
   }
 
   /// Every problem with these settings, each starting with its key (`worker.listen: …`).

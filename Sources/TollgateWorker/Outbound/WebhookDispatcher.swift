@@ -28,10 +28,16 @@ struct WebhookDispatcher: Sendable {
   let nowMs: @Sendable () -> Int64
   let logger: Logger
 
-  func run() async {
+  /// Delivers to each endpoint while this worker holds the endpoint's job lease
+  /// (`JobLease.webhook`, `SingletonJobs`): one worker of those on the database delivers to it,
+  /// and every cursor, failure and redelivery write is fenced by that lease. Every worker records
+  /// the backlogs in its metrics.
+  func run(jobs: SingletonJobs) async {
     await withTaskGroup(of: Void.self) { group in
       for endpoint in endpoints {
-        group.addTask { await self.deliver(to: endpoint) }
+        group.addTask {
+          await jobs.run(JobLease.webhook(endpoint.url)) { lease in try await self.deliver(to: endpoint, lease: lease) }
+        }
         group.addTask { await self.watchBacklog(of: endpoint) }
       }
     }
@@ -49,16 +55,20 @@ struct WebhookDispatcher: Sendable {
     return endpoints
   }
 
-  private func deliver(to endpoint: WebhookSettings) async {
+  /// Delivers to `endpoint` until cancelled; throws `StorageConflict` (`.leaseLost`) once a write
+  /// finds `lease` no longer this worker's (nothing of that write landed).
+  private func deliver(to endpoint: WebhookSettings, lease: JobLease?) async throws {
     var storageFailures = 0
     while !Task.isCancelled {
       do {
-        let redelivered = try await redeliverDue(to: endpoint)
-        let delivered = try await deliverStream(to: endpoint)
+        let redelivered = try await redeliverDue(to: endpoint, lease: lease)
+        let delivered = try await deliverStream(to: endpoint, lease: lease)
         storageFailures = 0
         if !redelivered && !delivered { try await Task.sleep(for: .milliseconds(pollMs * 4)) }
       } catch is CancellationError {
         return
+      } catch let conflict as StorageConflict where conflict.kind == .leaseLost {
+        throw conflict
       } catch let failure as HeadFailure {
         try? await Task.sleep(for: .milliseconds(failure.retryInMs))
       } catch {
@@ -79,7 +89,7 @@ struct WebhookDispatcher: Sendable {
 
   /// Delivers a batch of the events after the endpoint's cursor, in order. Returns whether there
   /// were any; throws `HeadFailure` when one failed and stays at the head.
-  private func deliverStream(to endpoint: WebhookSettings) async throws -> Bool {
+  private func deliverStream(to endpoint: WebhookSettings, lease: JobLease?) async throws -> Bool {
     var cursor = try await storage.webhookCursor(endpoint: endpoint.url, nowMs: nowMs())
     let batch = try await storage.events(after: cursor, limit: 100)
     for stored in batch {
@@ -89,9 +99,10 @@ struct WebhookDispatcher: Sendable {
         continue
       }
       if let error = try await attempt(stored, to: endpoint) {
-        try await storage.advanceWebhookCursor(endpoint: endpoint.url, to: cursor, nowMs: nowMs())
+        try await storage.advanceWebhookCursor(endpoint: endpoint.url, to: cursor, nowMs: nowMs(), lease: lease)
         let record = try await storage.recordWebhookFailure(
-          endpoint: endpoint.url, eventId: stored.id, error: error, limit: endpoint.retryLimit, nowMs: nowMs())
+          endpoint: endpoint.url, eventId: stored.id, error: error, limit: endpoint.retryLimit, nowMs: nowMs(),
+          lease: lease)
         stats.webhookFailure()
         var metadata: Logger.Metadata = [
           "webhook.endpoint": "\(endpoint.displayName)", "event.id": "\(stored.eventId)",
@@ -111,15 +122,15 @@ struct WebhookDispatcher: Sendable {
         throw HeadFailure(retryInMs: delay)
       }
       cursor = stored.id
-      try await storage.advanceWebhookCursor(endpoint: endpoint.url, to: cursor, nowMs: nowMs())
+      try await storage.advanceWebhookCursor(endpoint: endpoint.url, to: cursor, nowMs: nowMs(), lease: lease)
     }
-    try await storage.advanceWebhookCursor(endpoint: endpoint.url, to: cursor, nowMs: nowMs())
+    try await storage.advanceWebhookCursor(endpoint: endpoint.url, to: cursor, nowMs: nowMs(), lease: lease)
     return !batch.isEmpty
   }
 
   /// Sends the endpoint's parked events that are queued for redelivery and due now. Returns
   /// whether there were any.
-  private func redeliverDue(to endpoint: WebhookSettings) async throws -> Bool {
+  private func redeliverDue(to endpoint: WebhookSettings, lease: JobLease?) async throws -> Bool {
     let due = try await storage.dueWebhookRedeliveries(endpoint: endpoint.url, nowMs: nowMs(), limit: 20)
     for parked in due {
       let stored = try await storage.event(id: parked.eventId)
@@ -129,7 +140,7 @@ struct WebhookDispatcher: Sendable {
       let retryAtMs = nowMs() + backoff.delayMs(attempt: parked.attempts + 1)
       try await storage.finishWebhookRedelivery(
         endpoint: endpoint.url, eventId: parked.eventId, error: error, limit: endpoint.retryLimit,
-        retryAtMs: retryAtMs, nowMs: nowMs())
+        retryAtMs: retryAtMs, nowMs: nowMs(), lease: lease)
       let metadata: Logger.Metadata = [
         "webhook.endpoint": "\(endpoint.displayName)", "event.id": "\(stored?.eventId ?? String(parked.eventId))",
         "error": "\(error ?? "none")",

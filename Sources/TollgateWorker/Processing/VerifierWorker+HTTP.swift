@@ -101,6 +101,8 @@ extension VerifierWorker {
       ) { $1 }
     }
     if !webhooks.endpoints.isEmpty { health["webhooks"] = await webhooks.health() }
+    // Alone on the database (the worker lease) or sharing it, and which singleton jobs run here.
+    health["leases"] = ["exclusive": settings.exclusive, "jobs": jobs.heldNames]
     if let problem { health.merge(["status": "not_serving", "reason": problem]) { $1 } }
     let body = (try? JSONSerialization.data(withJSONObject: health, options: [.sortedKeys])) ?? Data()
     return Response(

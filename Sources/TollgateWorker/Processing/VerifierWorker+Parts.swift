@@ -18,23 +18,30 @@ extension VerifierWorker {
   /// listener, and the lease last, released once nothing is left to write.
   func runParts() async throws {
     let (notifications, admin) = makeListeners()
-    let parts: [WorkerPart] = [
-      WorkerPart("worker lease") { try await cancelWhenGracefulShutdown { try await self.lease.keepRenewed() } },
+    let parts: [WorkerPart?] = [
+      // Without `worker.exclusive` there is no worker lease: the jobs' leases make them singletons.
+      settings.exclusive
+        ? WorkerPart("worker lease") { try await cancelWhenGracefulShutdown { try await self.lease.keepRenewed() } }
+        : nil,
       WorkerPart("admin listener") {
         try await Self.run(admin, key: "worker.adminListen", address: self.adminListen, bound: self.adminBoundPort)
       },
       // Background parts may have nothing to do (no webhook endpoints): they may end on their own.
-      WorkerPart("webhooks", mayEnd: true) { await cancelWhenGracefulShutdown { await self.webhooks.run() } },
-      WorkerPart("store sweep", mayEnd: true) { await cancelWhenGracefulShutdown { await self.sweeper.run() } },
+      WorkerPart("webhooks", mayEnd: true) {
+        await cancelWhenGracefulShutdown { await self.webhooks.run(jobs: self.jobs) }
+      },
+      WorkerPart("store sweep", mayEnd: true) {
+        await cancelWhenGracefulShutdown { await self.sweeper.run(jobs: self.jobs) }
+      },
       WorkerPart("housekeeping", mayEnd: true) {
-        await cancelWhenGracefulShutdown { await self.housekeeping.run() }
+        await cancelWhenGracefulShutdown { await self.housekeeping.run(jobs: self.jobs) }
       },
       WorkerPart("inbox loop") { try await cancelWhenGracefulShutdown { try await self.loop() } },
       WorkerPart("notification listener") {
         try await Self.run(notifications, key: "worker.listen", address: self.listen, bound: self.boundPort)
       },
     ]
-    var services = parts.map {
+    var services = parts.compactMap { $0 }.map {
       ServiceGroupConfiguration.ServiceConfiguration(
         service: $0, successTerminationBehavior: $0.mayEnd ? .ignore : .gracefullyShutdownGroup,
         failureTerminationBehavior: .gracefullyShutdownGroup)

@@ -34,8 +34,10 @@ public final class VerifierWorker: Service, Sendable {
   let adminListen: ListenAddress
   let nowMs: @Sendable () -> Int64
   let logger: Logger
-  /// One worker per database (`WorkerLease`).
+  /// One worker per database (`WorkerLease`), when `worker.exclusive` says so.
   let lease: WorkerLease
+  /// The singleton jobs' named leases (the sweeps, housekeeping, each webhook endpoint).
+  let jobs: SingletonJobs
   let boundPort = BoundPort()
   let adminBoundPort = BoundPort()
 
@@ -70,6 +72,7 @@ public final class VerifierWorker: Service, Sendable {
     self.logger = logger
     self.storage = storage
     self.lease = WorkerLease(storage: storage, config: lease, logger: logger)
+    jobs = SingletonJobs(storage: storage, ttl: lease.staleAfter, renewEvery: lease.heartbeat, logger: logger)
     self.gateways = gateways
     self.catalog = configuration.catalog
     let backoff = Backoff(baseMs: settings.backoffBaseMs, maxMs: settings.backoffMaxMs)
@@ -104,8 +107,13 @@ public final class VerifierWorker: Service, Sendable {
   public func adminListeningPort() async -> Int { await adminBoundPort.value() }
 
   public func run() async throws {
-    // Before anything else: a second worker on this database refuses to start.
-    try await lease.acquire()
+    // Before anything else: with `worker.exclusive`, a second worker on this database refuses to
+    // start; without it, this one refuses to start beside a worker that runs exclusively.
+    if settings.exclusive {
+      try await lease.acquire()
+    } else {
+      try await lease.refuseIfExclusiveHolder()
+    }
     // The admin commands recompute entitlements with the catalog the worker runs with.
     try await storage.saveCatalog(catalog, nowMs: nowMs())
     try await runParts()

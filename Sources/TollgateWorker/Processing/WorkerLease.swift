@@ -74,6 +74,20 @@ public struct WorkerLease: Sendable {
       holder: try await storage.workerLease())
   }
 
+  /// For a worker that runs without `worker.exclusive` (and takes no lease): throws
+  /// `WorkerLeaseError.held` when a worker that runs exclusively holds the lease, fresh, so the
+  /// two modes never share a database.
+  func refuseIfExclusiveHolder() async throws {
+    let now = wallMs()
+    guard let current = try await storage.workerLease(), !isGone(current, now: now) else { return }
+    throw WorkerLeaseError(
+      code: .held,
+      message: "a worker that runs alone on this database (worker.exclusive) holds its lease: pid \(current.pid) "
+        + "on host \(current.host). Workers that share a database all run with worker.exclusive false: "
+        + "stop that one first, or run this one with worker.exclusive true.",
+      holder: current)
+  }
+
   /// Renews the lease every `heartbeat` until cancelled (graceful shutdown), then releases it.
   /// Throws `WorkerLeaseError.lost` when another worker took the lease over: this one must stop.
   func keepRenewed() async throws {

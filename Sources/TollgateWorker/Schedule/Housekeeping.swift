@@ -13,12 +13,22 @@ struct Housekeeping: Sendable {
   let nowMs: @Sendable () -> Int64
   let logger: Logger
 
-  func run() async {
-    await ClockSchedule.every(86_400_000, nowMs: nowMs) { now in await pruneOnce(nowMs: now) }
+  /// Prunes now and then once a day, while this worker holds housekeeping's job lease (one
+  /// worker of those on the database prunes: `SingletonJobs`), each prune fenced by it.
+  func run(jobs: SingletonJobs) async {
+    await jobs.run(JobLease.housekeeping) { lease in
+      try await ClockSchedule.every(86_400_000, nowMs: nowMs) { now in try await pruneOnce(nowMs: now, lease: lease) }
+    }
   }
 
+  /// One prune without a job lease (tests); nil when it failed (logged).
   @discardableResult
-  func pruneOnce(nowMs now: Int64) async -> PruneCounts? {
+  func pruneOnce(nowMs now: Int64) async -> PruneCounts? { (try? await pruneOnce(nowMs: now, lease: nil)) ?? nil }
+
+  /// One prune fenced by `lease`; nil when it failed (logged). Throws only `StorageConflict`
+  /// (`.leaseLost`): `lease` is no longer this worker's, and nothing was deleted.
+  @discardableResult
+  func pruneOnce(nowMs now: Int64, lease: JobLease?) async throws(StorageConflict) -> PruneCounts? {
     do {
       var delivered: Int64?
       for endpoint in webhookEndpoints {
@@ -29,7 +39,7 @@ struct Housekeeping: Sendable {
         PrunePlan(
           finishedInboxBeforeMs: now - settings.inboxRetentionMs,
           changeFeedBeforeMs: now - settings.changeFeedRetentionMs,
-          eventsBeforeMs: now - settings.eventRetentionMs, eventsDeliveredThroughId: delivered))
+          eventsBeforeMs: now - settings.eventRetentionMs, eventsDeliveredThroughId: delivered, lease: lease))
       logger.info(
         "housekeeping",
         metadata: [
@@ -37,6 +47,8 @@ struct Housekeeping: Sendable {
           "pruned.events": "\(counts.events)",
         ])
       return counts
+    } catch let conflict as StorageConflict where conflict.kind == .leaseLost {
+      throw conflict
     } catch {
       logger.error("housekeeping failed; it runs again tomorrow", metadata: ["error": "\(error)"])
       return nil

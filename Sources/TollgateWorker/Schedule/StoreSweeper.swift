@@ -17,13 +17,23 @@ struct StoreSweeper: Sendable {
   let logger: Logger
   static let firstLookBackMs: Int64 = 30 * 86_400_000
 
-  /// Sweeps now and then every `intervalMs` of the worker's clock (which may follow a
-  /// simulator's), until cancelled.
-  func run() async {
-    var lookBackMs = Self.firstLookBackMs
-    await ClockSchedule.every(intervalMs, nowMs: nowMs) { now in
-      await sweepOnce(sinceMs: now - lookBackMs)
-      lookBackMs = intervalMs + 86_400_000
+  /// Sweeps each store now and then every `intervalMs` of the worker's clock (which may follow a
+  /// simulator's), until cancelled: each store's sweep while this worker holds its job lease
+  /// (`JobLease.sweep`, `SingletonJobs`), so one worker of those on the database sweeps it. What a
+  /// sweep writes goes through `apply`, conditional on the chain's version like every refresh.
+  func run(jobs: SingletonJobs) async {
+    await withTaskGroup(of: Void.self) { group in
+      for gateway in gateways.all {
+        group.addTask {
+          await jobs.run(JobLease.sweep(gateway.store)) { _ in
+            var lookBackMs = Self.firstLookBackMs
+            await ClockSchedule.every(intervalMs, nowMs: nowMs) { now in
+              await sweep(gateway, sinceMs: now - lookBackMs)
+              lookBackMs = intervalMs + 86_400_000
+            }
+          }
+        }
+      }
     }
   }
 
@@ -31,30 +41,36 @@ struct StoreSweeper: Sendable {
   @discardableResult
   func sweepOnce(sinceMs: Int64) async -> Int {
     var refreshed = 0
-    for gateway in gateways.all {
-      let references: [ChainReference]
-      do throws(StoreFailure) {
-        references = try await gateway.sweep(sinceMs: sinceMs)
+    for gateway in gateways.all { refreshed += await sweep(gateway, sinceMs: sinceMs) }
+    return refreshed
+  }
+
+  /// One sweep of one store; returns how many chains were read again.
+  @discardableResult
+  func sweep(_ gateway: any StoreGateway, sinceMs: Int64) async -> Int {
+    var refreshed = 0
+    let references: [ChainReference]
+    do throws(StoreFailure) {
+      references = try await gateway.sweep(sinceMs: sinceMs)
+    } catch {
+      stats.storeFailure(error, store: gateway.store, atMs: nowMs())
+      logger.warning(
+        "the store's sweep failed; the next one looks back further",
+        metadata: ["store.name": "\(gateway.store.rawValue)", "error": "\(error)"])
+      return 0
+    }
+    for reference in references where await needsRead(reference) {
+      do {
+        try await refresher.refresh(reference, claim: nil, completes: nil, reason: "store sweep (voided purchase)")
+        refreshed += 1
       } catch {
-        stats.storeFailure(error, store: gateway.store, atMs: nowMs())
+        // The chain's own schedule and the next sweep read it again; nothing changes meanwhile.
         logger.warning(
-          "the store's sweep failed; the next one looks back further",
-          metadata: ["store.name": "\(gateway.store.rawValue)", "error": "\(error)"])
-        continue
-      }
-      for reference in references where await needsRead(reference) {
-        do {
-          try await refresher.refresh(reference, claim: nil, completes: nil, reason: "store sweep (voided purchase)")
-          refreshed += 1
-        } catch {
-          // The chain's own schedule and the next sweep read it again; nothing changes meanwhile.
-          logger.warning(
-            "reading a swept chain failed",
-            metadata: [
-              "store.name": "\(reference.store.rawValue)",
-              "subscription.purchase_id": "\(reference.store.loggable(reference.lookupId))", "error": "\(error)",
-            ])
-        }
+          "reading a swept chain failed",
+          metadata: [
+            "store.name": "\(reference.store.rawValue)",
+            "subscription.purchase_id": "\(reference.store.loggable(reference.lookupId))", "error": "\(error)",
+          ])
       }
     }
     return refreshed

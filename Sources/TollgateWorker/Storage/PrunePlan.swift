@@ -9,14 +9,18 @@ public struct PrunePlan: Sendable, Hashable {
   public var eventsBeforeMs: Int64
   /// The last event every configured webhook endpoint acknowledged; nil when none is configured.
   public var eventsDeliveredThroughId: Int64?
+  /// Housekeeping's job lease (`JobLease.housekeeping`) the prune is fenced by; nil: unfenced by one.
+  public var lease: JobLease?
 
   public init(
-    finishedInboxBeforeMs: Int64, changeFeedBeforeMs: Int64, eventsBeforeMs: Int64, eventsDeliveredThroughId: Int64?
+    finishedInboxBeforeMs: Int64, changeFeedBeforeMs: Int64, eventsBeforeMs: Int64, eventsDeliveredThroughId: Int64?,
+    lease: JobLease? = nil
   ) {
     self.finishedInboxBeforeMs = finishedInboxBeforeMs
     self.changeFeedBeforeMs = changeFeedBeforeMs
     self.eventsBeforeMs = eventsBeforeMs
     self.eventsDeliveredThroughId = eventsDeliveredThroughId
+    self.lease = lease
   }
 }
 

@@ -109,13 +109,17 @@ public protocol WorkerStorage: Sendable {
   /// receives what happens from now on rather than the whole history.
   func webhookCursor(endpoint: String, nowMs: Int64) async throws -> Int64
 
-  func advanceWebhookCursor(endpoint: String, to eventId: Int64, nowMs: Int64) async throws
+  /// Moves `endpoint`'s cursor up to `eventId` (never back). Fenced by `lease`, the delivery's
+  /// job lease (`JobLease.webhook`), when given: throws `StorageConflict` (`.leaseLost`) and
+  /// writes nothing when it is no longer held so. Likewise `recordWebhookFailure` and
+  /// `finishWebhookRedelivery`.
+  func advanceWebhookCursor(endpoint: String, to eventId: Int64, nowMs: Int64, lease: JobLease?) async throws
 
   /// Counts a failed delivery of `eventId`, the event after `endpoint`'s cursor (the count starts
   /// again when another event fails). Once `limit` is reached the event is parked and the cursor
   /// moved past it, in the same transaction.
   func recordWebhookFailure(
-    endpoint: String, eventId: Int64, error: String, limit: WebhookRetryLimit, nowMs: Int64
+    endpoint: String, eventId: Int64, error: String, limit: WebhookRetryLimit, nowMs: Int64, lease: JobLease?
   ) async throws -> WebhookFailureRecord
 
   /// Parked events of `endpoint` (of every endpoint when nil), oldest event first.
@@ -131,7 +135,8 @@ public protocol WorkerStorage: Sendable {
   /// After a redelivery: delivered (`error` nil) it is gone; failed, it is tried again at
   /// `retryAtMs`, or parked again once `limit` is reached.
   func finishWebhookRedelivery(
-    endpoint: String, eventId: Int64, error: String?, limit: WebhookRetryLimit, retryAtMs: Int64, nowMs: Int64
+    endpoint: String, eventId: Int64, error: String?, limit: WebhookRetryLimit, retryAtMs: Int64, nowMs: Int64,
+    lease: JobLease?
   ) async throws
 
   /// What `endpoint` has not received: events after its cursor of `kinds` (all when nil) bound to
@@ -159,9 +164,31 @@ public protocol WorkerStorage: Sendable {
   /// Gives the lease up, if `ownerId` still holds it.
   func releaseWorkerLease(ownerId: String) async throws
 
+  // MARK: Job leases
+
+  /// Takes the job lease `name` for `ownerId` until `nowMs + ttlMs`, or renews it: granted when
+  /// nobody holds it, when its holder let it expire (`expiresAtMs <= nowMs`) or released it, or
+  /// when `ownerId` holds it already (a renewal: same `generation`, a later expiry). A take-over
+  /// from another owner increments `generation`. Nil when another owner holds it unexpired.
+  /// Atomic with several workers (processes) on one database: two takes never both win. A
+  /// storage that holds the worker lease (`worker.exclusive`) takes a job lease over at once: no
+  /// other worker can be running. Times are wall-clock ms.
+  ///
+  /// **Fencing.** A write made by a singleton job carries its lease (`advanceWebhookCursor`,
+  /// `recordWebhookFailure`, `finishWebhookRedelivery`, `prune` through `PrunePlan.lease`) and
+  /// checks inside its own transaction that the lease row still names that owner and generation;
+  /// otherwise it throws `StorageConflict` (`.leaseLost`) and writes nothing. An expired lease
+  /// nobody took over still passes: nobody else can have done the job's work meanwhile.
+  func takeJobLease(name: String, ownerId: String, nowMs: Int64, ttlMs: Int64) async throws -> JobLease?
+
+  /// Gives the lease up if it is still held as `lease` says (same owner and generation); the next
+  /// take by anyone is granted. Fenced writes with `lease` fail from then on.
+  func releaseJobLease(_ lease: JobLease) async throws
+
   // MARK: Housekeeping
 
   /// Deletes what `plan` says is past its use, in one transaction; returns how many rows went.
+  /// Fenced by `plan.lease` (`JobLease.housekeeping`) when set: `StorageConflict` (`.leaseLost`).
   func prune(_ plan: PrunePlan) async throws -> PruneCounts
 
   // MARK: Catalog
@@ -171,4 +198,26 @@ public protocol WorkerStorage: Sendable {
 
   /// The catalog the worker last saved; nil if no worker has run on this database yet.
   func savedCatalog() async throws -> ProductCatalog?
+}
+
+extension WorkerStorage {
+  /// The writes of webhook delivery without a job lease (tools, tests): unfenced by one.
+  public func advanceWebhookCursor(endpoint: String, to eventId: Int64, nowMs: Int64) async throws {
+    try await advanceWebhookCursor(endpoint: endpoint, to: eventId, nowMs: nowMs, lease: nil)
+  }
+
+  public func recordWebhookFailure(
+    endpoint: String, eventId: Int64, error: String, limit: WebhookRetryLimit, nowMs: Int64
+  ) async throws -> WebhookFailureRecord {
+    try await recordWebhookFailure(
+      endpoint: endpoint, eventId: eventId, error: error, limit: limit, nowMs: nowMs, lease: nil)
+  }
+
+  public func finishWebhookRedelivery(
+    endpoint: String, eventId: Int64, error: String?, limit: WebhookRetryLimit, retryAtMs: Int64, nowMs: Int64
+  ) async throws {
+    try await finishWebhookRedelivery(
+      endpoint: endpoint, eventId: eventId, error: error, limit: limit, retryAtMs: retryAtMs, nowMs: nowMs,
+      lease: nil)
+  }
 }

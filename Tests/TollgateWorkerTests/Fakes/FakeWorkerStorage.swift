@@ -24,6 +24,8 @@ actor FakeWorkerStorage: WorkerStorage {
   private(set) var cursors: [String: Int64] = [:]
   /// Failed attempts and parked events per endpoint (`FakeWorkerStorage+Webhooks`).
   var webhookBook = FakeWebhookBook()
+  /// Job leases by name, and how many prunes were written (`FakeWorkerStorage+JobLeases`).
+  var jobLeaseBook = FakeJobLeaseBook()
   private(set) var catalog: ProductCatalog?
   private var nextId: Int64 = 1
 
@@ -237,7 +239,9 @@ actor FakeWorkerStorage: WorkerStorage {
   // MARK: Housekeeping
 
   /// Finished inbox items and old events go; the fake keeps no change feed.
-  func prune(_ plan: PrunePlan) -> PruneCounts {
+  func prune(_ plan: PrunePlan) throws -> PruneCounts {
+    try checkJobLease(plan.lease)
+    jobLeaseBook.prunes += 1
     let finished = items.filter { $0.value.status != .pending && $0.value.status != .processing }
       .filter { $0.value.item.receivedAtMs < plan.finishedInboxBeforeMs }.map(\.key)
     for id in finished { items.removeValue(forKey: id) }

@@ -18,8 +18,8 @@ struct HousekeepingTests {
     let events = await parts.storage.events(after: 0, limit: 10)
     #expect(events.count == 3)
     // Two endpoints; the slower one has only the first event.
-    await parts.storage.advanceWebhookCursor(endpoint: "fast", to: events[2].id, nowMs: 0)
-    await parts.storage.advanceWebhookCursor(endpoint: "slow", to: events[0].id, nowMs: 0)
+    try await parts.storage.advanceWebhookCursor(endpoint: "fast", to: events[2].id, nowMs: 0)
+    try await parts.storage.advanceWebhookCursor(endpoint: "slow", to: events[0].id, nowMs: 0)
     var settings = parts.settings
     settings.eventRetentionMs = Self.day
     let housekeeping = Housekeeping(
