@@ -31,14 +31,16 @@ extension SQLiteWorkerStorage {
   }
 
   /// Claims up to `limit` due items (pending and due, or processing with an expired lease: a
-  /// worker that died mid-item), leasing them for `leaseMs`.
+  /// worker that died mid-item), leasing them for `leaseMs`, each under a new random nonzero
+  /// fencing token. Atomic with several processes on the database: the transaction is `BEGIN
+  /// IMMEDIATE` (SQLite's one writer), and each item's UPDATE is itself conditional on the item
+  /// still being claimable, so the claim never depends on the SELECT before it.
   public func claimInbox(nowMs: Int64, limit: Int, leaseMs: Int64) async throws -> [InboxItem] {
     try await fencedWrite { db in
-      let items = try db.prepare(
+      let candidates = try db.prepare(
         """
         SELECT id, kind, store, user_id, payload, attempts, received_at_ms FROM inbox
-        WHERE (status = 'pending' AND next_attempt_at_ms <= ?1) OR (status = 'processing' AND lease_until_ms <= ?1)
-        ORDER BY next_attempt_at_ms, id LIMIT ?2
+        WHERE \(Self.claimable) ORDER BY next_attempt_at_ms, id LIMIT ?2
         """
       ).rows([.integer(nowMs), .integer(Int64(limit))]) { row in
         InboxItem(
@@ -48,35 +50,81 @@ extension SQLiteWorkerStorage {
           receivedAtMs: row.int64(at: 6))
       }
       let lease = try db.prepare(
-        "UPDATE inbox SET status = 'processing', lease_until_ms = ?, attempts = attempts + 1 WHERE id = ?")
-      for item in items {
-        try lease.bind([.integer(nowMs + leaseMs), .integer(item.id)])
+        """
+        UPDATE inbox SET status = 'processing', lease_until_ms = ?2, attempts = attempts + 1, claim_token = ?3
+        WHERE id = ?4 AND (\(Self.claimable))
+        """)
+      var claimed: [InboxItem] = []
+      for var item in candidates {
+        item.claimToken = Self.newClaimToken()
+        try lease.bind([.integer(nowMs), .integer(nowMs + leaseMs), .integer(item.claimToken), .integer(item.id)])
         while try lease.step() {}
+        if db.changes == 1 { claimed.append(item) }
       }
-      return items
+      return claimed
     }
   }
 
-  /// Puts an item back to be tried again at `atMs` (store trouble); nothing else changes.
-  public func retryInbox(id: Int64, atMs: Int64, error: String) async throws {
+  /// Which items a claim at `?1` (now) may take.
+  static let claimable =
+    "(status = 'pending' AND next_attempt_at_ms <= ?1) OR (status = 'processing' AND lease_until_ms <= ?1)"
+
+  /// A new fencing token: random, nonzero (0 means "not claimed").
+  static func newClaimToken() -> Int64 { Int64.random(in: 1...Int64.max) }
+
+  /// Puts an item back to be tried again at `atMs` (store trouble), ending its claim; nothing
+  /// else changes. `StorageConflict` (`.claimLost`) when the claim is not the item's current one.
+  public func retryInbox(id: Int64, claimToken: Int64, atMs: Int64, error: String) async throws {
     try await fencedWrite { db in
       try db.execute(
-        "UPDATE inbox SET status = 'pending', next_attempt_at_ms = ?, lease_until_ms = NULL, last_error = ? WHERE id = ?",
-        [.integer(atMs), .text(error), .integer(id)])
+        """
+        UPDATE inbox SET status = 'pending', next_attempt_at_ms = ?, lease_until_ms = NULL, last_error = ?,
+          claim_token = 0
+        WHERE id = ? AND status = 'processing' AND claim_token = ?
+        """,
+        [.integer(atMs), .text(error), .integer(id), .integer(claimToken)])
+      if db.changes != 1 { throw try Self.claimLost(db, id: id, doing: "retried") }
     }
   }
 
   /// Ends an item without a subscription change (rejected, a TEST notification, …).
-  public func finishInbox(id: Int64, state: SubmissionState, outcome: String, nowMs: Int64) async throws {
+  /// `StorageConflict` (`.claimLost`) when the claim is not the item's current one.
+  public func finishInbox(id: Int64, claimToken: Int64, state: SubmissionState, outcome: String, nowMs: Int64)
+    async throws
+  {
     try await fencedWrite { db in
-      try Self.finish(db, id: id, state: state, outcome: outcome, nowMs: nowMs)
+      try Self.finish(
+        db, InboxCompletion(id: id, claimToken: claimToken, state: state, outcome: outcome), nowMs: nowMs)
     }
   }
 
-  static func finish(_ db: Connection, id: Int64, state: SubmissionState, outcome: String, nowMs: Int64) throws {
+  /// Ends the claimed item `completion` names, inside the caller's transaction; throws
+  /// `StorageConflict` (`.claimLost`) when that claim is not the item's current one, so the
+  /// caller's transaction rolls back and nothing it wrote lands.
+  static func finish(_ db: Connection, _ completion: InboxCompletion, nowMs: Int64) throws {
     try db.execute(
-      "UPDATE inbox SET status = ?, outcome = ?, completed_at_ms = ?, lease_until_ms = NULL WHERE id = ?",
-      [.text(state.rawValue), .text(outcome), .integer(nowMs), .integer(id)])
+      """
+      UPDATE inbox SET status = ?, outcome = ?, completed_at_ms = ?, lease_until_ms = NULL, claim_token = 0
+      WHERE id = ? AND status = 'processing' AND claim_token = ?
+      """,
+      [
+        .text(completion.state.rawValue), .text(completion.outcome), .integer(nowMs), .integer(completion.id),
+        .integer(completion.claimToken),
+      ])
+    if db.changes != 1 { throw try claimLost(db, id: completion.id, doing: "finished") }
+  }
+
+  /// The refusal of a write under a claim that is no longer the item's current one, saying why.
+  static func claimLost(_ db: Connection, id: Int64, doing: String) throws -> StorageConflict {
+    let status = try db.prepare("SELECT status FROM inbox WHERE id = ?").rows([.integer(id)]) { $0.string(at: 0) }
+      .first
+    let why =
+      switch status {
+      case nil: "it is no longer in the inbox"
+      case "processing"?: "another claim holds it now"
+      case let status?: "its claim already ended (it is \(status))"
+      }
+    return StorageConflict(.claimLost, "inbox item \(id) was not \(doing) under this claim: \(why)")
   }
 
   /// Counts of inbox items by status (for Health and metrics).

@@ -72,10 +72,12 @@ extension SQLiteWorkerStorage {
     }
   }
 
-  /// The inbox items a previous holder claimed and did not finish, pending again. They were due
-  /// when it claimed them (`next_attempt_at_ms` is unchanged by a claim), so they are due now.
+  /// The inbox items a previous holder claimed and did not finish, pending again, their claims
+  /// ended. They were due when it claimed them (`next_attempt_at_ms` is unchanged by a claim), so
+  /// they are due now.
   static func reclaimInFlight(_ db: Connection) throws {
-    try db.execute("UPDATE inbox SET status = 'pending', lease_until_ms = NULL WHERE status = 'processing'")
+    try db.execute(
+      "UPDATE inbox SET status = 'pending', lease_until_ms = NULL, claim_token = 0 WHERE status = 'processing'")
   }
 
   static func lease(_ db: Connection) throws -> WorkerLeaseHolder? {

@@ -101,7 +101,7 @@ extension SQLiteWorkerStorage {
       }
       try Self.insert(db, events: change.events, records: changes, nowMs: change.nowMs)
       if let completes = change.completes {
-        try Self.finish(db, id: completes.id, state: completes.state, outcome: completes.outcome, nowMs: change.nowMs)
+        try Self.finish(db, completes, nowMs: change.nowMs)
       }
       return changes
     }

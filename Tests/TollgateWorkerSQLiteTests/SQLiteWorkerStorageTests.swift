@@ -56,10 +56,12 @@ struct SQLiteWorkerStorageTests {
     // The worker died: after the lease the item is claimable again, with its attempt counted.
     let again = try await storage.claimInbox(nowMs: 1_100, limit: 10, leaseMs: 1_000)
     #expect(again.map(\.attempts) == [1])
-    try await storage.retryInbox(id: id, atMs: 5_000, error: "HTTP 500")
+    try await storage.retryInbox(id: id, claimToken: again[0].claimToken, atMs: 5_000, error: "HTTP 500")
     #expect(try await storage.claimInbox(nowMs: 4_999, limit: 10, leaseMs: 1_000).isEmpty)
-    #expect(try await storage.claimInbox(nowMs: 5_000, limit: 10, leaseMs: 1_000).count == 1)
-    try await storage.finishInbox(id: id, state: .verified, outcome: "ok", nowMs: 5_001)
+    let third = try await storage.claimInbox(nowMs: 5_000, limit: 10, leaseMs: 1_000)
+    #expect(third.count == 1)
+    try await storage.finishInbox(
+      id: id, claimToken: third[0].claimToken, state: .verified, outcome: "ok", nowMs: 5_001)
     #expect(try await storage.claimInbox(nowMs: 99_999, limit: 10, leaseMs: 1_000).isEmpty)
   }
 
@@ -71,6 +73,8 @@ struct SQLiteWorkerStorageTests {
     let storage = try SQLiteWorkerStorage(path: path, nowMs: 1)
     let entitlements = try SQLiteEntitlementStorage(path: path, nowMs: 1)
     let (inboxId, _) = try await storage.storeNotification(route: "r", dedupeKey: "k", payload: [1], nowMs: 1)
+    let claimed = try await storage.claimInbox(nowMs: 1, limit: 1, leaseMs: 60_000)
+    #expect(claimed.map(\.id) == [inboxId])
     let changes = try await storage.apply(
       SubscriptionChange(
         subscription: stored("otx", user: "alice"), transactions: [],
@@ -78,7 +82,8 @@ struct SQLiteWorkerStorageTests {
           WorkerEvent(
             userId: "alice", kind: "purchased", store: .appStore, purchaseId: "otx", productId: "monthly",
             state: .active, atMs: 9)
-        ], completes: (inboxId, .verified, "ok"), alsoRecompute: nil, reason: "test", nowMs: 9),
+        ], completes: InboxCompletion(claimed[0].claim, state: .verified, outcome: "ok"), alsoRecompute: nil,
+        reason: "test", nowMs: 9),
       recompute: recompute)
     #expect(changes["alice"]?.before == [])
     #expect(changes["alice"]?.after.count == 1)
@@ -147,9 +152,11 @@ struct SQLiteWorkerStorageTests {
     let storage = try SQLiteWorkerStorage(path: path, nowMs: 1)
     let entitlements = try SQLiteEntitlementStorage(path: path, nowMs: 1)
     let (old, _) = try await storage.storeNotification(route: "r", dedupeKey: "old", payload: [1], nowMs: 10)
-    try await storage.finishInbox(id: old, state: .verified, outcome: "ok", nowMs: 20)
+    let oldClaim = try await storage.claimInbox(nowMs: 10, limit: 1, leaseMs: 60_000)[0].claimToken
+    try await storage.finishInbox(id: old, claimToken: oldClaim, state: .verified, outcome: "ok", nowMs: 20)
     let (recent, _) = try await storage.storeNotification(route: "r", dedupeKey: "recent", payload: [2], nowMs: 10)
-    try await storage.finishInbox(id: recent, state: .rejected, outcome: "no", nowMs: 500)
+    let recentClaim = try await storage.claimInbox(nowMs: 10, limit: 1, leaseMs: 60_000)[0].claimToken
+    try await storage.finishInbox(id: recent, claimToken: recentClaim, state: .rejected, outcome: "no", nowMs: 500)
     _ = try await storage.storeNotification(route: "r", dedupeKey: "pending", payload: [3], nowMs: 10)
     for (user, at) in [("a", Int64(30)), ("b", 40), ("c", 50)] {
       var subscription = stored("otx-\(user)", user: user)

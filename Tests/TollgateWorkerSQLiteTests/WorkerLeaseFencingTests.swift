@@ -27,13 +27,15 @@ extension SQLiteWorkerStorageTests {
         alsoRecompute: nil, reason: "purchase", nowMs: 20),
       recompute: recompute)
     let (id, _) = try await first.storeNotification(route: "r", dedupeKey: "k", payload: [1], nowMs: 20)
-    #expect(try await first.claimInbox(nowMs: 20, limit: 10, leaseMs: 60_000).map(\.id) == [id])
+    let firstClaim = try await first.claimInbox(nowMs: 20, limit: 10, leaseMs: 60_000)
+    #expect(firstClaim.map(\.id) == [id])
 
     // It pauses past its heartbeat; another worker takes the lease over.
     #expect(try await second.takeWorkerLease(holder("b", heartbeat: 30), replacing: "a"))
     #expect(try await second.workerLease()?.generation == 2)
     // The item the first one had claimed is due for the second at once, not after its 60 s lease.
-    #expect(try await second.claimInbox(nowMs: 31, limit: 10, leaseMs: 60_000).map(\.id) == [id])
+    let secondClaim = try await second.claimInbox(nowMs: 31, limit: 10, leaseMs: 60_000)
+    #expect(secondClaim.map(\.id) == [id])
 
     // The first one resumes: nothing it writes lands.
     let revoked = SubscriptionChange(
@@ -43,15 +45,17 @@ extension SQLiteWorkerStorageTests {
           userId: "alice", kind: "renewed", store: .appStore, purchaseId: "otx", productId: "monthly", state: .active,
           atMs: 40)
       ],
-      completes: (id, .verified, "stale worker"), alsoRecompute: nil, reason: "stale", nowMs: 40)
+      completes: InboxCompletion(firstClaim[0].claim, state: .verified, outcome: "stale worker"), alsoRecompute: nil,
+      reason: "stale", nowMs: 40)
     await #expect {
       try await first.apply(revoked, recompute: self.recompute)
     } throws: { self.isLeaseLost($0) }
     await #expect {
-      try await first.finishInbox(id: id, state: .rejected, outcome: "x", nowMs: 41)
+      try await first.finishInbox(
+        id: id, claimToken: firstClaim[0].claimToken, state: .rejected, outcome: "x", nowMs: 41)
     } throws: { self.isLeaseLost($0) }
     await #expect {
-      try await first.retryInbox(id: id, atMs: 99, error: "x")
+      try await first.retryInbox(id: id, claimToken: firstClaim[0].claimToken, atMs: 99, error: "x")
     } throws: { self.isLeaseLost($0) }
     await #expect {
       try await first.claimInbox(nowMs: 100_000, limit: 10, leaseMs: 1_000)
@@ -76,7 +80,8 @@ extension SQLiteWorkerStorageTests {
     // A notification is still stored (only added to the inbox, deduplicated).
     #expect(try await first.storeNotification(route: "r", dedupeKey: "k2", payload: [2], nowMs: 44).duplicate == false)
     // The new holder writes.
-    try await second.finishInbox(id: id, state: .verified, outcome: "ok", nowMs: 45)
+    try await second.finishInbox(
+      id: id, claimToken: secondClaim[0].claimToken, state: .verified, outcome: "ok", nowMs: 45)
     // A storage that never took the lease (the admin commands) is not fenced.
     let admin = try SQLiteWorkerStorage(path: path, nowMs: 1, create: false)
     #expect(try await admin.requestReverify(userId: "alice", nowMs: 46) == 1)

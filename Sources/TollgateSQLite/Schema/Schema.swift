@@ -17,6 +17,7 @@ public enum Schema {
     migrator.register("v12-webhook-parking", webhookParking)
     migrator.register("v13-event-details", eventDetails)
     migrator.register("v14-inbox-submission-caller", inboxSubmissionCaller)
+    migrator.register("v15-inbox-claim-token", inboxClaimToken)
     migrator.register("v17-job-leases", jobLeases)
     return migrator
   }
@@ -318,5 +319,11 @@ public enum Schema {
       CREATE INDEX inbox_pending_by_caller ON inbox (caller, user_id, signed)
       WHERE kind = 'purchase' AND status IN ('pending', 'processing');
       """)
+  }
+
+  static let inboxClaimToken: Migrator.Body = { db in
+    // Inbox claims are fenced (issue 26): each claim writes a new token, and retrying or finishing
+    // an item (or an apply that completes it) is conditional on it. 0: not claimed.
+    try db.execute("ALTER TABLE inbox ADD COLUMN claim_token INTEGER NOT NULL DEFAULT 0")
   }
 }

@@ -6,6 +6,12 @@ import TollgateCore
 /// puts it back for later when the store could not be asked. Never changes state on a failure;
 /// only a final answer from the store (`final`, `gone`) rejects an item, or a purchase the store
 /// still does not know once the item is older than its window (`notFoundIsFinal`).
+///
+/// Every write that ends or retries the item carries its claim's fencing token
+/// (`InboxItem.claimToken`). When the claim was lost (the lease ran out and another claim took the
+/// item: another worker, or this one again) storage refuses the write (`StorageConflict.claimLost`)
+/// and nothing lands: the item is dropped here, never retried nor counted as the store's trouble,
+/// and its new holder finishes it.
 struct ItemProcessor: Sendable {
   let gateways: StoreGateways
   let refresher: ChainRefresher
@@ -25,6 +31,10 @@ struct ItemProcessor: Sendable {
       stats.verified()
     } catch let failure as StoreFailure {
       await handle(failure, item: item)
+    } catch let conflict as StorageConflict where conflict.kind == .claimLost {
+      dropLostClaim(conflict, item: item)
+    } catch let conflict as StorageConflict where conflict.kind == .chainChanged {
+      await retryAfterConflict(conflict, item: item)
     } catch let error as WorkerLeaseError {
       // Another worker took the lease over: nothing was written; the item is theirs now.
       logger.notice("an inbox item was not written: \(error)", metadata: ["inbox.id": "\(item.id)"])
@@ -46,7 +56,8 @@ struct ItemProcessor: Sendable {
     }
     let reference = try await gateway.identify(submission)
     try await refresher.refresh(
-      reference, claim: Claim(submission, evidence: reference.claimEvidence), completes: item.id, reason: "purchase")
+      reference, claim: Claim(submission, evidence: reference.claimEvidence), completes: item.claim,
+      reason: "purchase")
   }
 
   private func processNotification(_ item: InboxItem) async throws {
@@ -55,11 +66,12 @@ struct ItemProcessor: Sendable {
     }
     switch try await gateway.verifyNotification(item.payload, route: item.store) {
     case .informational(let outcome):
-      try await storage.finishInbox(id: item.id, state: .verified, outcome: outcome, nowMs: nowMs())
+      try await storage.finishInbox(
+        id: item.id, claimToken: item.claimToken, state: .verified, outcome: outcome, nowMs: nowMs())
     case .chainChanged(let reference, let reason, let signed):
       // The notification says something changed; what changed is read from the store itself.
       do {
-        try await refresher.refresh(reference, claim: nil, completes: item.id, reason: reason)
+        try await refresher.refresh(reference, claim: nil, completes: item.claim, reason: reason)
       } catch let failure as StoreFailure where failure.kind == .transient || failure.kind == .needsOperator {
         // The store cannot be read: what the notification's signed payloads prove is applied now,
         // and the item is retried so that the store's full answer confirms it.
@@ -73,9 +85,10 @@ struct ItemProcessor: Sendable {
     let now = nowMs()
     do {
       if failure.refuses || (failure.kind == .notFound && notFoundIsFinal(item, nowMs: now)) {
+        try await storage.finishInbox(
+          id: item.id, claimToken: item.claimToken, state: .rejected, outcome: failure.message, nowMs: now)
         stats.rejected()
         logger.notice("inbox item rejected", metadata: ["inbox.id": "\(item.id)", "reason": "\(failure)"])
-        try await storage.finishInbox(id: item.id, state: .rejected, outcome: failure.message, nowMs: now)
         return
       }
       stats.storeFailure(failure, store: store(of: item), atMs: now)
@@ -91,12 +104,42 @@ struct ItemProcessor: Sendable {
       } else {
         logger.warning("store unavailable; will retry", metadata: metadata)
       }
-      try await storage.retryInbox(id: item.id, atMs: now + delay, error: failure.message)
+      try await storage.retryInbox(id: item.id, claimToken: item.claimToken, atMs: now + delay, error: failure.message)
+    } catch let conflict as StorageConflict where conflict.kind == .claimLost {
+      dropLostClaim(conflict, item: item)
     } catch let error as WorkerLeaseError {
       logger.notice("an inbox item's outcome was not written: \(error)", metadata: ["inbox.id": "\(item.id)"])
     } catch {
       logger.error("recording an inbox outcome failed", metadata: ["inbox.id": "\(item.id)", "error": "\(error)"])
     }
+  }
+
+  /// The chain kept changing under this item's verification (`ChainRefresher` read it again and
+  /// again): nothing was written, and the item is tried again shortly, under its claim. Not the
+  /// store's trouble, so not counted as a store failure.
+  private func retryAfterConflict(_ conflict: StorageConflict, item: InboxItem) async {
+    let delay = backoff.delayMs(attempt: 1)
+    logger.notice(
+      "an inbox item's chain changed while it was verified; will retry",
+      metadata: ["inbox.id": "\(item.id)", "reason": "\(conflict.message)", "retry.in_ms": "\(delay)"])
+    do {
+      try await storage.retryInbox(
+        id: item.id, claimToken: item.claimToken, atMs: nowMs() + delay, error: conflict.description)
+    } catch let conflict as StorageConflict where conflict.kind == .claimLost {
+      dropLostClaim(conflict, item: item)
+    } catch let error as WorkerLeaseError {
+      logger.notice("an inbox item's outcome was not written: \(error)", metadata: ["inbox.id": "\(item.id)"])
+    } catch {
+      logger.error("recording an inbox outcome failed", metadata: ["inbox.id": "\(item.id)", "error": "\(error)"])
+    }
+  }
+
+  /// The item's claim was lost: nothing this processing wrote landed, and the holder of the newer
+  /// claim finishes the item. Logged (the item's id and why, never its payload) and dropped.
+  private func dropLostClaim(_ conflict: StorageConflict, item: InboxItem) {
+    logger.notice(
+      "an inbox item's claim was lost; its new holder finishes it",
+      metadata: ["inbox.id": "\(item.id)", "reason": "\(conflict.message)"])
   }
 
   /// Whether "not found" is the store's last word on `item`: the item is older than its window

@@ -17,7 +17,8 @@ struct ChainRefresher: Sendable {
   let chains = KeyedLock()
 
   @discardableResult
-  func refresh(_ reference: ChainReference, claim: Claim?, completes inboxId: Int64?, reason: String) async throws
+  func refresh(_ reference: ChainReference, claim: Claim?, completes inboxItem: InboxClaim?, reason: String)
+    async throws
     -> Reconciler.Outcome
   {
     guard let gateway = gateways[reference.store] else {
@@ -39,7 +40,7 @@ struct ChainRefresher: Sendable {
       let outcome: Reconciler.Outcome
       do {
         outcome = try await reconciler.apply(
-          chain, observedAtMs: askedAtMs, claim: claim, completes: inboxId, reason: reason,
+          chain, observedAtMs: askedAtMs, claim: claim, completes: inboxItem, reason: reason,
           notSignedBeforeMs: reference.notSignedBeforeMs, revocations: reference.revocations, storeAnswered: true,
           related: reference.relatedPurchaseIds)
       } catch let failure as StoreFailure where failure.countsAsOutage {

@@ -37,7 +37,8 @@ struct Reconciler: Sendable {
   ///   - observedAtMs: when the store was asked; the chain is evaluated at that moment.
   ///   - claim: the user who submitted the purchase and what the submission proves
   ///     (`ClaimRuling`); nil for notifications and scheduled checks.
-  ///   - completes: the inbox item this verification finishes.
+  ///   - completes: the inbox item this verification finishes, under the worker's claim of it
+  ///     (nothing is written, `StorageConflict.claimLost`, when that claim was lost).
   ///   - notSignedBeforeMs: what asked for this answer was signed then (a notification).
   ///   - revocations: refunds the store reported outside this answer (`ChainReference.revocations`),
   ///     applied to the merged history, so a period the answer no longer lists is covered too.
@@ -47,7 +48,7 @@ struct Reconciler: Sendable {
   ///     for the events (a tier change's cancelled receipt is the purchase this one replaced).
   @discardableResult
   func apply(
-    _ chain: VerifiedChain, observedAtMs now: Int64, claim: Claim?, completes inboxId: Int64?, reason: String,
+    _ chain: VerifiedChain, observedAtMs now: Int64, claim: Claim?, completes inboxItem: InboxClaim?, reason: String,
     notSignedBeforeMs: Int64? = nil, revocations: [ReportedRevocation] = [], storeAnswered: Bool = false,
     related: [String] = []
   ) async throws -> Outcome {
@@ -134,12 +135,10 @@ struct Reconciler: Sendable {
       nextCheckAtMs: CheckSchedule.next(
         after: evaluation, nowMs: now, startsAtMs: evaluator.nextStart(of: history, after: now), settings: settings),
       failures: 0)
-    let completion = inboxId.map { id in
-      refusal.map { (id: id, state: SubmissionState.rejected, outcome: $0) }
-        ?? (
-          id: id, state: SubmissionState.verified,
-          outcome: "\(evaluation.state.rawValue) until \(evaluation.accessEndsAtMs)"
-        )
+    let completion = inboxItem.map { item in
+      refusal.map { InboxCompletion(item, state: .rejected, outcome: $0) }
+        ?? InboxCompletion(
+          item, state: .verified, outcome: "\(evaluation.state.rawValue) until \(evaluation.accessEndsAtMs)")
     }
     try await storage.apply(
       SubscriptionChange(

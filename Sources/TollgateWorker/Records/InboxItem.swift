@@ -15,9 +15,14 @@ public struct InboxItem: Sendable, Hashable {
   public var payload: [UInt8]
   public var attempts: Int
   public var receivedAtMs: Int64
+  /// The fencing token of the claim that handed this item out (`claimInbox`), new for every
+  /// claim; 0 when the item was not claimed. Retrying or finishing the item carries it, and
+  /// fails (`StorageConflict.claimLost`) once another claim has replaced this one.
+  public var claimToken: Int64
 
   public init(
-    id: Int64, kind: Kind, store: String, userId: String?, payload: [UInt8], attempts: Int, receivedAtMs: Int64
+    id: Int64, kind: Kind, store: String, userId: String?, payload: [UInt8], attempts: Int, receivedAtMs: Int64,
+    claimToken: Int64 = 0
   ) {
     self.id = id
     self.kind = kind
@@ -26,5 +31,40 @@ public struct InboxItem: Sendable, Hashable {
     self.payload = payload
     self.attempts = attempts
     self.receivedAtMs = receivedAtMs
+    self.claimToken = claimToken
+  }
+
+  /// Which claim of this item the worker holds.
+  public var claim: InboxClaim { InboxClaim(id: id, claimToken: claimToken) }
+}
+
+/// One claim of an inbox item: the item and the fencing token its claim handed out.
+public struct InboxClaim: Sendable, Hashable {
+  public var id: Int64
+  public var claimToken: Int64
+
+  public init(id: Int64, claimToken: Int64) {
+    self.id = id
+    self.claimToken = claimToken
+  }
+}
+
+/// The end of a claimed inbox item that a subscription change writes with it
+/// (`SubscriptionChange.completes`): `apply` writes nothing when the claim was lost.
+public struct InboxCompletion: Sendable, Hashable {
+  public var id: Int64
+  public var claimToken: Int64
+  public var state: SubmissionState
+  public var outcome: String
+
+  public init(id: Int64, claimToken: Int64, state: SubmissionState, outcome: String) {
+    self.id = id
+    self.claimToken = claimToken
+    self.state = state
+    self.outcome = outcome
+  }
+
+  public init(_ claim: InboxClaim, state: SubmissionState, outcome: String) {
+    self.init(id: claim.id, claimToken: claim.claimToken, state: state, outcome: outcome)
   }
 }

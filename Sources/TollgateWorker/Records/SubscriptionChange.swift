@@ -50,8 +50,9 @@ public struct SubscriptionChange: Sendable {
   public var subscription: StoredSubscription
   public var transactions: [TransactionRow]
   public var events: [WorkerEvent]
-  /// The inbox item this change completes, with its final state and outcome.
-  public var completes: (id: Int64, state: SubmissionState, outcome: String)?
+  /// The inbox item this change completes, under the claim the worker holds, with its final
+  /// state and outcome. `apply` writes nothing (`StorageConflict.claimLost`) when that claim was lost.
+  public var completes: InboxCompletion?
   /// Another user whose entitlements change too (the previous owner after a transfer).
   public var alsoRecompute: String?
   /// For the change feed.
@@ -60,7 +61,7 @@ public struct SubscriptionChange: Sendable {
 
   public init(
     subscription: StoredSubscription, transactions: [TransactionRow], events: [WorkerEvent],
-    completes: (id: Int64, state: SubmissionState, outcome: String)?, alsoRecompute: String?, reason: String,
+    completes: InboxCompletion?, alsoRecompute: String?, reason: String,
     nowMs: Int64
   ) {
     self.subscription = subscription

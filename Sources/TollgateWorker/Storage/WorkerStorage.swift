@@ -18,8 +18,8 @@ import TollgateCore
 /// and throws `WorkerLeaseError` with code `.lost`; the worker stops processing and steps down.
 /// A check before the transaction is not enough: the pause can fall between the check and the
 /// commit. Each take of the lease increments `generation`, and hands the previous holder's
-/// claimed inbox items back (pending, due at once): that holder can no longer write, so they need
-/// not wait out their lease. A storage that never took the lease (the admin commands) writes
+/// claimed inbox items back (pending, due at once, their claims ended): that holder can no longer
+/// write, so they need not wait out their lease. A storage that never took the lease (the admin commands) writes
 /// unfenced. Storing a notification stays unfenced: it only adds to the inbox, deduplicated.
 public protocol WorkerStorage: Sendable {
   // MARK: Inbox
@@ -30,13 +30,24 @@ public protocol WorkerStorage: Sendable {
 
   /// Claims up to `limit` due items (pending and due, or processing with an expired lease: a
   /// worker that died mid-item), leasing them for `leaseMs` and counting the attempt.
+  ///
+  /// **Claims are fenced.** Each claimed item comes with a new `claimToken` (nonzero, never the
+  /// token of an earlier claim of that item), which replaces the previous claim's. The claim is
+  /// atomic with several workers on one database: an item is held by at most one live claim,
+  /// and two concurrent calls never both return it while its lease runs (each item is taken by
+  /// a write that is itself conditional on the item still being claimable).
   func claimInbox(nowMs: Int64, limit: Int, leaseMs: Int64) async throws -> [InboxItem]
 
-  /// Puts an item back to be tried again at `atMs` (store trouble); nothing else changes.
-  func retryInbox(id: Int64, atMs: Int64, error: String) async throws
+  /// Puts an item back to be tried again at `atMs` (store trouble), ending its claim; nothing
+  /// else changes. Throws `StorageConflict` (`.claimLost`) and writes nothing when the item's
+  /// current claim is not `claimToken` (its lease ran out and another claim took it, or the
+  /// claim already ended).
+  func retryInbox(id: Int64, claimToken: Int64, atMs: Int64, error: String) async throws
 
-  /// Ends an item without a subscription change (rejected, a TEST notification, …).
-  func finishInbox(id: Int64, state: SubmissionState, outcome: String, nowMs: Int64) async throws
+  /// Ends an item without a subscription change (rejected, a TEST notification, …). Throws
+  /// `StorageConflict` (`.claimLost`) and writes nothing when the item's current claim is not
+  /// `claimToken`: whoever holds the newer claim finishes it.
+  func finishInbox(id: Int64, claimToken: Int64, state: SubmissionState, outcome: String, nowMs: Int64) async throws
 
   /// Counts of inbox items by status (for /health and metrics).
   func inboxCounts() async throws -> [String: Int]
@@ -57,6 +68,8 @@ public protocol WorkerStorage: Sendable {
   /// Writes one verification atomically: the subscription (and its binding to a user), its
   /// transactions, events, the entitlements of every affected user recomputed by `recompute`
   /// with their change-feed entries, and the completion of the inbox item that caused it.
+  /// When `change.completes` names a claim that is no longer the item's current one, throws
+  /// `StorageConflict` (`.claimLost`) and writes nothing at all: the whole transaction rolls back.
   @discardableResult
   func apply(_ change: SubscriptionChange, recompute: @escaping EntitlementRecompute) async throws -> RecordChanges
 

@@ -14,11 +14,12 @@ extension Reconciler {
   /// `apply` with a claim by `claimant` that proves everything (`Claim.vouched`).
   @discardableResult
   func apply(
-    _ chain: VerifiedChain, observedAtMs now: Int64, claimant: String?, completes inboxId: Int64?, reason: String,
+    _ chain: VerifiedChain, observedAtMs now: Int64, claimant: String?, completes inboxItem: InboxClaim?,
+    reason: String,
     notSignedBeforeMs: Int64? = nil, revocations: [ReportedRevocation] = []
   ) async throws -> Outcome {
     try await apply(
-      chain, observedAtMs: now, claim: claimant.map(Claim.vouched), completes: inboxId, reason: reason,
+      chain, observedAtMs: now, claim: claimant.map(Claim.vouched), completes: inboxItem, reason: reason,
       notSignedBeforeMs: notSignedBeforeMs, revocations: revocations)
   }
 }
@@ -26,9 +27,9 @@ extension Reconciler {
 extension ChainRefresher {
   /// `refresh` with a claim by `claimant` that proves everything (`Claim.vouched`).
   @discardableResult
-  func refresh(_ reference: ChainReference, claimant: String?, completes inboxId: Int64?, reason: String)
+  func refresh(_ reference: ChainReference, claimant: String?, completes inboxItem: InboxClaim?, reason: String)
     async throws -> Reconciler.Outcome
   {
-    try await refresh(reference, claim: claimant.map(Claim.vouched), completes: inboxId, reason: reason)
+    try await refresh(reference, claim: claimant.map(Claim.vouched), completes: inboxItem, reason: reason)
   }
 }

@@ -28,6 +28,8 @@ actor FakeWorkerStorage: WorkerStorage {
   var jobLeaseBook = FakeJobLeaseBook()
   private(set) var catalog: ProductCatalog?
   private var nextId: Int64 = 1
+  /// The last fencing token a claim handed out (`claimInbox`): every claim takes the next.
+  private var lastClaimToken: Int64 = 0
 
   private static func key(_ store: Store, _ purchaseId: String) -> String { "\(store.rawValue):\(purchaseId)" }
 
@@ -79,25 +81,39 @@ actor FakeWorkerStorage: WorkerStorage {
         || ($0.status == .processing && ($0.leaseUntilMs ?? 0) <= nowMs)
     }.sorted { ($0.nextAttemptAtMs, $0.item.id) < ($1.nextAttemptAtMs, $1.item.id) }.prefix(limit)
     return due.map { entry in
-      let claimed = entry.item
+      lastClaimToken += 1
+      var claimed = entry.item
+      claimed.claimToken = lastClaimToken
       items[claimed.id]?.status = .processing
       items[claimed.id]?.leaseUntilMs = nowMs + leaseMs
       items[claimed.id]?.item.attempts += 1
+      items[claimed.id]?.item.claimToken = lastClaimToken
       return claimed
     }
   }
 
-  func retryInbox(id: Int64, atMs: Int64, error: String) {
+  func retryInbox(id: Int64, claimToken: Int64, atMs: Int64, error: String) throws {
+    try checkClaim(id: id, claimToken: claimToken, doing: "retried")
     items[id]?.status = .pending
     items[id]?.nextAttemptAtMs = atMs
     items[id]?.leaseUntilMs = nil
     items[id]?.lastError = error
+    items[id]?.item.claimToken = 0
   }
 
-  func finishInbox(id: Int64, state: SubmissionState, outcome: String, nowMs: Int64) {
+  func finishInbox(id: Int64, claimToken: Int64, state: SubmissionState, outcome: String, nowMs: Int64) throws {
+    try checkClaim(id: id, claimToken: claimToken, doing: "finished")
     items[id]?.status = state
     items[id]?.outcome = outcome
     items[id]?.leaseUntilMs = nil
+    items[id]?.item.claimToken = 0
+  }
+
+  /// Throws `.claimLost` unless `claimToken` is the current claim of item `id`, still processing.
+  private func checkClaim(id: Int64, claimToken: Int64, doing: String) throws {
+    guard let entry = items[id], entry.status == .processing, entry.item.claimToken == claimToken else {
+      throw StorageConflict(.claimLost, "inbox item \(id) was not \(doing) under this claim")
+    }
   }
 
   func inboxCounts() -> [String: Int] {
@@ -120,7 +136,10 @@ actor FakeWorkerStorage: WorkerStorage {
   }
 
   @discardableResult
-  func apply(_ change: SubscriptionChange, recompute: @escaping EntitlementRecompute) -> RecordChanges {
+  func apply(_ change: SubscriptionChange, recompute: @escaping EntitlementRecompute) throws -> RecordChanges {
+    if let completes = change.completes {
+      try checkClaim(id: completes.id, claimToken: completes.claimToken, doing: "finished")
+    }
     subscriptionsByChain[Self.key(change.subscription.store, change.subscription.purchaseId)] = change.subscription
     transactions += change.transactions
     var changes: RecordChanges = [:]
@@ -129,7 +148,9 @@ actor FakeWorkerStorage: WorkerStorage {
     }
     for event in change.events { storedEvents.append(StoredEvent(id: newId(), event: event)) }
     if let completes = change.completes {
-      finishInbox(id: completes.id, state: completes.state, outcome: completes.outcome, nowMs: change.nowMs)
+      try finishInbox(
+        id: completes.id, claimToken: completes.claimToken, state: completes.state, outcome: completes.outcome,
+        nowMs: change.nowMs)
     }
     return changes
   }

@@ -31,8 +31,9 @@ struct ReconcilerTests {
     try await parts.reconciler.apply(chain, observedAtMs: parts.now, claimant: "alice", completes: nil, reason: "t")
     let id = try await parts.storage.enqueue(
       PurchaseSubmission(userId: "bob", store: .appStore, receipt: "otx-1"), nowMs: parts.now)
+    let claimed = await parts.storage.claimInbox(nowMs: parts.now, limit: 1, leaseMs: 60_000)
     let outcome = try await parts.reconciler.apply(
-      chain, observedAtMs: parts.now, claimant: "bob", completes: id, reason: "t")
+      chain, observedAtMs: parts.now, claimant: "bob", completes: claimed.first?.claim, reason: "t")
     #expect(outcome.ownerUserId == "alice")
     #expect(outcome.refusal?.contains("bound to another user") == true)
     #expect(await parts.storage.item(id)?.status == .rejected)

@@ -1,0 +1,22 @@
+import Testing
+import TollgateTesting
+
+// MARK: Inbox claims and fencing tokens
+
+extension FakeStorageConformanceTests {
+  @Test func lostClaimCannotFinishOrRetry() async throws {
+    try await WorkerStorageConformance.lostClaimCannotFinishOrRetry(Self.fake)
+  }
+
+  @Test func lostClaimApplyWritesNothing() async throws {
+    try await WorkerStorageConformance.lostClaimApplyWritesNothing(Self.fake)
+  }
+
+  @Test func retryAndFinishEndTheClaim() async throws {
+    try await WorkerStorageConformance.retryAndFinishEndTheClaim(Self.fake)
+  }
+
+  @Test func racingClaimsAndFinishesEndEachItemOnce() async throws {
+    try await WorkerStorageConformance.racingClaimsAndFinishesEndEachItemOnce(Self.fake)
+  }
+}
