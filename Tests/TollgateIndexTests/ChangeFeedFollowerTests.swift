@@ -151,7 +151,9 @@ final class StallingStorage: EntitlementStorage {
   func headSeq() async throws -> Int64 { try await base.headSeq() }
   func feedMark(at seq: Int64) async throws -> FeedMark { try await base.feedMark(at: seq) }
   func problem() -> String? { base.problem() }
-  func makeChangeProbe() throws -> (any ChangeProbe)? { try base.makeChangeProbe() }
+  func changeSignals(every interval: Duration, quiet: @escaping @Sendable () -> Void) -> ChangeSignals {
+    base.changeSignals(every: interval, quiet: quiet)
+  }
   func entitlements(forUsers userIds: [String]) async throws -> [String: [EntitlementRecord]] {
     try await base.entitlements(forUsers: userIds)
   }

@@ -1,3 +1,4 @@
+import Synchronization
 import Testing
 import TollgateCore
 import TollgateSQLite
@@ -41,7 +42,7 @@ struct SQLiteEntitlementStorageTests {
     let dir = try TemporaryDirectory()
     defer { dir.remove() }
     let storage = try SQLiteEntitlementStorage(path: dir.file("db.sqlite"), nowMs: 1)
-    let probe = try #require(try storage.makeChangeProbe())
+    let probe = try SQLiteChangeProbe(path: dir.file("db.sqlite"))
     #expect(try probe.mayHaveChanged())
     #expect(try !probe.mayHaveChanged())
     #expect(try !probe.mayHaveChanged())
@@ -62,6 +63,26 @@ struct SQLiteEntitlementStorageTests {
     let checkpoint = try checkpointer.prepare("PRAGMA wal_checkpoint(TRUNCATE)")
     #expect(try checkpoint.step())
     #expect(checkpoint.int64(at: 0) == 0, "a reader blocked the checkpoint")
+  }
+
+  @Test("its change signals: one at once, one after another connection commits, quiet looks while nothing is")
+  func changeSignals() async throws {
+    let dir = try TemporaryDirectory()
+    defer { dir.remove() }
+    let storage = try SQLiteEntitlementStorage(path: dir.file("db.sqlite"), nowMs: 1)
+    let quiets = Mutex(0)
+    let signalled = Mutex(0)
+    let signals = storage.changeSignals(every: .milliseconds(2)) { quiets.withLock { $0 += 1 } }
+    let follower = Task {
+      for await _ in signals { signalled.withLock { $0 += 1 } }
+    }
+    defer { follower.cancel() }
+    #expect(await eventually { signalled.withLock { $0 } == 1 } != nil, "the first look signals")
+    #expect(await eventually { quiets.withLock { $0 } > 10 } != nil, "nothing committed: quiet looks")
+    #expect(signalled.withLock { $0 } == 1)
+    let other = try SQLiteEntitlementStorage(path: dir.file("db.sqlite"), nowMs: 1)
+    try await other.replaceEntitlements(userId: "b", with: [], reason: "r", nowMs: 3)
+    #expect(await eventually { signalled.withLock { $0 } == 2 } != nil, "another connection's commit signals")
   }
 
   @Test("a submitted purchase is stored durably and read back pending")

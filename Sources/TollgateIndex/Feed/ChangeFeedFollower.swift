@@ -8,8 +8,8 @@ import TollgateStorage
 /// and reloads each changed user, so a write by another process is served within milliseconds.
 public final class ChangeFeedFollower: Service, Sendable {
   public struct Config: Sendable {
-    /// How often the feed is looked at: a cheap probe where the storage has one, a read of the
-    /// feed when the probe says something was committed (or there is no probe).
+    /// How often a storage that must look for commits looks (`EntitlementStorage.changeSignals`:
+    /// SQLite's probe); the feed is read when it signals.
     public var pollInterval: Duration
     /// Most change-feed entries applied per read.
     public var batchSize: Int
@@ -59,11 +59,6 @@ public final class ChangeFeedFollower: Service, Sendable {
   private let nowMs: @Sendable () -> Int64
   private let logger: Logger
   private let position = Mutex(Position(appliedSeq: 0, headSeq: 0, lastReadAtMs: 0))
-  /// Looks that saw a possible change, and how many of them a successful read has covered: while
-  /// they differ (a read pending, running or failing), a quiet look must not make Health look
-  /// fresh.
-  private let changesSeen = Atomic<Int>(0)
-  private let changesRead = Atomic<Int>(0)
   private let anchor = Mutex(Anchor(databaseId: "", entry: nil))
   private let reloadingReason = Mutex<String?>(nil)
   private let fileProblem = Mutex<String?>(nil)
@@ -239,20 +234,15 @@ public final class ChangeFeedFollower: Service, Sendable {
   }
 
   private func follow() async {
-    let watcher = ChangeWatcher(
-      storage: storage, interval: config.pollInterval, logger: logger,
-      changed: { [self] in changesSeen.add(1, ordering: .sequentiallyConsistent) },
-      quiet: { [self] in
-        // Nothing was committed since the last look, and every change seen before has been
-        // read: the index is as fresh as a read would make it.
-        guard changesRead.load(ordering: .sequentiallyConsistent) == changesSeen.load(ordering: .sequentiallyConsistent)
-        else { return }
-        let now = nowMs()
-        position.withLock { $0.lastReadAtMs = now }
-      },
-      checkFile: { [self] in checkFile() })
-    defer { watcher.stop() }
-    for await _ in watcher.signals {
+    let problems = ProblemWatcher(interval: .seconds(1)) { [self] in checkFile() }
+    defer { problems.stop() }
+    let signals = storage.changeSignals(every: config.pollInterval) { [self] in
+      // Nothing was committed since the last look, and the follower waits for a signal (every
+      // change signalled before has been read): the index is as fresh as a read would make it.
+      let now = nowMs()
+      position.withLock { $0.lastReadAtMs = now }
+    }
+    for await _ in signals {
       await pollUntilRead()
     }
   }
@@ -261,11 +251,8 @@ public final class ChangeFeedFollower: Service, Sendable {
   private func pollUntilRead() async {
     var failures = 0
     while !Task.isCancelled {
-      // The changes seen before this read starts are the ones it covers.
-      let seen = changesSeen.load(ordering: .sequentiallyConsistent)
       do {
         try await poll()
-        changesRead.store(seen, ordering: .sequentiallyConsistent)
         if failures > 0 { logger.info("change feed readable again", metadata: ["feed.failures": "\(failures)"]) }
         return
       } catch {

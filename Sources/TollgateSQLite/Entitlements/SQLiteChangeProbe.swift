@@ -1,9 +1,8 @@
-import TollgateStorage
-
-/// `ChangeProbe` on an SQLite file: `PRAGMA data_version` on a connection of its own, which
-/// changes whenever another connection (of this process or another) commits. One prepared
-/// statement, no parsing per test, no thread hop: a few microseconds.
-public final class SQLiteChangeProbe: ChangeProbe {
+/// Whether anything was committed to an SQLite file since the last look: `PRAGMA data_version`
+/// on a connection of its own, which changes whenever another connection (of this process or
+/// another) commits. One prepared statement, no parsing per look, no thread hop: a few
+/// microseconds. Not thread-safe: one thread uses it (`SQLiteEntitlementStorage.changeSignals`).
+public final class SQLiteChangeProbe {
   private let connection: Connection
   private let statement: Statement
   private var lastVersion: Int64?
@@ -13,6 +12,8 @@ public final class SQLiteChangeProbe: ChangeProbe {
     statement = try connection.prepare("PRAGMA data_version")
   }
 
+  /// True when something may have been committed since the previous call (and on the first
+  /// call). A false answer is certain: nothing was committed in between.
   public func mayHaveChanged() throws -> Bool {
     // Reset at once: a statement left on its row keeps a read transaction open, which would pin
     // the WAL and stop checkpoints from ever restarting it.

@@ -1,3 +1,4 @@
+import Logging
 import TollgateCore
 import TollgateStorage
 
@@ -13,13 +14,18 @@ public final class SQLiteEntitlementStorage: EntitlementStorage {
   public let path: String
   let writer: SerializedConnection
   let reader: SerializedConnection
+  let logger: Logger
 
   /// Opens the database at `path` and applies pending migrations. With `create: false` (what
   /// `tollgate serve` does without `--create`), a missing file, or one without Tollgate's schema,
   /// is a `DatabaseFileError` naming the path. The writer fsyncs every commit (`.full`): a
   /// submission is on disk before it is acknowledged.
-  public init(path: String, nowMs: Int64, create: Bool = true, synchronous: Connection.Synchronous = .full) throws {
+  public init(
+    path: String, nowMs: Int64, create: Bool = true, synchronous: Connection.Synchronous = .full,
+    logger: Logger = Logger(label: "tollgate.sqlite")
+  ) throws {
     self.path = path
+    self.logger = logger
     self.writer = try TollgateDatabase.open(
       path: path, options: Connection.Options(create: create, synchronous: synchronous),
       label: "tollgate.sqlite.writer", nowMs: nowMs)
@@ -72,10 +78,6 @@ public final class SQLiteEntitlementStorage: EntitlementStorage {
   public func fileProblem() -> DatabaseFileError? { writer.file.problem() }
 
   public func problem() -> String? { fileProblem()?.message }
-
-  public func makeChangeProbe() throws -> (any ChangeProbe)? {
-    try SQLiteChangeProbe(path: path)
-  }
 
   public func entitlements(forUsers userIds: [String]) async throws -> [String: [EntitlementRecord]] {
     guard !userIds.isEmpty else { return [:] }

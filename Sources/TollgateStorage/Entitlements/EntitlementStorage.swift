@@ -13,6 +13,15 @@ public protocol EntitlementStorage: Sendable {
   func headSeq() async throws -> Int64
 
   /// Change-feed entries after `seq`, oldest first, at most `limit`.
+  ///
+  /// **Sequence numbers are handed out in commit order.** An entry's `seq` is assigned inside
+  /// the transaction that writes it, and the appends of every writer (any handle, any process)
+  /// are serialised, so numbers grow in the order entries become visible: a follower that has
+  /// read up to `seq` never later sees a new entry at or below it, and following
+  /// `changes(after:)` from its last position sees every entry once, in order. A number is never
+  /// handed out again. SQLite keeps this with its single writer (`BEGIN IMMEDIATE`); a server
+  /// database takes a transaction-scoped lock before its first append, or its readers stop below
+  /// the oldest number of a transaction still open (docs/architecture.md, "Feed and event order").
   func changes(after seq: Int64, limit: Int) async throws -> [ChangeFeedEntry]
 
   /// Where the feed stands now, so that a follower can tell a feed that moved on from one that
@@ -22,12 +31,22 @@ public protocol EntitlementStorage: Sendable {
 
   /// Why the storage can no longer be trusted (an SQLite file deleted or replaced since it was
   /// opened: what is written there is lost), in a sentence for Health and the logs; nil when all
-  /// is well. Cheap, but it may touch the file system: not on an event loop.
+  /// is well. Cheap, but it may touch the file system: not on an event loop or the cooperative
+  /// pool (the follower asks about once a second on a thread of its own).
   func problem() -> String?
 
-  /// A new probe that tells cheaply whether the feed may have moved (see `ChangeProbe`); nil
-  /// when the storage has none, and followers read the feed on every poll.
-  func makeChangeProbe() throws -> (any ChangeProbe)?
+  /// Signals that the change feed may have moved (`ChangeSignals`), for one follower: the first
+  /// at once, then one soon after each commit by anyone (coalesced), so that the follower reads
+  /// the feed only when there may be something to read. `interval` is how often a storage that
+  /// has to look does look: SQLite runs `PRAGMA data_version` every `interval` on a thread of its
+  /// own (never on the cooperative pool or an event loop: a look costs a few microseconds and no
+  /// task wake-up); a server database needs no interval, as it yields on each `NOTIFY` its
+  /// writers send in the writing transaction (`LISTEN` on a connection of its own) and once when
+  /// that connection is (re)established, since notifications sent while it was down are lost.
+  /// `quiet` runs when a look found nothing committed while the follower waited
+  /// (`ChangeSignals.Continuation.quiet()`): quick, non-blocking. The default signals every
+  /// `interval` and is never quiet: the follower then reads the feed each time.
+  func changeSignals(every interval: Duration, quiet: @escaping @Sendable () -> Void) -> ChangeSignals
 
   /// The current records of the given users (users with none are absent from the result).
   func entitlements(forUsers userIds: [String]) async throws -> [String: [EntitlementRecord]]
@@ -37,6 +56,14 @@ public protocol EntitlementStorage: Sendable {
   @discardableResult
   func replaceEntitlements(
     userId: String, with records: [EntitlementRecord], reason: String, nowMs: Int64
+  ) async throws -> Int64
+
+  /// Replaces the records of many users (seeding, bulk imports, `bench visibility`), appending one
+  /// change-feed entry per user, in one transaction where the storage can (the default writes
+  /// user by user). Returns the last sequence number, 0 for an empty batch.
+  @discardableResult
+  func replaceEntitlements(
+    batch: [(userId: String, records: [EntitlementRecord])], reason: String, nowMs: Int64
   ) async throws -> Int64
 
   /// Stores a submitted purchase durably in the inbox; returns its id. Throws
@@ -89,9 +116,22 @@ public struct TooManyPendingSubmissions: Error, Sendable, Hashable {
 }
 
 extension EntitlementStorage {
-  public func makeChangeProbe() throws -> (any ChangeProbe)? { nil }
+  public func changeSignals(every interval: Duration, quiet: @escaping @Sendable () -> Void) -> ChangeSignals {
+    .every(interval)
+  }
 
   public func savedAccessLevels() async throws -> AccessLevelPolicy? { nil }
+
+  @discardableResult
+  public func replaceEntitlements(
+    batch: [(userId: String, records: [EntitlementRecord])], reason: String, nowMs: Int64
+  ) async throws -> Int64 {
+    var seq: Int64 = 0
+    for (userId, records) in batch {
+      seq = try await replaceEntitlements(userId: userId, with: records, reason: reason, nowMs: nowMs)
+    }
+    return seq
+  }
 
   /// Stores a submitted purchase with no bound on the pending submissions.
   public func submitPurchase(_ submission: PurchaseSubmission, nowMs: Int64) async throws -> Int64 {
