@@ -126,6 +126,16 @@ let package = Package(
         .product(name: "Logging", package: "swift-log"),
       ],
       swiftSettings: strict),
+    // Picks the storage the `--database` / `database` value names (an SQLite path today) and opens
+    // the service's and the worker's storage on it: the only code the executable and the demo
+    // reach a database through.
+    .target(
+      name: "TollgateStorageFactory",
+      dependencies: [
+        "TollgateStorage", "TollgateSQLite", "TollgateWorker", "TollgateWorkerSQLite", "TollgateCore",
+        .product(name: "Logging", package: "swift-log"),
+      ],
+      swiftSettings: strict),
     // The worker's gateway to the Amazon Appstore: the amazon config section, SNS admission, RVS.
     .target(
       name: "AmazonGateway",
@@ -415,6 +425,10 @@ let package = Package(
     ),
     .testTarget(
       name: "TollgateSQLiteTests", dependencies: ["TollgateSQLite", "TollgateStorage", "TollgateTesting"],
+      swiftSettings: strict),
+    .testTarget(
+      name: "TollgateStorageFactoryTests",
+      dependencies: ["TollgateStorageFactory", "TollgateStorage", "TollgateWorker", "TollgateCore", "TollgateTesting"],
       swiftSettings: strict),
     .testTarget(
       name: "TollgateWireTests",
