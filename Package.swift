@@ -188,8 +188,8 @@ let package = Package(
     .target(
       name: "TollgateDemo",
       dependencies: [
-        "TollgateCore", "TollgateStorage", "TollgateSQLite", "TollgateClient", "TollgateService",
-        "TollgateWorker", "TollgateWorkerSQLite", "AppStoreGateway", "GooglePlayGateway", "AmazonGateway",
+        "TollgateCore", "TollgateStorage", "TollgateStorageFactory", "TollgateClient", "TollgateService",
+        "TollgateWorker", "AppStoreGateway", "GooglePlayGateway", "AmazonGateway",
         "StoreSimulator",
         "TollgateCrypto",
         .product(name: "Logging", package: "swift-log"),
@@ -289,9 +289,9 @@ let package = Package(
     .executableTarget(
       name: "tollgate",
       dependencies: [
-        "TollgateCore", "TollgateStorage", "TollgateSQLite", "TollgateClient", "TollgateServer",
+        "TollgateCore", "TollgateStorage", "TollgateStorageFactory", "TollgateClient", "TollgateServer",
         "TollgateIndex", "TollgateService", "AppStore", "GooglePlay", "AmazonAppstore", "TollgateCrypto",
-        "TollgateWorker", "TollgateWorkerSQLite", "AppStoreGateway", "GooglePlayGateway", "AmazonGateway",
+        "TollgateWorker", "AppStoreGateway", "GooglePlayGateway", "AmazonGateway",
         "StoreSimulator",
         "TollgateDemo", "TollgateBench",
         .product(name: "ArgumentParser", package: "swift-argument-parser"),

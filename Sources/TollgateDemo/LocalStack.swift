@@ -10,11 +10,10 @@ import StoreSimulator
 import TollgateClient
 import TollgateCore
 import TollgateCrypto
-import TollgateSQLite
 import TollgateService
 import TollgateStorage
+import TollgateStorageFactory
 import TollgateWorker
-import TollgateWorkerSQLite
 
 /// The whole system on one machine: the store simulator, the worker and the service, on one
 /// SQLite file, all following the simulator's virtual clock. The production code paths are used
@@ -57,7 +56,7 @@ public struct LocalStack: Sendable {
   public let worker: VerifierWorker
   public let server: EntitlementServer
   /// The service's storage (the change feed it follows).
-  public let storage: SQLiteEntitlementStorage
+  public let storage: any EntitlementStorage
   public let client: TollgateClient
   public let configuration: WorkerConfiguration
   public let databasePath: String
@@ -120,7 +119,11 @@ public struct LocalStack: Sendable {
     let sim = try await StoreSimulator.start(config: simConfig, logger: logger)
     do {
       let root = directory + "/apple-root.cer"
-      try PrivateFile.save(sim.rootCertificate.der, to: root)
+      // Owner-only, as every file Tollgate makes (issue 25 item 7).
+      guard
+        FileManager.default.createFile(
+          atPath: root, contents: Data(sim.rootCertificate.der), attributes: [.posixPermissions: 0o600])
+      else { throw CocoaError(.fileWriteUnknown, userInfo: [NSFilePathErrorKey: root]) }
 
       var app = AppleAppSettings(bundleId: bundleId)
       app.appAppleId = simConfig.apple.apps[0].appAppleId
@@ -168,6 +171,7 @@ public struct LocalStack: Sendable {
       let following = FollowedClock.following(sim)
       let now: @Sendable () -> Int64 = { following() - clockBehindStoreMs }
       let databasePath = directory + "/tollgate.sqlite"
+      let database = StorageLocation.sqlite(path: databasePath)
       let registry = PrometheusCollectorRegistry()
       let workerEnvironment = extraEnvironment.merging([
         "TOLLGATE_DEMO_APPLE_KEY": try key.pkcs8PEM(), "TOLLGATE_DEMO_GOOGLE_KEY": sim.googleServiceAccountKeyJSON,
@@ -185,7 +189,7 @@ public struct LocalStack: Sendable {
         settings: amazonSettings, environment: workerEnvironment, httpClient: .shared,
         concurrency: settings.storeConcurrency, nowMs: now, logger: logger)
       let worker = try VerifierWorker(
-        configuration: configuration, storage: try SQLiteWorkerStorage(path: databasePath, nowMs: now()),
+        configuration: configuration, storage: try database.workerStorage(nowMs: now(), create: true, logger: logger),
         gateways: [appStore, googlePlay, amazon], environment: workerEnvironment,
         metrics: (PrometheusMetricsFactory(registry: registry), { registry.emitToString() }),
         nowMs: now, logger: logger)
@@ -194,7 +198,7 @@ public struct LocalStack: Sendable {
         _ = await worker.listeningPort()
         // SNS confirms the subscription first: only once the worker listens.
         try await sim.amazonSetNotificationURL("http://127.0.0.1:\(workerPort)/notifications/amazon")
-        let storage = try SQLiteEntitlementStorage(path: databasePath, nowMs: now())
+        let storage = try database.entitlementStorage(nowMs: now(), create: true, logger: logger)
         let server = try await EntitlementServer.start(
           config: .init(host: "127.0.0.1", port: ports.service), storage: storage, nowMs: now, logger: logger)
         group.addTask { try await server.run() }

@@ -2,13 +2,13 @@ import ArgumentParser
 import Foundation
 import Logging
 import TollgateCore
+import TollgateStorageFactory
 import TollgateWorker
-import TollgateWorkerSQLite
 
 /// Options of the admin commands: where the database, the catalog, the worker's settings and the
 /// deployment's clock are.
 struct AdminOptions: ParsableArguments {
-  @Option(help: "SQLite database file (default: from --config).")
+  @Option(help: "The database: an SQLite file path or sqlite:PATH (default: from --config).")
   var database: String?
 
   @Option(
@@ -27,11 +27,11 @@ struct AdminOptions: ParsableArguments {
   /// runs with (it saves it in the database when it starts); the worker's settings from --config;
   /// and the clock the deployment runs on (a simulator's, where the worker follows one).
   func admin(requireCatalog: Bool) async throws -> WorkerAdmin {
-    let path = try ConfigFile.database(flag: database, config: config)
+    let location = try ConfigFile.storage(flag: database, config: config)
     let configuration = try config.map { try ConfigFile.worker($0) }
     let clock = try await Self.clock(following: followClock ?? configuration?.worker.followClockURL)
     // Never creates a database: a mistyped path is an error that names it.
-    let storage = try SQLiteWorkerStorage(path: path, nowMs: clock(), create: false)
+    let storage = try location.workerStorage(nowMs: clock(), create: false, logger: Logger(label: "tollgate.admin"))
     if let configuration {
       return WorkerAdmin(
         storage: storage, catalog: configuration.catalog, settings: configuration.worker, nowMs: clock)
@@ -39,7 +39,7 @@ struct AdminOptions: ParsableArguments {
     if let saved = try await storage.savedCatalog() {
       return WorkerAdmin(storage: storage, catalog: saved, nowMs: clock)
     }
-    if requireCatalog { throw AdminFailure.noCatalog(database: path) }
+    if requireCatalog { throw AdminFailure.noCatalog(database: "\(location)") }
     return WorkerAdmin(storage: storage, catalog: .defaults, nowMs: clock)
   }
 

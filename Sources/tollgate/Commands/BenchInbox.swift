@@ -1,10 +1,9 @@
 import ArgumentParser
 import Foundation
 import TollgateBench
+import Logging
 import TollgateCore
-import TollgateSQLite
-import TollgateStorage
-import TollgateWorkerSQLite
+import TollgateStorageFactory
 
 extension Bench {
   struct Inbox: AsyncParsableCommand {
@@ -18,7 +17,7 @@ extension Bench {
         runs). Writes into --database, a scratch file it creates if missing: not the production database.
         """)
 
-    @Option(help: "A scratch SQLite file (created if missing).")
+    @Option(help: "A scratch database: an SQLite file path or sqlite:PATH (created if missing).")
     var database: String
 
     @Option(help: "How many notifications to store.")
@@ -37,14 +36,15 @@ extension Bench {
       guard count >= 1, bytes >= 1, concurrency >= 1 else {
         throw ValidationError("--count, --bytes and --concurrency must be at least 1")
       }
-      guard Connection.Synchronous(rawValue: synchronous.uppercased()) != nil else {
+      guard StorageDurability(rawValue: synchronous.lowercased()) != nil else {
         throw ValidationError("--synchronous must be full or normal")
       }
     }
 
     func run() async throws {
-      let mode = Connection.Synchronous(rawValue: synchronous.uppercased()) ?? .full
-      let storage = try SQLiteWorkerStorage(path: database, nowMs: SystemClock.nowMs(), synchronous: mode)
+      let mode = StorageDurability(rawValue: synchronous.lowercased()) ?? .full
+      let storage = try StorageLocation(database).workerStorage(
+        nowMs: SystemClock.nowMs(), create: true, durability: mode, logger: Logger(label: "tollgate.bench.inbox"))
       let payload = [UInt8](repeating: 0x7b, count: bytes)
       let run = "bench-\(getpid())-\(SystemClock.nowMs())"
       let started = ContinuousClock.now
@@ -69,7 +69,7 @@ extension Bench {
       let seconds = Double(elapsed.components.seconds) + Double(elapsed.components.attoseconds) / 1e18
       let summary = latency.summary
       print(
-        "tollgate bench inbox (synchronous \(mode.rawValue)): \(count) notifications of \(bytes) B, "
+        "tollgate bench inbox (synchronous \(mode.rawValue.uppercased())): \(count) notifications of \(bytes) B, "
           + "\(concurrency) callers: \(Int((Double(count) / seconds).rounded())) notifications/s; one store, µs: "
           + "p50 \(Int(summary.p50Us))  p99 \(Int(summary.p99Us))  max \(Int(summary.maxUs))")
     }

@@ -2,10 +2,11 @@ import ArgumentParser
 import Foundation
 import TollgateBench
 import TollgateClient
+import Logging
 import TollgateCore
-import TollgateSQLite
 import TollgateService
 import TollgateStorage
+import TollgateStorageFactory
 
 extension Bench {
   struct Visibility: AsyncParsableCommand {
@@ -21,7 +22,7 @@ extension Bench {
     @Option(help: "The service, HOST:PORT.")
     var server = HostPort(host: "127.0.0.1", port: 7701)
 
-    @Option(help: "The service's SQLite database file.")
+    @Option(help: "The service's database: an SQLite file path or sqlite:PATH.")
     var database: String
 
     @Option(help: "How many writes to time.")
@@ -44,7 +45,8 @@ extension Bench {
     }
 
     func run() async throws {
-      let storage = try SQLiteEntitlementStorage(path: database, nowMs: SystemClock.nowMs(), create: false)
+      let storage = try StorageLocation(database).entitlementStorage(
+        nowMs: SystemClock.nowMs(), create: false, logger: Logger(label: "tollgate.bench.visibility"))
       let client = TollgateClient(host: server.host, port: server.port)
       var latency = LatencyRecorder()
       var lost = 0

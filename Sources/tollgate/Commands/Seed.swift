@@ -1,8 +1,9 @@
 import ArgumentParser
 import Foundation
+import Logging
 import TollgateCore
-import TollgateSQLite
 import TollgateStorage
+import TollgateStorageFactory
 
 struct Seed: AsyncParsableCommand {
   static let configuration = CommandConfiguration(
@@ -14,7 +15,7 @@ struct Seed: AsyncParsableCommand {
       trial or grace period. Writes go through the change feed, so a running service picks them up.
       """)
 
-  @Option(help: "SQLite database file (created if missing).")
+  @Option(help: "The database: an SQLite file path or sqlite:PATH (created if missing).")
   var database: String
 
   @Option(help: "How many users.")
@@ -36,7 +37,8 @@ struct Seed: AsyncParsableCommand {
 
   func run() async throws {
     let now = SystemClock.nowMs()
-    let storage = try SQLiteEntitlementStorage(path: database, nowMs: now)
+    let storage = try StorageLocation(database).entitlementStorage(
+      nowMs: now, create: true, logger: Logger(label: "tollgate.seed"))
     let started = ContinuousClock.now
     let inactiveEvery = inactiveShare > 0 ? max(1, Int((1 / inactiveShare).rounded())) : Int.max
     let batchSize = 20_000

@@ -3,10 +3,9 @@ import Foundation
 import Logging
 import ServiceLifecycle
 import TollgateIndex
-import TollgateSQLite
 import TollgateServer
 import TollgateService
-import TollgateStorage
+import TollgateStorageFactory
 
 struct Serve: AsyncParsableCommand {
   static let configuration = CommandConfiguration(
@@ -24,7 +23,7 @@ struct Serve: AsyncParsableCommand {
       discussion: "Without it, serve refuses a non-loopback listener unless service.callers or callersFile is set."))
   var insecureNoAuth = false
 
-  @Option(help: "SQLite database file; it must exist (the worker creates it) unless --create.")
+  @Option(help: "The database: an SQLite file path or sqlite:PATH; it must exist (the worker creates it) unless --create.")
   var database: String?
 
   @Flag(help: "Create the database if it is missing (otherwise a missing file is an error).")
@@ -84,8 +83,9 @@ struct Serve: AsyncParsableCommand {
         """)
     }
     guard let database = database ?? settings.database else {
-      throw ValidationError("--database PATH is required (or \"service.database\" in --config)")
+      throw ValidationError("--database DB is required (or \"service.database\" in --config)")
     }
+    let location = try StorageLocation(database)
 
     let logger = logging.makeLogger(label: "tollgate.serve")
     var rpc = RPCServer.Config.defaults
@@ -96,8 +96,8 @@ struct Serve: AsyncParsableCommand {
     if let value = settings.feedPollMs { feed.pollInterval = .milliseconds(value) }
 
     let clock = try await ProcessClock.make(followURL: followClock, logger: logger)
-    let storage = try SQLiteEntitlementStorage(path: database, nowMs: clock.nowMs(), create: create)
-    FileExposure.warn(database: database, logger: logger)
+    let storage = try location.entitlementStorage(nowMs: clock.nowMs(), create: create, logger: logger)
+    FileExposure.warn(database: location, logger: logger)
     let server = try await EntitlementServer.start(
       config: .init(listeners: rpcListeners, rpc: rpc, feed: feed, responder: responder),
       storage: storage, nowMs: clock.nowMs, threads: threads ?? settings.eventLoopThreads,
@@ -105,7 +105,7 @@ struct Serve: AsyncParsableCommand {
     // Written unbuffered: scripts and tests wait for this line to learn the port.
     let addresses = server.rpcServer.listeners.map { $0.isTLS ? "tls:\($0.address)" : "\($0.address)" }
       .joined(separator: " and ")
-    FileHandle.standardOutput.write(Data("tollgate serve: listening on \(addresses), database \(database)\n".utf8))
+    FileHandle.standardOutput.write(Data("tollgate serve: listening on \(addresses), database \(location)\n".utf8))
     var services: [ServiceGroupConfiguration.ServiceConfiguration] = [.init(service: server)] + clock.services
     if case .callers(let registry) = access, let path = settings.callersFile {
       services.append(.init(service: CallersFileWatcher(path: path, registry: registry, logger: logger)))

@@ -1,8 +1,9 @@
 import ArgumentParser
 import Foundation
+import Logging
 import TollgateCore
+import TollgateStorageFactory
 import TollgateWorker
-import TollgateWorkerSQLite
 
 /// `tollgate webhooks`: the events a webhook endpoint would not take (parked), and a test delivery.
 struct Webhooks: AsyncParsableCommand {
@@ -13,7 +14,7 @@ struct Webhooks: AsyncParsableCommand {
 
 /// Where the database is, for the `webhooks` commands that read or write it.
 struct WebhookDatabaseOptions: ParsableArguments {
-  @Option(help: "SQLite database file (default: worker.database from --config).")
+  @Option(help: "The database: an SQLite file path or sqlite:PATH (default: worker.database from --config).")
   var database: String?
 
   @Option(help: "JSON config file, for worker.database.")
@@ -22,10 +23,10 @@ struct WebhookDatabaseOptions: ParsableArguments {
   @Option(help: "Only this endpoint's events (its url as configured).")
   var endpoint: String?
 
-  func storage() throws -> SQLiteWorkerStorage {
+  func storage() throws -> any WorkerStorage {
     // Never creates a database: a mistyped path is an error that names it.
-    try SQLiteWorkerStorage(
-      path: try ConfigFile.database(flag: database, config: config), nowMs: SystemClock.nowMs(), create: false)
+    try ConfigFile.storage(flag: database, config: config).workerStorage(
+      nowMs: SystemClock.nowMs(), create: false, logger: Logger(label: "tollgate.webhooks"))
   }
 }
 

@@ -8,8 +8,8 @@ import Logging
 import Prometheus
 import ServiceLifecycle
 import TollgateCore
+import TollgateStorageFactory
 import TollgateWorker
-import TollgateWorkerSQLite
 
 struct Worker: AsyncParsableCommand {
   static let configuration = CommandConfiguration(
@@ -18,7 +18,10 @@ struct Worker: AsyncParsableCommand {
   @Option(help: "JSON config file (apps, products, entitlements, policies, appStore/googlePlay credentials, worker).")
   var config: String
 
-  @Option(help: "SQLite database file (default: worker.database from the config); it must exist unless --create.")
+  @Option(
+    help:
+      "The database: an SQLite file path or sqlite:PATH (default: worker.database from the config); it must exist unless --create."
+  )
   var database: String?
 
   @Flag(help: "Create the database if it is missing (otherwise a missing file is an error naming the path).")
@@ -37,6 +40,9 @@ struct Worker: AsyncParsableCommand {
   @OptionGroup var logging: LoggingOptions
 
   func run() async throws {
+    // The storage first: a database this version cannot open (a PostgreSQL URL) says so before
+    // anything else is checked.
+    let location = try ConfigFile.storage(flag: database, config: config)
     var configuration = try ConfigFile.worker(
       config, storeSections: [AppStoreSettings.self, GooglePlaySettings.self, AmazonSettings.self])
     let appStoreSettings = try ConfigFile.section(AppStoreSettings.self, of: config) ?? AppStoreSettings(apps: [])
@@ -46,7 +52,6 @@ struct Worker: AsyncParsableCommand {
     if let listen { configuration.worker.listen = listen.description }
     if let adminListen { configuration.worker.adminListen = adminListen.description }
     if let followClock { configuration.worker.followClockURL = followClock }
-    let databasePath = try ConfigFile.database(flag: database, config: config)
     let logger = logging.makeLogger(label: "tollgate.worker")
     let clock = try await ProcessClock.make(followURL: configuration.worker.followClockURL, logger: logger)
     let worker: VerifierWorker
@@ -59,7 +64,7 @@ struct Worker: AsyncParsableCommand {
       do {
         worker = try makeWorker(
           configuration: configuration, stores: (appStoreSettings, googlePlaySettings, amazonSettings),
-          httpClient: httpClient, databasePath: databasePath, clock: clock, environment: environment, logger: logger)
+          httpClient: httpClient, location: location, clock: clock, environment: environment, logger: logger)
       } catch {
         try? await httpClient.shutdown()
         throw error
@@ -67,7 +72,7 @@ struct Worker: AsyncParsableCommand {
     } catch let error as WorkerConfigurationError {
       throw ValidationError("config file \(config): \(error)")
     }
-    FileExposure.warn(database: databasePath, logger: logger)
+    FileExposure.warn(database: location, logger: logger)
     let group = ServiceGroup(
       configuration: .init(
         services: [.init(service: worker)] + clock.services, gracefulShutdownSignals: [.sigterm, .sigint],
@@ -94,7 +99,8 @@ struct Worker: AsyncParsableCommand {
   /// The gateway of each store the file configures, and the worker on them.
   private func makeWorker(
     configuration: WorkerConfiguration, stores: (AppStoreSettings, GooglePlaySettings, AmazonSettings),
-    httpClient: HTTPClient, databasePath: String, clock: ProcessClock, environment: [String: String], logger: Logger
+    httpClient: HTTPClient, location: StorageLocation, clock: ProcessClock, environment: [String: String],
+    logger: Logger
   ) throws -> VerifierWorker {
     let (appStoreSettings, googlePlaySettings, amazonSettings) = stores
     let registry = PrometheusCollectorRegistry()
@@ -120,9 +126,9 @@ struct Worker: AsyncParsableCommand {
     }
     return try VerifierWorker(
       configuration: configuration,
-      storage: try SQLiteWorkerStorage(
-        path: databasePath, nowMs: clock.nowMs(), create: create,
-        hint: "check the path, or pass --create to make a new database there", logger: logger),
+      storage: try location.workerStorage(
+        nowMs: clock.nowMs(), create: create, hint: "check the path, or pass --create to make a new database there",
+        logger: logger),
       gateways: gateways, environment: environment, httpClient: httpClient,
       metrics: (PrometheusMetricsFactory(registry: registry), { registry.emitToString() }),
       onListening: {
@@ -131,7 +137,7 @@ struct Worker: AsyncParsableCommand {
         let notifications = ListenAddress(host: ListenAddress(listen)?.host ?? listen, port: port)
         let admin = ListenAddress(host: ListenAddress(admin)?.host ?? admin, port: adminPort)
         let line =
-          "tollgate worker: notifications on \(notifications), health and metrics on \(admin), database \(databasePath)\n"
+          "tollgate worker: notifications on \(notifications), health and metrics on \(admin), database \(location)\n"
         FileHandle.standardOutput.write(Data(line.utf8))
       },
       nowMs: clock.nowMs, logger: logger)

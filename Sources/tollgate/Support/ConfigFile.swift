@@ -1,6 +1,7 @@
 import ArgumentParser
 import Foundation
 import StoreSimulator
+import TollgateStorageFactory
 import TollgateWorker
 
 /// The JSON config file shared by `serve`, `worker` and the admin commands.
@@ -32,6 +33,12 @@ enum ConfigFile {
     }
   }
 
+  /// The storage `--database`, else `worker.database`, else `service.database` from the file
+  /// names (`StorageLocation`: an SQLite path; a PostgreSQL URL is refused, naming why).
+  static func storage(flag: String?, config: String?) throws -> StorageLocation {
+    try StorageLocation(try database(flag: flag, config: config))
+  }
+
   /// `--database`, else `worker.database`, else `service.database` from the file.
   static func database(flag: String?, config: String?) throws -> String {
     if let flag { return flag }
@@ -44,7 +51,7 @@ enum ConfigFile {
       let sections = try? JSONDecoder().decode(Sections.self, from: try data(config))
       if let path = sections?.worker?.database ?? sections?.service?.database { return path }
     }
-    throw ValidationError("--database PATH is required (or \"worker.database\" in --config)")
+    throw ValidationError("--database DB is required (or \"worker.database\" in --config)")
   }
 }
 
