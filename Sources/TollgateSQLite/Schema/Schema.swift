@@ -19,6 +19,7 @@ public enum Schema {
     migrator.register("v14-inbox-submission-caller", inboxSubmissionCaller)
     migrator.register("v15-inbox-claim-token", inboxClaimToken)
     migrator.register("v17-job-leases", jobLeases)
+    migrator.register("v18-store-health", storeHealth)
     return migrator
   }
 

@@ -11,10 +11,12 @@ struct VerificationParts: Sendable {
 
   init(
     storage: any WorkerStorage, gateways: StoreGateways, catalog: ProductCatalog, settings: WorkerSettings,
-    backoff: Backoff, stats: WorkerStats, health: StoreHealth = StoreHealth(),
+    backoff: Backoff, stats: WorkerStats, health: StoreHealth? = nil,
     acknowledgements: PendingAcknowledgements = PendingAcknowledgements(), nowMs: @escaping @Sendable () -> Int64,
     logger: Logger
   ) {
+    // Without one given (tests), a store health of its own over `storage`.
+    let health = health ?? StoreHealth(storage: storage, logger: logger)
     reconciler = Reconciler(
       storage: storage, catalog: catalog, settings: settings, health: health, nowMs: nowMs, logger: logger)
     refresher = ChainRefresher(

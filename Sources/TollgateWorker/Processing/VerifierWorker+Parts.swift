@@ -36,6 +36,10 @@ extension VerifierWorker {
       WorkerPart("housekeeping", mayEnd: true) {
         await cancelWhenGracefulShutdown { await self.housekeeping.run(jobs: self.jobs) }
       },
+      // Outages other workers record reach this one's evaluations within `pollMs`.
+      WorkerPart("store health") {
+        await cancelWhenGracefulShutdown { await self.storeHealth.keepFresh(everyMs: self.settings.pollMs) }
+      },
       WorkerPart("inbox loop") { try await cancelWhenGracefulShutdown { try await self.loop() } },
       WorkerPart("notification listener") {
         try await Self.run(notifications, key: "worker.listen", address: self.listen, bound: self.boundPort)

@@ -20,8 +20,9 @@ public final class VerifierWorker: Service, Sendable {
   let housekeeping: Housekeeping
   let webhooks: WebhookDispatcher
   let stats: WorkerStats
-  /// Which stores are failing now (the outage policy), shared by every read from a store.
-  let storeHealth = StoreHealth()
+  /// Which stores are failing now (the outage policy), shared by every read from a store and,
+  /// through storage, by every worker on the database.
+  let storeHealth: StoreHealth
   /// Verified purchases a store waits to hear were delivered (Google's acknowledgement).
   let acknowledgements = PendingAcknowledgements()
   let unacknowledgedUrgent: Gauge
@@ -71,6 +72,7 @@ public final class VerifierWorker: Service, Sendable {
     self.nowMs = nowMs
     self.logger = logger
     self.storage = storage
+    storeHealth = StoreHealth(storage: storage, logger: logger)
     self.lease = WorkerLease(storage: storage, config: lease, logger: logger)
     jobs = SingletonJobs(storage: storage, ttl: lease.staleAfter, renewEvery: lease.heartbeat, logger: logger)
     self.gateways = gateways
@@ -114,6 +116,8 @@ public final class VerifierWorker: Service, Sendable {
     } else {
       try await lease.refuseIfExclusiveHolder()
     }
+    // The outages other workers recorded apply from the first item on (then every `pollMs`).
+    await storeHealth.refresh()
     // The admin commands recompute entitlements with the catalog the worker runs with.
     try await storage.saveCatalog(catalog, nowMs: nowMs())
     try await runParts()

@@ -34,7 +34,7 @@ struct ChainRefresher: Sendable {
         chain = try await gateway.fetchChain(reference)
       } catch {
         let failure = try await knownChainNotFound(error, reference: reference)
-        if failure.countsAsOutage { health.failed(reference.store, atMs: askedAtMs) }
+        if failure.countsAsOutage { await health.failed(reference.store, atMs: askedAtMs) }
         throw failure
       }
       let outcome: Reconciler.Outcome
@@ -46,10 +46,10 @@ struct ChainRefresher: Sendable {
       } catch let failure as StoreFailure where failure.countsAsOutage {
         // A stale answer (signed before the stored state, or moving the chain backwards): the
         // store cannot be believed now.
-        health.failed(reference.store, atMs: askedAtMs)
+        await health.failed(reference.store, atMs: askedAtMs)
         throw failure
       }
-      if health.succeeded(reference.store) {
+      if await health.succeeded(reference.store, nowMs: reconciler.nowMs()) {
         _ = try await storage.expediteRetries(
           store: reference.store, routes: gateway.notificationRoutes.map(\.name), nowMs: reconciler.nowMs())
       }

@@ -20,7 +20,8 @@ import TollgateCore
 /// commit. Each take of the lease increments `generation`, and hands the previous holder's
 /// claimed inbox items back (pending, due at once, their claims ended): that holder can no longer
 /// write, so they need not wait out their lease. A storage that never took the lease (the admin commands) writes
-/// unfenced. Storing a notification stays unfenced: it only adds to the inbox, deduplicated.
+/// unfenced. Storing a notification stays unfenced: it only adds to the inbox, deduplicated; so
+/// do the store-health records ("Store health" below).
 public protocol WorkerStorage: Sendable {
   // MARK: Inbox
 
@@ -197,6 +198,29 @@ public protocol WorkerStorage: Sendable {
   /// Gives the lease up if it is still held as `lease` says (same owner and generation); the next
   /// take by anyone is granted. Fenced writes with `lease` fail from then on.
   func releaseJobLease(_ lease: JobLease) async throws
+
+  // MARK: Store health
+
+  /// Which stores are failing now, shared by every worker on the database, so that each one
+  /// evaluates a chain under the same outage policy (`StoreHealth` caches it).
+  ///
+  /// These writes are **not fenced** by the worker lease, or by any job lease: a failure is an
+  /// observation of the store, true whoever made it, and recording one only keeps subscribers
+  /// in a little longer under the outage policy until the next answer ends it; a success from a
+  /// worker that lost its lease is still an answer the store gave. What an ended outage triggers
+  /// (`expediteRetries`) is a write of its own, fenced like every other.
+
+  /// A call to `store` failed at `atMs` for a reason that is not the buyer's: starts an outage,
+  /// or keeps the earliest `atMs` of the one under way. Atomic.
+  func recordStoreFailure(_ store: Store, atMs: Int64) async throws
+
+  /// A call to `store` succeeded: ends its outage, if one is recorded (by any worker). True only
+  /// for the call whose write ended it: of several workers ending one outage at once, exactly one
+  /// is told so (and expedites the store's postponed work).
+  func recordStoreSuccess(_ store: Store, nowMs: Int64) async throws -> Bool
+
+  /// The stores failing now, each with the earliest failure of its outage.
+  func storeOutages() async throws -> [Store: Int64]
 
   // MARK: Housekeeping
 

@@ -24,6 +24,8 @@ actor FakeWorkerStorage: WorkerStorage {
   private(set) var cursors: [String: Int64] = [:]
   /// Failed attempts and parked events per endpoint (`FakeWorkerStorage+Webhooks`).
   var webhookBook = FakeWebhookBook()
+  /// Failing stores and injected faults (`FakeWorkerStorage+StoreHealth`).
+  var storeHealthBook = FakeStoreHealthBook()
   /// Job leases by name, and how many prunes were written (`FakeWorkerStorage+JobLeases`).
   var jobLeaseBook = FakeJobLeaseBook()
   private(set) var catalog: ProductCatalog?
