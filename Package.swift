@@ -330,6 +330,8 @@ let package = Package(
       name: "TollgateTesting",
       dependencies: [
         "TollgateCore", "TollgateStorage", "TollgateSQLite", "StoreSimulator", "TollgateContract",
+        // The storage conformance suite (Conformance/) is written against the worker's seam.
+        "TollgateWorker",
         .product(name: "NIOCore", package: "swift-nio"),
         .product(name: "NIOPosix", package: "swift-nio"),
         .product(name: "Hummingbird", package: "hummingbird"),
