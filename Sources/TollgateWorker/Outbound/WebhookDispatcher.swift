@@ -36,7 +36,7 @@ struct WebhookDispatcher: Sendable {
     await withTaskGroup(of: Void.self) { group in
       for endpoint in endpoints {
         group.addTask {
-          await jobs.run(JobLease.webhook(endpoint.url)) { lease in try await self.deliver(to: endpoint, lease: lease) }
+          await jobs.run(JobLease.webhook(endpoint)) { lease in try await self.deliver(to: endpoint, lease: lease) }
         }
         group.addTask { await self.watchBacklog(of: endpoint) }
       }

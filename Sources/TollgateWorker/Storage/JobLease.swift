@@ -1,4 +1,5 @@
 import TollgateCore
+import TollgateCrypto
 
 /// A named lease that makes a job a singleton among the workers on one database: the daily sweep
 /// of a store, housekeeping, the delivery to one webhook endpoint. A worker runs such a job only
@@ -7,7 +8,8 @@ import TollgateCore
 /// inside its transaction: a holder whose lease was taken over (it was paused past `expiresAtMs`)
 /// writes nothing (`StorageConflict`, `.leaseLost`).
 public struct JobLease: Sendable, Hashable {
-  /// The job: `sweep:<store>`, `housekeeping`, `webhook:<endpoint url>` (`JobLease.sweep(_:)`, …).
+  /// The job: `sweep:<store>`, `housekeeping`, `webhook:<endpoint>` (`JobLease.sweep(_:)`, …). Never
+  /// a secret: names are logged and shown in `/health`.
   public var name: String
   /// Random per run of a worker: only the run that took the lease renews, uses or releases it.
   public var ownerId: String
@@ -34,8 +36,14 @@ public struct JobLease: Sendable, Hashable {
   public static func sweep(_ store: Store) -> String { "sweep:\(store.rawValue)" }
   /// Housekeeping (`Housekeeping`): pruning what is past its use.
   public static let housekeeping = "housekeeping"
-  /// The delivery to one webhook endpoint, by its configured URL (`WebhookDispatcher`).
-  public static func webhook(_ url: String) -> String { "webhook:\(url)" }
+  /// The delivery to one webhook endpoint (`WebhookDispatcher`), by its display name (without any
+  /// user, password, query or fragment the URL carries); when the URL carries any, followed by 8
+  /// hex digits of its SHA-256, so two endpoints never share a lease and nothing of a secret shows.
+  public static func webhook(_ endpoint: WebhookSettings) -> String {
+    let display = endpoint.displayName
+    guard display != endpoint.url else { return "webhook:\(display)" }
+    return "webhook:\(display)#\(SHA256.hash(endpoint.url).prefix(4).hexString)"
+  }
 
   /// The refusal of a write whose job lease is no longer held as `lease` says.
   public static func lost(_ lease: JobLease, current: JobLease?) -> StorageConflict {

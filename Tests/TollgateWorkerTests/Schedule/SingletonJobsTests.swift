@@ -73,6 +73,20 @@ struct SingletonJobsTests {
     await receiver.stop()
   }
 
+  @Test("a webhook endpoint's lease name shows no credential or query, and two endpoints never share one")
+  func webhookLeaseNames() {
+    let plain = WebhookSettings(url: "https://hooks.example.com/tollgate", secretEnv: "S")
+    #expect(JobLease.webhook(plain) == "webhook:https://hooks.example.com/tollgate")
+    let names = ["https://user:hunter2@hooks.example.com/t?token=abc", "https://hooks.example.com/t?token=abd"].map {
+      JobLease.webhook(WebhookSettings(url: $0, secretEnv: "S"))
+    }
+    for name in names {
+      #expect(name.hasPrefix("webhook:https://hooks.example.com/t#"), "\(name)")
+      #expect(!name.contains("hunter2") && !name.contains("token") && !name.contains("abc"), "\(name)")
+    }
+    #expect(names[0] != names[1])
+  }
+
   @Test("a job whose lease is taken over stops (its fenced writes refused) and starts again once it holds it")
   func lostLeaseStopsTheJobOnly() async throws {
     let storage = FakeWorkerStorage()
