@@ -15,9 +15,12 @@ extension SQLiteWorkerStorage {
         WHERE status = 'pending' AND attempts > 0 AND next_attempt_at_ms > ? AND store IN (\(placeholders))
         """, [.integer(nowMs), .integer(nowMs)] + names.map { .text($0) })
       let items = db.changes
+      // A check claimed now (`check_token` set) is being made: it stays its claimer's.
       try db.execute(
-        "UPDATE subscriptions SET next_check_at_ms = ? WHERE store = ? AND failures > 0 AND next_check_at_ms > ?",
-        [.integer(nowMs), .text(store.rawValue), .integer(nowMs)])
+        """
+        UPDATE subscriptions SET next_check_at_ms = ?
+        WHERE store = ? AND failures > 0 AND next_check_at_ms > ? AND check_token IS NULL
+        """, [.integer(nowMs), .text(store.rawValue), .integer(nowMs)])
       return items + db.changes
     }
   }

@@ -35,40 +35,6 @@ extension SQLiteWorkerStorage {
     }
   }
 
-  /// Subscriptions due for verification, oldest due first. A due row that does not decode is
-  /// left out, logged as an error, and its check put off (`putOffUndecodable`), so that it
-  /// neither stops everyone else's checks nor changes anything.
-  public func dueSubscriptions(nowMs: Int64, limit: Int) async throws -> [StoredSubscription] {
-    let rows = try await writer.read { db in
-      try db.prepare(
-        """
-        SELECT \(Self.subscriptionColumns) FROM subscriptions WHERE history_json IS NOT NULL
-          AND next_check_at_ms IS NOT NULL AND next_check_at_ms <= ? ORDER BY next_check_at_ms LIMIT ?
-        """
-      ).rows([.integer(nowMs), .integer(Int64(limit))]) { row in
-        (store: row.string(at: 0), purchaseId: row.string(at: 1), decoded: Result { try Self.subscription(row) })
-      }
-    }
-    var due: [StoredSubscription] = []
-    for row in rows {
-      switch row.decoded {
-      case .success(let subscription): due.append(subscription)
-      case .failure(let error):
-        try await putOffUndecodable(store: row.store, purchaseId: row.purchaseId, error, nowMs: nowMs)
-      }
-    }
-    return due
-  }
-
-  /// After a failed store call: try again at `untilMs`; the verified state stays as it is.
-  public func postponeCheck(store: Store, purchaseId: String, untilMs: Int64, failures: Int) async throws {
-    try await fencedWrite { db in
-      try db.execute(
-        "UPDATE subscriptions SET next_check_at_ms = ?, failures = ? WHERE store = ? AND store_subscription_id = ?",
-        [.integer(untilMs), .integer(Int64(failures)), .text(store.rawValue), .text(purchaseId)])
-    }
-  }
-
   /// Makes every subscription of `userId` due now; returns how many.
   public func requestReverify(userId: String, nowMs: Int64) async throws -> Int {
     try await fencedWrite { db in
@@ -90,7 +56,9 @@ extension SQLiteWorkerStorage {
     -> RecordChanges
   {
     try await fencedWrite { db in
-      let subscriptionRowId = try Self.upsert(db, change.subscription, nowMs: change.nowMs)
+      try Self.checkVersion(db, change)
+      let subscriptionRowId = try Self.upsert(
+        db, change.subscription, version: change.expectedVersion + 1, nowMs: change.nowMs)
       try Self.upsert(
         db, transactions: change.transactions, subscriptionRowId: subscriptionRowId, store: change.subscription.store,
         nowMs: change.nowMs)
@@ -117,7 +85,8 @@ extension SQLiteWorkerStorage {
     return (before, after)
   }
 
-  static func upsert(_ db: Connection, _ s: StoredSubscription, nowMs: Int64) throws -> Int64 {
+  /// Writes the chain at `version`, ending any claim of its check (`check_token`).
+  static func upsert(_ db: Connection, _ s: StoredSubscription, version: Int64, nowMs: Int64) throws -> Int64 {
     if let userId = s.userId {
       try db.execute(
         "INSERT INTO users (user_id, created_at_ms) VALUES (?, ?) ON CONFLICT(user_id) DO NOTHING",
@@ -129,8 +98,8 @@ extension SQLiteWorkerStorage {
       """
       INSERT INTO subscriptions (store, store_subscription_id, app_id, user_id, product_id, environment, state, will_renew,
         purchased_at_ms, expires_at_ms, access_ends_at_ms, verified_at_ms, updated_at_ms, history_json, evidence_json, reason,
-        app_account_token, next_check_at_ms, failures, store_user_id)
-      VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
+        app_account_token, next_check_at_ms, failures, store_user_id, version, check_token)
+      VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, NULL)
       ON CONFLICT(store, store_subscription_id) DO UPDATE SET
         app_id = excluded.app_id, user_id = excluded.user_id, product_id = excluded.product_id,
         environment = excluded.environment, state = excluded.state, will_renew = excluded.will_renew,
@@ -139,7 +108,8 @@ extension SQLiteWorkerStorage {
         updated_at_ms = excluded.updated_at_ms, history_json = excluded.history_json,
         evidence_json = excluded.evidence_json, reason = excluded.reason,
         app_account_token = excluded.app_account_token, next_check_at_ms = excluded.next_check_at_ms,
-        failures = excluded.failures, store_user_id = excluded.store_user_id
+        failures = excluded.failures, store_user_id = excluded.store_user_id, version = excluded.version,
+        check_token = NULL
       """,
       [
         .text(s.store.rawValue), .text(s.purchaseId), .text(s.appId), DatabaseValue(s.userId), .text(s.productId),
@@ -147,7 +117,7 @@ extension SQLiteWorkerStorage {
         DatabaseValue(s.history.firstPurchaseDateMs), .integer(s.expiresAtMs), .integer(s.accessEndsAtMs),
         .integer(s.verifiedAtMs), .integer(nowMs), .text(history), .text(evidence), .text(s.reason),
         DatabaseValue(s.appAccountToken), DatabaseValue(s.nextCheckAtMs), .integer(Int64(s.failures)),
-        DatabaseValue(s.storeUserId),
+        DatabaseValue(s.storeUserId), .integer(version),
       ])
     return try db.prepare("SELECT id FROM subscriptions WHERE store = ? AND store_subscription_id = ?")
       .rows([.text(s.store.rawValue), .text(s.purchaseId)]) { $0.int64(at: 0) }.first ?? 0
@@ -181,7 +151,8 @@ extension SQLiteWorkerStorage {
 
   static let subscriptionColumns = """
     store, store_subscription_id, app_id, user_id, product_id, state, will_renew, expires_at_ms, access_ends_at_ms,
-    verified_at_ms, history_json, evidence_json, reason, app_account_token, next_check_at_ms, failures, store_user_id
+    verified_at_ms, history_json, evidence_json, reason, app_account_token, next_check_at_ms, failures, store_user_id,
+    version
     """
 
   static func subscriptions(_ db: Connection, where clause: String, _ arguments: [DatabaseValue]) throws

@@ -5,9 +5,10 @@ extension SQLiteWorkerStorage {
   /// How long the check of a subscription row that does not decode is put off.
   static let undecodableRetryMs: Int64 = 3_600_000
 
-  /// Alerts (an error log) about a due subscription row that does not decode, and puts its check
-  /// off: nothing is verified or recomputed from it until an operator repairs it.
-  func putOffUndecodable(store: String, purchaseId: String, _ error: any Error, nowMs: Int64) async throws {
+  /// Alerts (an error log) about a due subscription row that does not decode, whose check
+  /// `claimDueChecks` put off in its transaction: nothing is verified or recomputed from it until
+  /// an operator repairs it.
+  func reportUndecodable(store: String, purchaseId: String, _ error: any Error) {
     logger.error(
       "a stored subscription does not decode; its check is put off and the user's entitlements stay as they are",
       metadata: [
@@ -16,10 +17,5 @@ extension SQLiteWorkerStorage {
         "error": "\(error)",
         "retry.in_ms": "\(Self.undecodableRetryMs)",
       ])
-    try await fencedWrite { db in
-      try db.execute(
-        "UPDATE subscriptions SET next_check_at_ms = ? WHERE store = ? AND store_subscription_id = ?",
-        [.integer(nowMs + Self.undecodableRetryMs), .text(store), .text(purchaseId)])
-    }
   }
 }

@@ -97,7 +97,7 @@ struct SQLiteWorkerStorageTests {
     try await storage.apply(
       SubscriptionChange(
         subscription: stored("otx", user: "bob"), transactions: [], events: [], completes: nil, alsoRecompute: "alice",
-        reason: "transfer", nowMs: 10),
+        reason: "transfer", nowMs: 10, expectedVersion: 1),
       recompute: recompute)
     let now = try await entitlements.entitlements(forUsers: ["alice", "bob"])
     #expect(now["alice"] == nil)
@@ -116,11 +116,14 @@ struct SQLiteWorkerStorageTests {
           alsoRecompute: nil, reason: "t", nowMs: 1),
         recompute: recompute)
     }
-    #expect(try await storage.dueSubscriptions(nowMs: 150, limit: 10).map(\.purchaseId) == ["a"])
-    try await storage.postponeCheck(store: .appStore, purchaseId: "a", untilMs: 1_000, failures: 1)
-    #expect(try await storage.dueSubscriptions(nowMs: 250, limit: 10).map(\.purchaseId) == ["b"])
+    let a = try await storage.claimDueChecks(nowMs: 150, limit: 10, leaseMs: 50)
+    #expect(a.map(\.subscription.purchaseId) == ["a"])
+    try await storage.postponeCheck(
+      store: .appStore, purchaseId: "a", claimToken: a.first?.claimToken, untilMs: 1_000, failures: 1)
+    let b = try await storage.claimDueChecks(nowMs: 250, limit: 10, leaseMs: 50)
+    #expect(b.map(\.subscription.purchaseId) == ["b"])
     #expect(try await storage.requestReverify(userId: "u", nowMs: 300) == 2)
-    #expect(try await storage.dueSubscriptions(nowMs: 300, limit: 10).count == 2)
+    #expect(try await storage.claimDueChecks(nowMs: 300, limit: 10, leaseMs: 50).count == 2)
   }
 
   @Test("the store's user id is kept with a chain and finds the user bound most recently")

@@ -54,10 +54,12 @@ extension SQLiteWorkerStorageTests {
     #expect(try await storage.grants(userId: "alice").isEmpty)
 
     // The schedule goes on for everyone else; the bad row's check is put off, not dropped.
-    #expect(try await storage.dueSubscriptions(nowMs: 1_000, limit: 10).map(\.purchaseId) == ["otx-b"])
+    let claimed = try await storage.claimDueChecks(nowMs: 1_000, limit: 10, leaseMs: 60_000)
+    #expect(claimed.map(\.subscription.purchaseId) == ["otx-b"])
     let putOff = try editor.prepare("SELECT next_check_at_ms FROM subscriptions WHERE store_subscription_id = 'otx-a'")
       .rows { $0.int64(at: 0) }
     #expect(putOff == [1_000 + 3_600_000])
-    #expect(try await storage.dueSubscriptions(nowMs: 1_000, limit: 10).map(\.purchaseId) == ["otx-b"])
+    // Neither is handed out again meanwhile: otx-b is claimed, otx-a put off.
+    #expect(try await storage.claimDueChecks(nowMs: 1_000, limit: 10, leaseMs: 60_000).isEmpty)
   }
 }

@@ -61,7 +61,7 @@ extension SQLiteWorkerStorageTests {
       try await first.claimInbox(nowMs: 100_000, limit: 10, leaseMs: 1_000)
     } throws: { self.isLeaseLost($0) }
     await #expect {
-      try await first.postponeCheck(store: .appStore, purchaseId: "otx", untilMs: 9, failures: 3)
+      try await first.postponeCheck(store: .appStore, purchaseId: "otx", claimToken: nil, untilMs: 9, failures: 3)
     } throws: { self.isLeaseLost($0) }
     await #expect {
       try await first.webhookCursor(endpoint: "https://example.com/hook", nowMs: 43)
@@ -97,8 +97,8 @@ extension SQLiteWorkerStorageTests {
     #expect(try await before.takeWorkerLease(holder("a", heartbeat: 10), replacing: nil))
     #expect(try await after.takeWorkerLease(holder("a", heartbeat: 20), replacing: "a"))
     await #expect {
-      try await before.postponeCheck(store: .appStore, purchaseId: "x", untilMs: 9, failures: 1)
+      try await before.postponeCheck(store: .appStore, purchaseId: "x", claimToken: nil, untilMs: 9, failures: 1)
     } throws: { self.isLeaseLost($0) }
-    try await after.postponeCheck(store: .appStore, purchaseId: "x", untilMs: 9, failures: 1)
+    try await after.postponeCheck(store: .appStore, purchaseId: "x", claimToken: nil, untilMs: 9, failures: 1)
   }
 }

@@ -18,6 +18,7 @@ public enum Schema {
     migrator.register("v13-event-details", eventDetails)
     migrator.register("v14-inbox-submission-caller", inboxSubmissionCaller)
     migrator.register("v15-inbox-claim-token", inboxClaimToken)
+    migrator.register("v16-subscription-version", subscriptionVersion)
     migrator.register("v17-job-leases", jobLeases)
     migrator.register("v18-store-health", storeHealth)
     return migrator

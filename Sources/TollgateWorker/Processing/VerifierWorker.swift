@@ -138,8 +138,9 @@ public final class VerifierWorker: Service, Sendable {
   /// Processes due inbox items and due subscriptions, up to `inFlightPerPermit` ×
   /// `storeConcurrency` at once, and takes more as soon as any one finishes: an item whose store
   /// call hangs (until the call's timeout) delays its own chain only, never a batch of others
-  /// (issue 24). Work on one chain stays serialised (`ChainRefresher`'s per-chain lock), and a
-  /// subscription is never checked twice at once. Sleeps `pollMs` when nothing is due. Throws
+  /// (issue 24). A write of a chain is conditional on the version it was read at
+  /// (`ChainRefresher`; its per-chain lock only makes conflicts rarer), and a scheduled check is
+  /// claimed (`claimDueChecks`), so no two workers make it at once. Sleeps `pollMs` when nothing is due. Throws
   /// `WorkerLeaseError` when a write finds the lease taken over: this worker must step down.
   func loop() async throws {
     let clock = ContinuousClock()
@@ -171,13 +172,16 @@ public final class VerifierWorker: Service, Sendable {
           }
           if inFlight < limit {
             let room = limit - inFlight
-            let due = try await storage.dueSubscriptions(nowMs: nowMs(), limit: room + checking.count)
-              .filter { !checking.contains(LoopTask.key($0)) }.prefix(room)
-            for subscription in due {
-              let key = LoopTask.key(subscription)
+            // Claimed: no other worker is handed these checks until their lease ends. `checking`
+            // only skips a check of ours still running past its lease (an optimisation: its
+            // postponement would find its claim lost).
+            let due = try await storage.claimDueChecks(nowMs: nowMs(), limit: room, leaseMs: settings.leaseMs)
+              .filter { !checking.contains(LoopTask.key($0.subscription)) }
+            for check in due {
+              let key = LoopTask.key(check.subscription)
               checking.insert(key)
               group.addTask {
-                await self.rescheduler.reverify(subscription)
+                await self.rescheduler.reverify(check)
                 return .check(key)
               }
             }

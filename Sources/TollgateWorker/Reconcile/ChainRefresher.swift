@@ -1,7 +1,11 @@
 import TollgateCore
 
-/// Reads a purchase chain from its store and applies it, one verification of a chain at a time:
-/// the lock spans the read and the write, so a later read is always written last. Every path
+/// Reads a purchase chain from its store and applies it, conditional on the chain's version read
+/// before the store was asked (`WorkerStorage.apply`): an answer read before another write of the
+/// chain landed is never written over it, whichever worker or path wrote it; the chain is read
+/// and asked again instead (`refresh`, `ChainRefresher+Conflicts`). The in-process lock
+/// (`KeyedLock`) spanning the read and the write only makes such conflicts rarer within one
+/// worker: correctness never rests on it. Every path
 /// that changes a chain (submissions, notifications, scheduled checks) goes through here, and so
 /// does every read's outcome for the store's health: a failure (not the buyer's) starts or
 /// continues an outage, and so does an answer that would move a chain backwards (a stale copy,
@@ -17,7 +21,7 @@ struct ChainRefresher: Sendable {
   let chains = KeyedLock()
 
   @discardableResult
-  func refresh(_ reference: ChainReference, claim: Claim?, completes inboxItem: InboxClaim?, reason: String)
+  func refreshOnce(_ reference: ChainReference, claim: Claim?, completes inboxItem: InboxClaim?, reason: String)
     async throws
     -> Reconciler.Outcome
   {
@@ -25,6 +29,13 @@ struct ChainRefresher: Sendable {
       throw StoreFailure.final("\(reference.store.rawValue) purchases are not verified by this version yet")
     }
     return try await chains.withLock(reference.lockKey) {
+      // The version the write will be conditional on, read before the store is asked: a write
+      // that lands after it and before ours makes ours fail (`StorageConflict.chainChanged`). When
+      // only the store knows the purchase id, the version read after its answer is the one.
+      var expectedVersion: Int64?
+      if let purchaseId = reference.purchaseId {
+        expectedVersion = try await storage.subscription(store: reference.store, purchaseId: purchaseId)?.version ?? 0
+      }
       // The store's answer describes the chain as of the moment we asked, not the moment it
       // arrived: evaluating it at a later `now` could expire a subscription whose renewal the
       // store recorded in between (the clock can jump, or the call can be slow).
@@ -42,7 +53,7 @@ struct ChainRefresher: Sendable {
         outcome = try await reconciler.apply(
           chain, observedAtMs: askedAtMs, claim: claim, completes: inboxItem, reason: reason,
           notSignedBeforeMs: reference.notSignedBeforeMs, revocations: reference.revocations, storeAnswered: true,
-          related: reference.relatedPurchaseIds)
+          related: reference.relatedPurchaseIds, expectedVersion: expectedVersion)
       } catch let failure as StoreFailure where failure.countsAsOutage {
         // A stale answer (signed before the stored state, or moving the chain backwards): the
         // store cannot be believed now.
@@ -79,6 +90,12 @@ struct ChainRefresher: Sendable {
   /// read: as far as they go (merged into the stored chain), until the store's full answer
   /// confirms it. Nothing is written when the stored state is newer than the notification.
   func applyNotificationEvidence(_ signed: VerifiedChain, reason: String) async throws {
+    try await retryingConflicts(of: signed.store, signed.purchaseId) {
+      try await applyNotificationEvidenceOnce(signed, reason: reason)
+    }
+  }
+
+  private func applyNotificationEvidenceOnce(_ signed: VerifiedChain, reason: String) async throws {
     try await chains.withLock(signed.lockKey) {
       do {
         try await reconciler.apply(
@@ -91,24 +108,35 @@ struct ChainRefresher: Sendable {
   }
 
   /// While `stored`'s store cannot be read, evaluates the chain as stored now (read again under
-  /// its lock, so a newer verification is never overwritten) under the outage policy.
-  func holdDuringOutage(_ stored: StoredSubscription, nextCheckAtMs: Int64, failures: Int) async throws {
-    try await chains.withLock(ChainLockKey.of(store: stored.store, purchaseId: stored.purchaseId)) {
-      guard let current = try await storage.subscription(store: stored.store, purchaseId: stored.purchaseId) else {
-        return
+  /// its lock, and written only if still at the version read, so a newer verification is never
+  /// overwritten) under the outage policy. Returns whether it wrote.
+  @discardableResult
+  func holdDuringOutage(_ stored: StoredSubscription, nextCheckAtMs: Int64, failures: Int) async throws -> Bool {
+    try await retryingConflicts(of: stored.store, stored.purchaseId) {
+      try await chains.withLock(ChainLockKey.of(store: stored.store, purchaseId: stored.purchaseId)) {
+        guard let current = try await storage.subscription(store: stored.store, purchaseId: stored.purchaseId) else {
+          return false
+        }
+        return try await reconciler.reevaluateDuringOutage(current, nextCheckAtMs: nextCheckAtMs, failures: failures)
       }
-      try await reconciler.reevaluateDuringOutage(current, nextCheckAtMs: nextCheckAtMs, failures: failures)
     }
   }
 
   /// The store no longer has the purchase: the chain (read again under its lock) keeps its last
   /// verified state and its scheduled checks stop (`Reconciler.stopChecks`).
+  /// When another write of the chain lands between that read and this write, nothing is written:
+  /// that write is newer than the store's "gone", and it scheduled the chain's next check.
   func stopChecks(_ stored: StoredSubscription, because failure: StoreFailure) async throws {
     try await chains.withLock(ChainLockKey.of(store: stored.store, purchaseId: stored.purchaseId)) {
       guard let current = try await storage.subscription(store: stored.store, purchaseId: stored.purchaseId) else {
         return
       }
-      try await reconciler.stopChecks(current, because: failure)
+      do {
+        try await reconciler.stopChecks(current, because: failure)
+      } catch let conflict as StorageConflict where conflict.kind == .chainChanged {
+        reconciler.logger.notice(
+          "a newer write of the chain landed first; its checks go on", metadata: ["error": "\(conflict)"])
+      }
     }
   }
 }

@@ -41,7 +41,8 @@ struct PurchaseAcknowledger: Sendable {
           stored.nextCheckAtMs.map({ $0 > retryAt }) ?? true
         {
           try await storage.postponeCheck(
-            store: chain.store, purchaseId: chain.purchaseId, untilMs: retryAt, failures: stored.failures)
+            store: chain.store, purchaseId: chain.purchaseId, claimToken: nil, untilMs: retryAt,
+            failures: stored.failures)
         }
       } catch {
         logger.error("scheduling an acknowledgement retry failed", metadata: ["error": "\(error)"])

@@ -15,7 +15,7 @@ extension Reconciler {
     try await storage.apply(
       SubscriptionChange(
         subscription: subscription, transactions: [], events: [], completes: nil, alsoRecompute: nil,
-        reason: "checks stopped", nowMs: now),
+        reason: "checks stopped", nowMs: now, expectedVersion: stored.version),
       recompute: evaluator.recompute(nowMs: now))
     logger.notice(
       "the store no longer has this purchase; its scheduled checks stop and its last verified state stays",

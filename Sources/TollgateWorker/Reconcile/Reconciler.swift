@@ -46,13 +46,25 @@ struct Reconciler: Sendable {
   ///     under the store's outage policy (the answer ends the outage once applied).
   ///   - related: other chains the store says this change touched (`ChainReference.relatedPurchaseIds`),
   ///     for the events (a tier change's cancelled receipt is the purchase this one replaced).
+  ///   - expectedVersion: the chain's version read before the store was asked (`ChainRefresher`):
+  ///     when the chain read now is at another one, another write landed since, and this answer
+  ///     may be older than it: `StorageConflict.chainChanged`, nothing written (read and ask
+  ///     again). Nil: the version read here is the one the write is conditional on.
   @discardableResult
   func apply(
     _ chain: VerifiedChain, observedAtMs now: Int64, claim: Claim?, completes inboxItem: InboxClaim?, reason: String,
     notSignedBeforeMs: Int64? = nil, revocations: [ReportedRevocation] = [], storeAnswered: Bool = false,
-    related: [String] = []
+    related: [String] = [], expectedVersion: Int64? = nil
   ) async throws -> Outcome {
     let existing = try await storage.subscription(store: chain.store, purchaseId: chain.purchaseId)
+    // Storage checks it again inside the write (`WorkerStorage.apply`).
+    let version = existing?.version ?? 0
+    if let expectedVersion, version != expectedVersion {
+      throw StorageConflict(
+        .chainChanged,
+        "\(chain.store.rawValue) chain \(chain.store.loggable(chain.purchaseId)) is at version \(version), "
+          + "not \(expectedVersion) as read before the store was asked")
+    }
     if let stale = AnswerOrdering.signedStale(chain, stored: existing, notSignedBeforeMs: notSignedBeforeMs) {
       throw stale
     }
@@ -143,7 +155,7 @@ struct Reconciler: Sendable {
     try await storage.apply(
       SubscriptionChange(
         subscription: subscription, transactions: rows, events: events, completes: completion,
-        alsoRecompute: alsoRecompute, reason: reason, nowMs: now),
+        alsoRecompute: alsoRecompute, reason: reason, nowMs: now, expectedVersion: version),
       recompute: evaluator.recompute(nowMs: now))
     if let previous = inheritedFrom {
       // The replaced purchase is read again soon, so its own state shows the replacement.
@@ -166,21 +178,24 @@ struct Reconciler: Sendable {
       guard let stored = try await storage.subscription(store: store, purchaseId: purchaseId),
         stored.nextCheckAtMs.map({ $0 > now }) ?? true
       else { continue }
-      try await storage.postponeCheck(store: store, purchaseId: purchaseId, untilMs: now, failures: stored.failures)
+      try await storage.postponeCheck(
+        store: store, purchaseId: purchaseId, claimToken: nil, untilMs: now, failures: stored.failures)
     }
   }
 
   /// While its store cannot be read, evaluates a stored chain again under the outage policy and
   /// writes the result if it changed (a renewing subscriber keeps access past the leeway); the
-  /// verified history, its evidence and its verification time stay as they are.
-  func reevaluateDuringOutage(_ stored: StoredSubscription, nextCheckAtMs: Int64, failures: Int) async throws {
+  /// verified history, its evidence and its verification time stay as they are. The write is
+  /// conditional on `stored.version`. Returns whether it wrote.
+  @discardableResult
+  func reevaluateDuringOutage(_ stored: StoredSubscription, nextCheckAtMs: Int64, failures: Int) async throws -> Bool {
     let now = nowMs()
     let evaluator = evaluator
     let evaluation = evaluator.evaluate(stored.history, at: now)
     guard
       evaluation.accessEndsAtMs != stored.accessEndsAtMs || evaluation.state != stored.state
         || evaluation.reason.rawValue != stored.reason
-    else { return }
+    else { return false }
     var subscription = stored
     subscription.state = evaluation.state
     subscription.reason = evaluation.reason.rawValue
@@ -192,7 +207,7 @@ struct Reconciler: Sendable {
     try await storage.apply(
       SubscriptionChange(
         subscription: subscription, transactions: [], events: [], completes: nil, alsoRecompute: nil,
-        reason: "store unreachable", nowMs: now),
+        reason: "store unreachable", nowMs: now, expectedVersion: stored.version),
       recompute: evaluator.recompute(nowMs: now))
     logger.warning(
       "the store cannot be read; access follows the outage policy",
@@ -202,5 +217,6 @@ struct Reconciler: Sendable {
         "subscription.state": "\(evaluation.state.rawValue)", "subscription.reason": "\(evaluation.reason.rawValue)",
         "access.ends_at_ms": "\(evaluation.accessEndsAtMs)",
       ])
+    return true
   }
 }

@@ -28,12 +28,16 @@ public struct StoredSubscription: Sendable, Hashable {
   public var nextCheckAtMs: Int64?
   /// Store calls that failed in a row since the last success.
   public var failures: Int
+  /// How many times the chain was written (`WorkerStorage.apply`): 0 for a chain never stored,
+  /// filled in by storage on every read. A change is applied only if the chain is still at the
+  /// version it was computed from (`SubscriptionChange.expectedVersion`).
+  public var version: Int64
 
   public init(
     store: Store, purchaseId: String, appId: String, userId: String?, history: SubscriptionHistory,
     evidence: VerificationEvidence, state: SubscriptionState, reason: String, productId: String, willRenew: Bool,
     expiresAtMs: Int64, accessEndsAtMs: Int64, appAccountToken: String?, storeUserId: String? = nil,
-    verifiedAtMs: Int64, nextCheckAtMs: Int64?, failures: Int = 0
+    verifiedAtMs: Int64, nextCheckAtMs: Int64?, failures: Int = 0, version: Int64 = 0
   ) {
     self.store = store
     self.purchaseId = purchaseId
@@ -52,6 +56,7 @@ public struct StoredSubscription: Sendable, Hashable {
     self.verifiedAtMs = verifiedAtMs
     self.nextCheckAtMs = nextCheckAtMs
     self.failures = failures
+    self.version = version
   }
 }
 

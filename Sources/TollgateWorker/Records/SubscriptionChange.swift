@@ -58,11 +58,15 @@ public struct SubscriptionChange: Sendable {
   /// For the change feed.
   public var reason: String
   public var nowMs: Int64
+  /// The chain's `StoredSubscription.version` the change was computed from (0: the chain was
+  /// not stored). `apply` writes nothing (`StorageConflict.chainChanged`) when the stored
+  /// version is another one by then: a newer write must never be overwritten by an older read.
+  public var expectedVersion: Int64
 
   public init(
     subscription: StoredSubscription, transactions: [TransactionRow], events: [WorkerEvent],
     completes: InboxCompletion?, alsoRecompute: String?, reason: String,
-    nowMs: Int64
+    nowMs: Int64, expectedVersion: Int64 = 0
   ) {
     self.subscription = subscription
     self.transactions = transactions
@@ -71,6 +75,7 @@ public struct SubscriptionChange: Sendable {
     self.alsoRecompute = alsoRecompute
     self.reason = reason
     self.nowMs = nowMs
+    self.expectedVersion = expectedVersion
   }
 }
 

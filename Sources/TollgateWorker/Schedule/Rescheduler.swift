@@ -20,20 +20,29 @@ struct Rescheduler: Sendable {
   let nowMs: @Sendable () -> Int64
   let logger: Logger
 
-  func reverify(_ subscription: StoredSubscription) async {
+  /// Makes the claimed check `check`. Its postponement carries the claim's token: when the
+  /// claim was lost meanwhile (its lease ended and another worker claimed the check, or another
+  /// write of the chain ended it), nothing is written and the check is left to whoever holds it.
+  func reverify(_ check: DueCheck) async {
+    let subscription = check.subscription
+    // The claim this check still holds: an apply of our own (the outage policy below) ends it.
+    var claimToken: Int64? = check.claimToken
     guard let reference = gateways[subscription.store]?.reference(for: subscription) else {
       logger.error(
         "a subscription's app is no longer configured",
         metadata: ["store.name": "\(subscription.store.rawValue)", "app.id": "\(subscription.appId)"])
-      try? await storage.postponeCheck(
-        store: subscription.store, purchaseId: subscription.purchaseId, untilMs: nowMs() + 86_400_000,
-        failures: subscription.failures + 1)
+      await postpone(
+        subscription, claimToken: claimToken, untilMs: nowMs() + 86_400_000, failures: subscription.failures + 1)
       return
     }
     if refresher.health.failingStores.contains(subscription.store) {
       do {
-        try await refresher.holdDuringOutage(
+        // Until the claim's lease ends (`nextCheckAtMs`), so nobody else checks it meanwhile.
+        if try await refresher.holdDuringOutage(
           subscription, nextCheckAtMs: subscription.nextCheckAtMs ?? nowMs(), failures: subscription.failures)
+        {
+          claimToken = nil
+        }
       } catch {
         logger.error("writing the outage policy's answer failed", metadata: ["error": "\(error)"])
       }
@@ -58,18 +67,55 @@ struct Rescheduler: Sendable {
           "subscription.purchase_id": "\(subscription.store.loggable(subscription.purchaseId))",
           "error": "\(failure)", "error.kind": "\(failure.kind)", "retry.in_ms": "\(delay)",
         ])
-      do {
-        try await storage.postponeCheck(
-          store: subscription.store, purchaseId: subscription.purchaseId, untilMs: nowMs() + delay, failures: failures)
-        if failure.countsAsOutage {
+      guard await postpone(subscription, claimToken: claimToken, untilMs: nowMs() + delay, failures: failures) else {
+        return
+      }
+      if failure.countsAsOutage {
+        do {
           // Not the buyer's doing: a renewing subscriber keeps access while the store is out.
           try await refresher.holdDuringOutage(subscription, nextCheckAtMs: nowMs() + delay, failures: failures)
+        } catch {
+          logger.error("writing the outage policy's answer failed", metadata: ["error": "\(error)"])
         }
-      } catch {
-        logger.error("writing a postponed re-verification failed", metadata: ["error": "\(error)"])
       }
+    } catch let conflict as StorageConflict where conflict.kind == .chainChanged {
+      // Other writes of the chain kept landing first (`ChainRefresher.refresh` read it again each
+      // time): not the store's trouble, so no failure is counted; the check is made again soon.
+      let delay = backoff.delayMs(attempt: 1, retryAfterMs: nil)
+      logger.notice(
+        "other writes of the chain kept landing first; the check is made again soon",
+        metadata: [
+          "store.name": "\(subscription.store.rawValue)",
+          "subscription.purchase_id": "\(subscription.store.loggable(subscription.purchaseId))",
+          "retry.in_ms": "\(delay)",
+        ])
+      await postpone(subscription, claimToken: claimToken, untilMs: nowMs() + delay, failures: subscription.failures)
     } catch {
       logger.error("writing a re-verification failed", metadata: ["error": "\(error)"])
     }
+  }
+
+  /// Postpones the check under `claimToken`; false when it was not written (the claim was lost:
+  /// the check is its new holder's; or storage failed).
+  @discardableResult
+  private func postpone(_ subscription: StoredSubscription, claimToken: Int64?, untilMs: Int64, failures: Int) async
+    -> Bool
+  {
+    do {
+      try await storage.postponeCheck(
+        store: subscription.store, purchaseId: subscription.purchaseId, claimToken: claimToken, untilMs: untilMs,
+        failures: failures)
+      return true
+    } catch let conflict as StorageConflict where conflict.kind == .claimLost {
+      logger.notice(
+        "the check's claim was lost; whoever holds it now makes it",
+        metadata: [
+          "store.name": "\(subscription.store.rawValue)",
+          "subscription.purchase_id": "\(subscription.store.loggable(subscription.purchaseId))",
+        ])
+    } catch {
+      logger.error("writing a postponed re-verification failed", metadata: ["error": "\(error)"])
+    }
+    return false
   }
 }

@@ -58,6 +58,7 @@ public protocol WorkerStorage: Sendable {
 
   // MARK: Subscriptions
 
+  /// The chain as stored, with its `version` (every read of a subscription fills it in).
   func subscription(store: Store, purchaseId: String) async throws -> StoredSubscription?
 
   func subscriptions(userId: String) async throws -> [StoredSubscription]
@@ -71,6 +72,23 @@ public protocol WorkerStorage: Sendable {
   /// with their change-feed entries, and the completion of the inbox item that caused it.
   /// When `change.completes` names a claim that is no longer the item's current one, throws
   /// `StorageConflict` (`.claimLost`) and writes nothing at all: the whole transaction rolls back.
+  ///
+  /// **Conditional on the version read.** Inside its transaction, `apply` checks that the
+  /// chain's stored `version` (0 when it is not stored) is still `change.expectedVersion`, the
+  /// version the change was computed from; otherwise it throws `StorageConflict`
+  /// (`.chainChanged`) and writes nothing: another writer (another worker, or another path of
+  /// this one) applied a newer read in between. The write stores `expectedVersion + 1`. Nothing
+  /// else makes an older read lose to a newer one: an in-process lock (`KeyedLock`) only makes
+  /// conflicts rarer. `apply` also ends any claim of the chain's scheduled check
+  /// (`claimDueChecks`): the change carries its next check.
+  ///
+  /// **Recompute is serialised per user.** `recompute` runs on the user's subscriptions and
+  /// grants as committed, and no other write of that user's subscriptions or grants (`apply` of
+  /// another chain, `addGrant`, `revokeGrants`, from any handle or process) may commit between
+  /// that read and this write: two chains of one user written at once both end up in the user's
+  /// entitlements. SQLite keeps this with its single writer (`BEGIN IMMEDIATE`: one write
+  /// transaction at a time on the database); a server database must lock the user (a row lock
+  /// on the user taken first in each of these writes, or serializable isolation retried).
   @discardableResult
   func apply(_ change: SubscriptionChange, recompute: @escaping EntitlementRecompute) async throws -> RecordChanges
 
@@ -79,11 +97,24 @@ public protocol WorkerStorage: Sendable {
 
   // MARK: Schedule
 
-  /// Subscriptions due for verification, oldest due first.
-  func dueSubscriptions(nowMs: Int64, limit: Int) async throws -> [StoredSubscription]
+  /// Claims up to `limit` scheduled checks due at `nowMs`, oldest due first, each for `leaseMs`:
+  /// atomically with every other claimer of the database (any handle, any process), a claimed
+  /// check is due to nobody else until its lease ends (its `next_check_at_ms` moves to
+  /// `nowMs + leaseMs` together with a new claim token, in one write). A claim ends with the
+  /// chain's next `apply` (by anyone) or a `postponeCheck` under its token; a claim whose worker
+  /// died is due again once its lease ended. A due row that does not decode is not handed out:
+  /// it is logged as an error and its check put off, so it neither stops everyone else's checks
+  /// nor changes anything.
+  func claimDueChecks(nowMs: Int64, limit: Int, leaseMs: Int64) async throws -> [DueCheck]
 
-  /// After a failed store call: try again at `untilMs`; the verified state stays as it is.
-  func postponeCheck(store: Store, purchaseId: String, untilMs: Int64, failures: Int) async throws
+  /// After a failed store call: try again at `untilMs`, with `failures` in a row; the verified
+  /// state (and `version`) stays as it is, and any claim of the check ends. `claimToken` is the
+  /// token of the claim the check was made under (`DueCheck.claimToken`), nil for a postponement
+  /// that no claim made (`Reconciler.readSoon`, an acknowledgement's retry). Throws
+  /// `StorageConflict` (`.claimLost`) and writes nothing when `claimToken` is not the check's
+  /// current claim any more (its lease ended and another claim took it, or an `apply` ended it).
+  func postponeCheck(store: Store, purchaseId: String, claimToken: Int64?, untilMs: Int64, failures: Int)
+    async throws
 
   /// After an outage of `store` ends: its pending inbox items that failed before (purchases of
   /// the store, notifications of its `routes`) and its postponed checks become due at `nowMs`;
@@ -99,13 +130,15 @@ public protocol WorkerStorage: Sendable {
 
   /// Adds a grant, recomputes the user's entitlements and writes its `granted` event (with the
   /// note and `actor`, who granted it: `GrantEvents`) in the same transaction; returns its id.
+  /// The recompute is serialised per user like `apply`'s.
   func addGrant(
     userId: String, entitlement: String, expiresAtMs: Int64, note: String?, actor: String?, nowMs: Int64,
     recompute: @escaping EntitlementRecompute
   ) async throws -> Int64
 
   /// Revokes the user's open grants of `entitlement`, recomputing and writing a `grant_revoked`
-  /// event per grant (with `note` and `actor`) in the same transaction; returns how many.
+  /// event per grant (with `note` and `actor`) in the same transaction; returns how many. The
+  /// recompute is serialised per user like `apply`'s.
   func revokeGrants(
     userId: String, entitlement: String, note: String?, actor: String?, nowMs: Int64,
     recompute: @escaping EntitlementRecompute

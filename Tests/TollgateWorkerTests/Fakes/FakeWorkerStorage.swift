@@ -24,10 +24,12 @@ actor FakeWorkerStorage: WorkerStorage {
   private(set) var cursors: [String: Int64] = [:]
   /// Failed attempts and parked events per endpoint (`FakeWorkerStorage+Webhooks`).
   var webhookBook = FakeWebhookBook()
-  /// Failing stores and injected faults (`FakeWorkerStorage+StoreHealth`).
-  var storeHealthBook = FakeStoreHealthBook()
   /// Job leases by name, and how many prunes were written (`FakeWorkerStorage+JobLeases`).
   var jobLeaseBook = FakeJobLeaseBook()
+  /// Failing stores and injected faults (`FakeWorkerStorage+StoreHealth`).
+  var storeHealthBook = FakeStoreHealthBook()
+  /// Claims of scheduled checks, and applies held on purpose (`FakeWorkerStorage+Checks`).
+  var checkBook = FakeCheckBook()
   private(set) var catalog: ProductCatalog?
   private var nextId: Int64 = 1
   /// The last fencing token a claim handed out (`claimInbox`): every claim takes the next.
@@ -58,7 +60,9 @@ actor FakeWorkerStorage: WorkerStorage {
 
   /// Seeds a stored subscription (as an earlier verification left it).
   func seed(_ subscription: StoredSubscription) {
-    subscriptionsByChain[Self.key(subscription.store, subscription.purchaseId)] = subscription
+    var stored = subscription
+    stored.version = max(1, subscription.version)
+    subscriptionsByChain[Self.key(subscription.store, subscription.purchaseId)] = stored
   }
 
   func allSubscriptions() -> [StoredSubscription] { Array(subscriptionsByChain.values) }
@@ -137,12 +141,25 @@ actor FakeWorkerStorage: WorkerStorage {
       .max { $0.verifiedAtMs < $1.verifiedAtMs }?.userId
   }
 
+  /// Checks and writes with no suspension point in between (a held apply waits before both): the
+  /// actor runs one at a time, so a user's recompute is serialised against every other write of
+  /// their subscriptions and grants, as the contract asks.
   @discardableResult
-  func apply(_ change: SubscriptionChange, recompute: @escaping EntitlementRecompute) throws -> RecordChanges {
+  func apply(_ change: SubscriptionChange, recompute: @escaping EntitlementRecompute) async throws -> RecordChanges {
+    let key = Self.key(change.subscription.store, change.subscription.purchaseId)
+    if let hold = checkBook.holds.removeValue(forKey: change.subscription.purchaseId) { await hold.arrive() }
+    let stored = subscriptionsByChain[key]?.version ?? 0
+    guard stored == change.expectedVersion else {
+      throw StorageConflict(
+        .chainChanged, "chain \(change.subscription.purchaseId) is at version \(stored), not \(change.expectedVersion)")
+    }
     if let completes = change.completes {
       try checkClaim(id: completes.id, claimToken: completes.claimToken, doing: "finished")
     }
-    subscriptionsByChain[Self.key(change.subscription.store, change.subscription.purchaseId)] = change.subscription
+    var written = change.subscription
+    written.version = change.expectedVersion + 1
+    subscriptionsByChain[key] = written
+    checkBook.tokens[key] = nil
     transactions += change.transactions
     var changes: RecordChanges = [:]
     for userId in Set([change.subscription.userId, change.alsoRecompute].compactMap { $0 }) {
@@ -170,15 +187,27 @@ actor FakeWorkerStorage: WorkerStorage {
 
   // MARK: Schedule
 
-  func dueSubscriptions(nowMs: Int64, limit: Int) -> [StoredSubscription] {
-    Array(
-      subscriptionsByChain.values.filter { ($0.nextCheckAtMs ?? .max) <= nowMs }
-        .sorted { ($0.nextCheckAtMs ?? 0) < ($1.nextCheckAtMs ?? 0) }.prefix(limit))
+  func claimDueChecks(nowMs: Int64, limit: Int, leaseMs: Int64) -> [DueCheck] {
+    let due = subscriptionsByChain.filter { ($0.value.nextCheckAtMs ?? .max) <= nowMs }
+      .sorted { ($0.value.nextCheckAtMs ?? 0, $0.key) < ($1.value.nextCheckAtMs ?? 0, $1.key) }.prefix(limit)
+    return due.map { key, subscription in
+      checkBook.lastToken += 1
+      checkBook.tokens[key] = checkBook.lastToken
+      var claimed = subscription
+      claimed.nextCheckAtMs = nowMs + leaseMs
+      subscriptionsByChain[key] = claimed
+      return DueCheck(subscription: claimed, claimToken: checkBook.lastToken)
+    }
   }
 
-  func postponeCheck(store: Store, purchaseId: String, untilMs: Int64, failures: Int) {
-    subscriptionsByChain[Self.key(store, purchaseId)]?.nextCheckAtMs = untilMs
-    subscriptionsByChain[Self.key(store, purchaseId)]?.failures = failures
+  func postponeCheck(store: Store, purchaseId: String, claimToken: Int64?, untilMs: Int64, failures: Int) throws {
+    let key = Self.key(store, purchaseId)
+    if let claimToken, checkBook.tokens[key] != claimToken {
+      throw StorageConflict(.claimLost, "the check of chain \(purchaseId) is no longer under claim \(claimToken)")
+    }
+    checkBook.tokens[key] = nil
+    subscriptionsByChain[key]?.nextCheckAtMs = untilMs
+    subscriptionsByChain[key]?.failures = failures
   }
 
   func expediteRetries(store: Store, routes: [String], nowMs: Int64) -> Int {
@@ -190,6 +219,7 @@ actor FakeWorkerStorage: WorkerStorage {
     for id in itemIds { items[id]?.nextAttemptAtMs = nowMs }
     let keys = subscriptionsByChain.filter {
       $0.value.store == store && $0.value.failures > 0 && ($0.value.nextCheckAtMs ?? 0) > nowMs
+        && checkBook.tokens[$0.key] == nil
     }.map(\.key)
     for key in keys { subscriptionsByChain[key]?.nextCheckAtMs = nowMs }
     return itemIds.count + keys.count

@@ -137,9 +137,7 @@ struct BadDayTests {
     // Five days of outage, checks failing all along.
     for _ in 0..<(5 * 24) {
       parts.clock.advance(byMs: 3_600_000)
-      for due in await parts.storage.dueSubscriptions(nowMs: parts.now, limit: 10) {
-        await parts.rescheduler.reverify(due)
-      }
+      await parts.checkDue()
     }
     let during = try #require(await parts.storage.subscription(store: .appStore, purchaseId: "otx-1"))
     #expect(during.reason == "store_unreachable")
@@ -152,9 +150,7 @@ struct BadDayTests {
     expired.evidence.payloads = [.init(kind: "renewal_info", id: "r", sha256: "", signedAtMs: parts.now)]
     parts.gateway.answer("otx-1", .success(expired))
     parts.clock.advance(byMs: 3_600_000)
-    for due in await parts.storage.dueSubscriptions(nowMs: parts.now, limit: 10) {
-      await parts.rescheduler.reverify(due)
-    }
+    await parts.checkDue()
     let after = try #require(await parts.storage.subscription(store: .appStore, purchaseId: "otx-1"))
     #expect(after.state == .expired)
     #expect(await parts.storage.entitlements(userId: "alice").allSatisfy { !$0.isActive(atMs: parts.now) })
@@ -184,9 +180,7 @@ struct BadDayTests {
     parts.gateway.answer("otx-1", .success(parts.boughtNow("otx-1")))
     parts.gateway.answer("otx-2", .success(parts.boughtNow("otx-2")))
     _ = await parts.storage.requestReverify(userId: "bob", nowMs: parts.now)
-    for due in await parts.storage.dueSubscriptions(nowMs: parts.now, limit: 10) {
-      await parts.rescheduler.reverify(due)
-    }
+    await parts.checkDue()
     #expect(await parts.storage.item(id)?.nextAttemptAtMs == parts.now)
     await parts.processDue()
     #expect(await parts.storage.item(id)?.status == .verified)

@@ -68,7 +68,7 @@ struct StoreAnswerTrustTests {
     #expect(after.evidence.checksStopped?.reason.contains("410") == true)
     #expect(after.state == first.state && after.expiresAtMs == first.expiresAtMs)
     #expect(after.history == first.history)
-    #expect(await parts.storage.dueSubscriptions(nowMs: .max - 1, limit: 10).isEmpty)
+    #expect(await parts.storage.claimDueChecks(nowMs: .max - 1, limit: 10, leaseMs: 1).isEmpty)
     #expect(await parts.storage.events(userId: "alice").map(\.kind) == ["purchased"])
 
     // A notification for it still reads the store; its answer replaces the note.

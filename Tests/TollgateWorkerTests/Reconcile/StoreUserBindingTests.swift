@@ -60,6 +60,6 @@ struct StoreUserBindingTests {
       reference, claimant: nil, completes: nil, reason: "SUBSCRIPTION_MODIFIED_IMMEDIATE")
     let due = try #require(await parts.storage.subscription(store: .amazon, purchaseId: "receipt-old"))
     #expect(due.nextCheckAtMs == parts.now)
-    #expect(await parts.storage.dueSubscriptions(nowMs: parts.now, limit: 10).map(\.purchaseId) == ["receipt-old"])
+    #expect(await parts.claimDue().map(\.subscription.purchaseId) == ["receipt-old"])
   }
 }

@@ -25,9 +25,9 @@ struct ReschedulerTests {
     parts.gateway.answer(
       "otx-1", .success(.monthly("otx-1", purchasedAtMs: start, expiresAtMs: start + 60 * WorkerParts.day, asOfMs: due))
     )
-    let dueNow = await parts.storage.dueSubscriptions(nowMs: parts.now, limit: 10)
-    #expect(dueNow.map(\.purchaseId) == ["otx-1"])
-    for subscription in dueNow { await parts.rescheduler.reverify(subscription) }
+    let dueNow = await parts.claimDue()
+    #expect(dueNow.map(\.subscription.purchaseId) == ["otx-1"])
+    for check in dueNow { await parts.rescheduler.reverify(check) }
 
     let after = try #require(await parts.storage.subscription(store: .appStore, purchaseId: "otx-1"))
     #expect(after.expiresAtMs == start + 60 * WorkerParts.day)
