@@ -91,7 +91,11 @@ struct SharedStoreHealthTests {
     let w = TwoWorkers()
     for round in 0..<20 {
       await w.a.health.failed(.appStore, atMs: w.now)
-      await w.b.health.refresh()
+      if round.isMultiple(of: 2) {
+        await w.b.health.refresh()  // B learns of the outage from storage
+      } else {
+        await w.b.health.failed(.appStore, atMs: w.now + 1)  // B's own calls fail too
+      }
       #expect(w.b.health.failingStores == [.appStore])
       async let endedByA = w.a.health.succeeded(.appStore, nowMs: w.now)
       async let endedByB = w.b.health.succeeded(.appStore, nowMs: w.now)

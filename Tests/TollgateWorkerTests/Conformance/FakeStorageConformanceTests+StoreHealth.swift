@@ -1,0 +1,14 @@
+import Testing
+import TollgateTesting
+
+// MARK: Store health
+
+extension FakeStorageConformanceTests {
+  @Test func storeOutagesSharedAcrossHandles() async throws {
+    try await WorkerStorageConformance.storeOutagesSharedAcrossHandles(Self.fake)
+  }
+
+  @Test func storeOutageEndsOnce() async throws {
+    try await WorkerStorageConformance.storeOutageEndsOnce(Self.fake)
+  }
+}
