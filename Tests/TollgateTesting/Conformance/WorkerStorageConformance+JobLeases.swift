@@ -97,7 +97,9 @@ extension WorkerStorageConformance {
       await expectLeaseLost(sut, "prune") { _ = try await first.prune(plan(keeper)) }
       #expect(try await second.events(after: 0, limit: 10).count == 3, "\(sut.name): the refused prune deleted nothing")
       let counts = try await second.prune(plan(keeperNow))
-      #expect(counts.events == 3, "\(sut.name): the holder's prune deletes the delivered events")
+      // (A storage may keep the newest event, so that its id is never handed out again.)
+      #expect(counts.events >= 2, "\(sut.name): the holder's prune deletes the delivered events")
+      #expect(try await second.events(after: 0, limit: 10).count == 3 - counts.events)
     }
   }
 
