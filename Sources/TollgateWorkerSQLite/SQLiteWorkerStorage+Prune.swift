@@ -18,10 +18,11 @@ extension SQLiteWorkerStorage {
       counts.changeFeed = db.changes
       if let delivered = plan.eventsDeliveredThroughId {
         try db.execute(
-          "DELETE FROM events WHERE at_ms < ? AND id <= ? AND \(Self.notParked)",
+          "DELETE FROM events WHERE at_ms < ? AND id <= ? AND \(Self.notParkedNorNewest)",
           [.integer(plan.eventsBeforeMs), .integer(delivered)])
       } else {
-        try db.execute("DELETE FROM events WHERE at_ms < ? AND \(Self.notParked)", [.integer(plan.eventsBeforeMs)])
+        try db.execute(
+          "DELETE FROM events WHERE at_ms < ? AND \(Self.notParkedNorNewest)", [.integer(plan.eventsBeforeMs)])
       }
       counts.events = db.changes
       return counts
@@ -29,5 +30,9 @@ extension SQLiteWorkerStorage {
   }
 
   /// A parked webhook event stays until it is delivered again (`tollgate webhooks redeliver`).
-  private static let notParked = "id NOT IN (SELECT event_id FROM webhook_parked)"
+  /// The newest event always stays: `events.id` is a rowid, so deleting the newest would let the
+  /// next event reuse an id at or below a webhook cursor, and that endpoint would never be sent
+  /// it (ids are handed out once, in commit order: `WorkerStorage.events(after:limit:)`).
+  private static let notParkedNorNewest =
+    "id NOT IN (SELECT event_id FROM webhook_parked) AND id < (SELECT MAX(id) FROM events)"
 }

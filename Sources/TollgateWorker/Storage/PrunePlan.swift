@@ -5,7 +5,9 @@ public struct PrunePlan: Sendable, Hashable {
   /// Change-feed entries written before this moment; the newest entry always stays (a service
   /// that follows the feed compares it), and a service further behind reloads its index.
   public var changeFeedBeforeMs: Int64
-  /// Events before this moment, when every webhook endpoint has acknowledged them.
+  /// Events before this moment, when every webhook endpoint has acknowledged them. Parked events
+  /// (and those queued for redelivery) stay, and so does the newest event: an event id is never
+  /// handed out again (`WorkerStorage.events(after:limit:)`).
   public var eventsBeforeMs: Int64
   /// The last event every configured webhook endpoint acknowledged; nil when none is configured.
   public var eventsDeliveredThroughId: Int64?

@@ -299,8 +299,11 @@ actor FakeWorkerStorage: WorkerStorage {
       .filter { $0.value.item.receivedAtMs < plan.finishedInboxBeforeMs }.map(\.key)
     for id in finished { items.removeValue(forKey: id) }
     let before = storedEvents.count
+    // A parked event (or one queued for redelivery) stays until it is delivered, as in SQLite.
+    let parked = Set(webhookBook.parked.values.flatMap(\.keys))
     storedEvents.removeAll { stored in
       stored.event.atMs < plan.eventsBeforeMs && stored.id <= (plan.eventsDeliveredThroughId ?? .max)
+        && !parked.contains(stored.id)
     }
     return PruneCounts(inbox: finished.count, events: before - storedEvents.count)
   }
