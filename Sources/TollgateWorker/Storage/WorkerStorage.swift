@@ -149,7 +149,17 @@ public protocol WorkerStorage: Sendable {
   /// The user's events, oldest first.
   func events(userId: String) async throws -> [WorkerEvent]
 
-  /// Events after `id`, oldest first.
+  /// Events after `id`, oldest first, at most `limit`.
+  ///
+  /// **Ids are handed out in commit order.** An event's id is assigned inside the transaction
+  /// that writes it, and the appends of every writer (any handle, any process) are serialised,
+  /// so ids grow in the order events become visible: a reader that has read up to `id` never
+  /// later sees a new event at or below it, and following `events(after:)` from its last
+  /// position (the webhook dispatcher does) sees every event once, in order. An id is never
+  /// handed out again, also after its event was pruned. SQLite keeps this with its single writer
+  /// (`BEGIN IMMEDIATE`) and a prune that keeps the newest event; a server database takes a
+  /// transaction-scoped lock before its first append, or its readers stop below the oldest id
+  /// of a transaction still open (docs/architecture.md, "Feed and event order").
   func events(after id: Int64, limit: Int) async throws -> [StoredEvent]
 
   /// The last event an endpoint acknowledged; a new endpoint starts after the newest event, so it
