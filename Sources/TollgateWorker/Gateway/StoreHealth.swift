@@ -30,10 +30,18 @@ final class StoreHealth: Sendable {
 
   private let state = Mutex(State())
   let storage: any WorkerStorage
+  /// The stores this worker reads (nil: all): another store's outage, recorded by a worker
+  /// configured otherwise (or by this one before its configuration dropped the store), changes
+  /// none of this worker's evaluations and no answer of this worker would ever end it.
+  let stores: Set<Store>?
   let logger: Logger
 
-  init(storage: any WorkerStorage, logger: Logger = Logger(label: "tollgate.worker.store-health")) {
+  init(
+    storage: any WorkerStorage, stores: [Store]? = nil,
+    logger: Logger = Logger(label: "tollgate.worker.store-health")
+  ) {
     self.storage = storage
+    self.stores = stores.map(Set.init)
     self.logger = logger
   }
 
@@ -86,7 +94,7 @@ final class StoreHealth: Sendable {
       let before = state.withLock { $0.localWrites }
       let outages: [Store: Int64]
       do {
-        outages = try await storage.storeOutages()
+        outages = try await storage.storeOutages().filter { stores?.contains($0.key) ?? true }
       } catch {
         let first = state.withLock { state in
           defer { state.readsFailing = true }

@@ -16,7 +16,7 @@ struct VerificationParts: Sendable {
     logger: Logger
   ) {
     // Without one given (tests), a store health of its own over `storage`.
-    let health = health ?? StoreHealth(storage: storage, logger: logger)
+    let health = health ?? StoreHealth(storage: storage, stores: gateways.stores, logger: logger)
     reconciler = Reconciler(
       storage: storage, catalog: catalog, settings: settings, health: health, nowMs: nowMs, logger: logger)
     refresher = ChainRefresher(

@@ -72,7 +72,7 @@ public final class VerifierWorker: Service, Sendable {
     self.nowMs = nowMs
     self.logger = logger
     self.storage = storage
-    storeHealth = StoreHealth(storage: storage, logger: logger)
+    storeHealth = StoreHealth(storage: storage, stores: gateways.stores, logger: logger)
     self.lease = WorkerLease(storage: storage, config: lease, logger: logger)
     jobs = SingletonJobs(storage: storage, ttl: lease.staleAfter, renewEvery: lease.heartbeat, logger: logger)
     self.gateways = gateways

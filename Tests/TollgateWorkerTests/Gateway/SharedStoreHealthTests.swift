@@ -142,6 +142,15 @@ struct SharedStoreHealthTests {
     #expect(w.b.health.outages == [.appStore: w.now])
   }
 
+  @Test("an outage of a store this worker does not read (another's configuration, a dropped store) is left out")
+  func otherStoresLeftOut() async throws {
+    let w = TwoWorkers()
+    try await w.storage.recordStoreFailure(.amazon, atMs: w.now)
+    await w.a.health.failed(.appStore, atMs: w.now)
+    await w.b.health.refresh()
+    #expect(w.b.health.outages == [.appStore: w.now])
+  }
+
   @Test("storage that cannot be read keeps the last snapshot, and says so once")
   func unreadableStorageKeepsSnapshot() async throws {
     let w = TwoWorkers()
