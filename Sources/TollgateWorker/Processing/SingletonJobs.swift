@@ -41,8 +41,9 @@ final class SingletonJobs: Sendable {
   /// when it threw `.leaseLost`, or the lease was taken over, it starts again once the lease is
   /// taken again. Never throws.
   func run(_ name: String, _ job: @escaping @Sendable (JobLease) async throws -> Void) async {
+    var failures = 0
     while !Task.isCancelled {
-      guard let lease = await take(name) else {
+      guard let lease = await take(name, failures: &failures) else {
         try? await Task.sleep(for: renewEvery)
         continue
       }
@@ -108,9 +109,8 @@ final class SingletonJobs: Sendable {
             name: lease.name, ownerId: ownerId, nowMs: wallMs(), ttlMs: ttl.milliseconds)
         else { return .lost("another worker holds it") }
         guard renewed.generation == lease.generation else {
-          // Taken over and given back meanwhile: this holding's writes are fenced off already,
-          // so the job starts again under the new one.
-          await release(renewed)
+          // Taken over and expired again meanwhile: this holding's writes are fenced off already;
+          // the job starts again under the new one (the next take renews it).
           return .lost("it was taken over meanwhile")
         }
         renewedAtMs = wallMs()
@@ -124,12 +124,21 @@ final class SingletonJobs: Sendable {
     }
   }
 
-  private func take(_ name: String) async -> JobLease? {
+  /// The lease, or nil when another worker holds it or storage failed (`failures` counts the
+  /// failures in a row; the first and every 30th is logged).
+  private func take(_ name: String, failures: inout Int) async -> JobLease? {
     do {
-      return try await storage.takeJobLease(name: name, ownerId: ownerId, nowMs: wallMs(), ttlMs: ttl.milliseconds)
+      let lease = try await storage.takeJobLease(
+        name: name, ownerId: ownerId, nowMs: wallMs(), ttlMs: ttl.milliseconds)
+      failures = 0
+      return lease
     } catch {
-      logger.warning(
-        "taking a job lease failed; trying again", metadata: ["job.lease": "\(name)", "error": "\(error)"])
+      failures += 1
+      if failures == 1 || failures.isMultiple(of: 30) {
+        logger.warning(
+          "taking a job lease failed; trying again",
+          metadata: ["job.lease": "\(name)", "error": "\(error)", "job.failures": "\(failures)"])
+      }
       return nil
     }
   }

@@ -109,10 +109,10 @@ struct SingletonJobsTests {
     }
     #expect(await eventually { runs.withLock { $0 } == [1] } != nil)
     // Another worker takes it over, as if this one had been paused past its expiry (half a second
-    // on), and holds it 100 ms.
+    // on), and holds it 500 ms.
     let held = try #require(await storage.jobLeaseBook.leases["webhook:test"])
     let intruder = try #require(
-      await storage.takeJobLease(name: "webhook:test", ownerId: "other", nowMs: held.expiresAtMs + 500, ttlMs: 100))
+      await storage.takeJobLease(name: "webhook:test", ownerId: "other", nowMs: held.expiresAtMs + 500, ttlMs: 500))
     #expect(intruder.generation == 2)
     // The job stops (its next write is refused), and this worker takes the lease again once
     // the intruder's expires: the job runs again under a new generation.
