@@ -1,5 +1,8 @@
-/// Serialises work per key (a purchase chain), so two verifications of one chain never
-/// interleave their read of the store and their write: the later read is always written last.
+/// Serialises work per key (a purchase chain) within one worker process, so two verifications of
+/// one chain in this process rarely interleave their read of the store and their write. An
+/// optimisation only (fewer conflicts, fewer store calls wasted): correctness never rests on it,
+/// since other workers do not share it. What keeps an older read from overwriting a newer write
+/// is storage's conditional apply (`SubscriptionChange.expectedVersion`, `ChainRefresher`).
 actor KeyedLock {
   private var held: Set<String> = []
   private var waiters: [String: [CheckedContinuation<Void, Never>]] = [:]
