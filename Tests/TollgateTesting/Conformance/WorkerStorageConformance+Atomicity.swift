@@ -36,8 +36,10 @@ extension WorkerStorageConformance {
         return counts
       }
 
+      let progress = WriterProgress()
       let partial = try await withThrowingTaskGroup(of: [[Int]].self) { group in
         group.addTask {
+          defer { progress.finished() }
           for (n, claim) in claims.enumerated() {
             let chain = subscription("chain-\(n)", user: "alice")
             try await writer.apply(
@@ -51,10 +53,12 @@ extension WorkerStorageConformance {
         group.addTask {
           var partial: [[Int]] = []
           while true {
+            // The writer may have failed (the group rethrows its error): stop after one more pass.
+            let writerDone = progress.count == 1
             let counts = try await pass()
             // Non-decreasing in the order read, or some change was seen in part.
             if zip(counts, counts.dropFirst()).contains(where: { $0 > $1 }) { partial.append(counts) }
-            if counts.allSatisfy({ $0 == total }) { return partial }
+            if counts.allSatisfy({ $0 == total }) || writerDone { return partial }
             await Task.yield()
           }
         }

@@ -104,7 +104,7 @@ private struct FollowedSequence {
 }
 
 /// How many writers have finished (with or without an error: the follower stops either way).
-private final class WriterProgress: Sendable {
+final class WriterProgress: Sendable {
   private let finishedCount = Mutex(0)
   var count: Int { finishedCount.withLock { $0 } }
   func finished() { finishedCount.withLock { $0 += 1 } }
