@@ -221,27 +221,6 @@ public protocol WorkerStorage: Sendable {
   /// Gives the lease up, if `ownerId` still holds it.
   func releaseWorkerLease(ownerId: String) async throws
 
-  // MARK: Job leases
-
-  /// Takes the job lease `name` for `ownerId` until `nowMs + ttlMs`, or renews it: granted when
-  /// nobody holds it, when its holder let it expire (`expiresAtMs <= nowMs`) or released it, or
-  /// when `ownerId` holds it already (a renewal: same `generation`, a later expiry). A take-over
-  /// from another owner increments `generation`. Nil when another owner holds it unexpired.
-  /// Atomic with several workers (processes) on one database: two takes never both win. A
-  /// storage that holds the worker lease (`worker.exclusive`) takes a job lease over at once: no
-  /// other worker can be running. Times are wall-clock ms.
-  ///
-  /// **Fencing.** A write made by a singleton job carries its lease (`advanceWebhookCursor`,
-  /// `recordWebhookFailure`, `finishWebhookRedelivery`, `prune` through `PrunePlan.lease`) and
-  /// checks inside its own transaction that the lease row still names that owner and generation;
-  /// otherwise it throws `StorageConflict` (`.leaseLost`) and writes nothing. An expired lease
-  /// nobody took over still passes: nobody else can have done the job's work meanwhile.
-  func takeJobLease(name: String, ownerId: String, nowMs: Int64, ttlMs: Int64) async throws -> JobLease?
-
-  /// Gives the lease up if it is still held as `lease` says (same owner and generation); the next
-  /// take by anyone is granted. Fenced writes with `lease` fail from then on.
-  func releaseJobLease(_ lease: JobLease) async throws
-
   // MARK: Store health
 
   /// Which stores are failing now, shared by every worker on the database, so that each one
@@ -264,6 +243,27 @@ public protocol WorkerStorage: Sendable {
 
   /// The stores failing now, each with the earliest failure of its outage.
   func storeOutages() async throws -> [Store: Int64]
+
+  // MARK: Job leases
+
+  /// Takes the job lease `name` for `ownerId` until `nowMs + ttlMs`, or renews it: granted when
+  /// nobody holds it, when its holder let it expire (`expiresAtMs <= nowMs`) or released it, or
+  /// when `ownerId` holds it already (a renewal: same `generation`, a later expiry). A take-over
+  /// from another owner increments `generation`. Nil when another owner holds it unexpired.
+  /// Atomic with several workers (processes) on one database: two takes never both win. A
+  /// storage that holds the worker lease (`worker.exclusive`) takes a job lease over at once: no
+  /// other worker can be running. Times are wall-clock ms.
+  ///
+  /// **Fencing.** A write made by a singleton job carries its lease (`advanceWebhookCursor`,
+  /// `recordWebhookFailure`, `finishWebhookRedelivery`, `prune` through `PrunePlan.lease`) and
+  /// checks inside its own transaction that the lease row still names that owner and generation;
+  /// otherwise it throws `StorageConflict` (`.leaseLost`) and writes nothing. An expired lease
+  /// nobody took over still passes: nobody else can have done the job's work meanwhile.
+  func takeJobLease(name: String, ownerId: String, nowMs: Int64, ttlMs: Int64) async throws -> JobLease?
+
+  /// Gives the lease up if it is still held as `lease` says (same owner and generation); the next
+  /// take by anyone is granted. Fenced writes with `lease` fail from then on.
+  func releaseJobLease(_ lease: JobLease) async throws
 
   // MARK: Housekeeping
 
