@@ -1,7 +1,7 @@
 import ArgumentParser
 import Foundation
-import TollgateBench
 import Logging
+import TollgateBench
 import TollgateCore
 import TollgateStorageFactory
 

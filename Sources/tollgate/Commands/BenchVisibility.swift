@@ -1,8 +1,8 @@
 import ArgumentParser
 import Foundation
+import Logging
 import TollgateBench
 import TollgateClient
-import Logging
 import TollgateCore
 import TollgateService
 import TollgateStorage

@@ -23,7 +23,8 @@ struct Serve: AsyncParsableCommand {
       discussion: "Without it, serve refuses a non-loopback listener unless service.callers or callersFile is set."))
   var insecureNoAuth = false
 
-  @Option(help: "The database: an SQLite file path or sqlite:PATH; it must exist (the worker creates it) unless --create.")
+  @Option(
+    help: "The database: an SQLite file path or sqlite:PATH; it must exist (the worker creates it) unless --create.")
   var database: String?
 
   @Flag(help: "Create the database if it is missing (otherwise a missing file is an error).")
