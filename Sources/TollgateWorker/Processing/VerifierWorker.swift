@@ -149,6 +149,8 @@ public final class VerifierWorker: Service, Sendable {
     try await withThrowingTaskGroup(of: LoopTask.self) { group in
       var inFlight = 0
       var checking: Set<String> = []
+      /// Checks claimed again while a check of the same chain was still running, by chain.
+      var reclaimed: [String: DueCheck] = [:]
       var ticking = false
       while !Task.isCancelled {
         if clock.now - gaugeUpdatedAt > .seconds(5) {
@@ -172,11 +174,15 @@ public final class VerifierWorker: Service, Sendable {
           }
           if inFlight < limit {
             let room = limit - inFlight
-            // Claimed: no other worker is handed these checks until their lease ends. `checking`
-            // only skips a check of ours still running past its lease (an optimisation: its
-            // postponement would find its claim lost).
-            let due = try await storage.claimDueChecks(nowMs: nowMs(), limit: room, leaseMs: settings.leaseMs)
-              .filter { !checking.contains(LoopTask.key($0.subscription)) }
+            // Claimed: no other worker is handed these checks until their lease ends. A check of
+            // ours still running past its lease was claimed again here: the new claim waits for
+            // the running one to end (whose postponement finds its claim lost) and is then made
+            // at once, so the check is neither made twice at a time nor left claimed by nobody.
+            var due: [DueCheck] = []
+            for check in try await storage.claimDueChecks(nowMs: nowMs(), limit: room, leaseMs: settings.leaseMs) {
+              let key = LoopTask.key(check.subscription)
+              if checking.contains(key) { reclaimed[key] = check } else { due.append(check) }
+            }
             for check in due {
               let key = LoopTask.key(check.subscription)
               checking.insert(key)
@@ -208,6 +214,14 @@ public final class VerifierWorker: Service, Sendable {
         case .check(let key)?:
           inFlight -= 1
           checking.remove(key)
+          if let next = reclaimed.removeValue(forKey: key) {
+            checking.insert(key)
+            inFlight += 1
+            group.addTask {
+              await self.rescheduler.reverify(next)
+              return .check(key)
+            }
+          }
         case nil: break
         }
       }
