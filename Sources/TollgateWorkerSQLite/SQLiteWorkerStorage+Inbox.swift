@@ -35,14 +35,16 @@ extension SQLiteWorkerStorage {
   /// fencing token. Atomic with several processes on the database: the transaction is `BEGIN
   /// IMMEDIATE` (SQLite's one writer), and each item's UPDATE is itself conditional on the item
   /// still being claimable, so the claim never depends on the SELECT before it.
-  public func claimInbox(nowMs: Int64, limit: Int, leaseMs: Int64) async throws -> [InboxItem] {
+  public func claimInbox(nowMs: Int64, limit: Int, leaseMs: Int64, excluding: Set<Int64> = []) async throws
+    -> [InboxItem]
+  {
     try await fencedWrite { db in
       let candidates = try db.prepare(
         """
         SELECT id, kind, store, user_id, payload, attempts, received_at_ms FROM inbox
         WHERE \(Self.claimable) ORDER BY next_attempt_at_ms, id LIMIT ?2
         """
-      ).rows([.integer(nowMs), .integer(Int64(limit))]) { row in
+      ).rows([.integer(nowMs), .integer(Int64(limit + excluding.count))]) { row in
         InboxItem(
           id: row.int64(at: 0), kind: InboxItem.Kind(rawValue: row.string(at: 1)) ?? .purchase,
           store: row.string(at: 2),
@@ -55,7 +57,7 @@ extension SQLiteWorkerStorage {
         WHERE id = ?4 AND (\(Self.claimable))
         """)
       var claimed: [InboxItem] = []
-      for var item in candidates {
+      for var item in candidates.filter({ !excluding.contains($0.id) }).prefix(limit) {
         item.claimToken = Self.newClaimToken()
         try lease.bind([.integer(nowMs), .integer(nowMs + leaseMs), .integer(item.claimToken), .integer(item.id)])
         while try lease.step() {}

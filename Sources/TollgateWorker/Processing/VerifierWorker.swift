@@ -149,6 +149,8 @@ public final class VerifierWorker: Service, Sendable {
     try await withThrowingTaskGroup(of: LoopTask.self) { group in
       var inFlight = 0
       var checking: Set<String> = []
+      /// The inbox items this loop is processing, by id.
+      var processing: Set<Int64> = []
       /// Checks claimed again while a check of the same chain was still running, by chain.
       var reclaimed: [String: DueCheck] = [:]
       var ticking = false
@@ -161,12 +163,15 @@ public final class VerifierWorker: Service, Sendable {
         var started = 0
         do {
           if inFlight < limit {
+            // Never our own running items, even past their lease: taking one over would only
+            // make the running one's finish find its claim lost.
             let items = try await storage.claimInbox(
-              nowMs: nowMs(), limit: limit - inFlight, leaseMs: settings.leaseMs)
+              nowMs: nowMs(), limit: limit - inFlight, leaseMs: settings.leaseMs, excluding: processing)
             for item in items {
+              processing.insert(item.id)
               group.addTask {
                 await self.processor.process(item)
-                return .item
+                return .item(item.id)
               }
             }
             started += items.count
@@ -210,7 +215,9 @@ public final class VerifierWorker: Service, Sendable {
         }
         switch try await group.next() {
         case .tick?: ticking = false
-        case .item?: inFlight -= 1
+        case .item(let id)?:
+          inFlight -= 1
+          processing.remove(id)
         case .check(let key)?:
           inFlight -= 1
           checking.remove(key)
@@ -230,10 +237,10 @@ public final class VerifierWorker: Service, Sendable {
   }
 }
 
-/// What finished in the worker loop's task group: an inbox item, a subscription's check (by
-/// store and purchase id), or the poll interval.
+/// What finished in the worker loop's task group: an inbox item (by id), a subscription's check
+/// (by store and purchase id), or the poll interval.
 enum LoopTask: Sendable {
-  case item
+  case item(Int64)
   case check(String)
   case tick
 

@@ -37,7 +37,10 @@ public protocol WorkerStorage: Sendable {
   /// atomic with several workers on one database: an item is held by at most one live claim,
   /// and two concurrent calls never both return it while its lease runs (each item is taken by
   /// a write that is itself conditional on the item still being claimable).
-  func claimInbox(nowMs: Int64, limit: Int, leaseMs: Int64) async throws -> [InboxItem]
+  ///
+  /// Items in `excluding` are not claimed even when their lease has ended: the caller is still
+  /// processing them under its own claim (a worker never takes its own running items over).
+  func claimInbox(nowMs: Int64, limit: Int, leaseMs: Int64, excluding: Set<Int64>) async throws -> [InboxItem]
 
   /// Puts an item back to be tried again at `atMs` (store trouble), ending its claim; nothing
   /// else changes. Throws `StorageConflict` (`.claimLost`) and writes nothing when the item's
@@ -281,6 +284,11 @@ public protocol WorkerStorage: Sendable {
 }
 
 extension WorkerStorage {
+  /// Claims up to `limit` due items, excluding none (`claimInbox(nowMs:limit:leaseMs:excluding:)`).
+  public func claimInbox(nowMs: Int64, limit: Int, leaseMs: Int64) async throws -> [InboxItem] {
+    try await claimInbox(nowMs: nowMs, limit: limit, leaseMs: leaseMs, excluding: [])
+  }
+
   /// The writes of webhook delivery without a job lease (tools, tests): unfenced by one.
   public func advanceWebhookCursor(endpoint: String, to eventId: Int64, nowMs: Int64) async throws {
     try await advanceWebhookCursor(endpoint: endpoint, to: eventId, nowMs: nowMs, lease: nil)

@@ -7,6 +7,26 @@ import TollgateWorker
 /// nothing, once another claim replaced the one the write carries. A worker whose lease ran out
 /// while it was still busy with an item can then never finish it over the worker that holds it now.
 extension WorkerStorageConformance {
+  /// A worker's own running items are never claimed again by it, even once their lease has
+  /// ended (`excluding`), so its finish keeps its claim; another handle may still take them.
+  public static func claimExcludesOwnRunningItems(_ sut: WorkerStorageUnderTest) async throws {
+    try await sut.withDatabase { database in
+      let a = database.storage
+      let (id, _) = try await a.storeNotification(route: "r", dedupeKey: "k", payload: [1], nowMs: 100)
+      let (other, _) = try await a.storeNotification(route: "r", dedupeKey: "k2", payload: [2], nowMs: 100)
+      let first = try await a.claimInbox(nowMs: 100, limit: 1, leaseMs: 50)
+      #expect(first.map(\.id) == [id], "\(sut.name): the oldest item first")
+      let again = try await a.claimInbox(nowMs: 200, limit: 10, leaseMs: 50, excluding: [id])
+      #expect(again.map(\.id) == [other], "\(sut.name): the excluded item is not claimed again, past its lease")
+      let claim = try #require(first.first)
+      try await a.finishInbox(id: id, claimToken: claim.claimToken, state: .verified, outcome: "A", nowMs: 210)
+      let b = try await database.openHandle()
+      #expect(
+        try await b.claimInbox(nowMs: 400, limit: 10, leaseMs: 50, excluding: []).map(\.id) == [other],
+        "\(sut.name): another handle takes an item whose lease ended")
+    }
+  }
+
   /// Worker A claims an item with a short lease and stalls; the lease ends and worker B (another
   /// handle) claims it. A's finish and retry are refused and change nothing; B's finish lands,
   /// and the item ends as B says. B's claim has a new token.

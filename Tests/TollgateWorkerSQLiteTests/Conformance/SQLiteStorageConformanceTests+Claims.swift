@@ -4,6 +4,10 @@ import TollgateTesting
 // MARK: Inbox claims and fencing tokens
 
 extension SQLiteStorageConformanceTests {
+  @Test func claimExcludesOwnRunningItems() async throws {
+    try await WorkerStorageConformance.claimExcludesOwnRunningItems(Self.sqlite)
+  }
+
   @Test func lostClaimCannotFinishOrRetry() async throws {
     try await WorkerStorageConformance.lostClaimCannotFinishOrRetry(Self.sqlite)
   }

@@ -4,6 +4,10 @@ import TollgateTesting
 // MARK: Inbox claims and fencing tokens
 
 extension FakeStorageConformanceTests {
+  @Test func claimExcludesOwnRunningItems() async throws {
+    try await WorkerStorageConformance.claimExcludesOwnRunningItems(Self.fake)
+  }
+
   @Test func lostClaimCannotFinishOrRetry() async throws {
     try await WorkerStorageConformance.lostClaimCannotFinishOrRetry(Self.fake)
   }

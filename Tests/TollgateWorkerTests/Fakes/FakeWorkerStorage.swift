@@ -81,10 +81,11 @@ actor FakeWorkerStorage: WorkerStorage {
     return (id, false)
   }
 
-  func claimInbox(nowMs: Int64, limit: Int, leaseMs: Int64) -> [InboxItem] {
+  func claimInbox(nowMs: Int64, limit: Int, leaseMs: Int64, excluding: Set<Int64> = []) -> [InboxItem] {
     let due = items.values.filter {
-      ($0.status == .pending && $0.nextAttemptAtMs <= nowMs)
-        || ($0.status == .processing && ($0.leaseUntilMs ?? 0) <= nowMs)
+      !excluding.contains($0.item.id)
+        && (($0.status == .pending && $0.nextAttemptAtMs <= nowMs)
+          || ($0.status == .processing && ($0.leaseUntilMs ?? 0) <= nowMs))
     }.sorted { ($0.nextAttemptAtMs, $0.item.id) < ($1.nextAttemptAtMs, $1.item.id) }.prefix(limit)
     return due.map { entry in
       lastClaimToken += 1

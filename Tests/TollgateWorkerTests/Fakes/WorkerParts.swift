@@ -78,7 +78,7 @@ struct WorkerParts {
 
   /// Claims and processes every due inbox item.
   func processDue() async {
-    for item in await storage.claimInbox(nowMs: now, limit: 100, leaseMs: settings.leaseMs) {
+    for item in await storage.claimInbox(nowMs: now, limit: 100, leaseMs: settings.leaseMs, excluding: []) {
       await processor.process(item)
     }
   }

@@ -17,9 +17,11 @@ struct LostClaimTests {
   /// Claims the only due item as a stalled worker would, lets its lease run out, and claims it
   /// again as another worker: the stale claim and the current one.
   func lostClaim(_ parts: WorkerParts) async throws -> (stale: InboxItem, current: InboxItem) {
-    let stale = try #require(await parts.storage.claimInbox(nowMs: parts.now, limit: 1, leaseMs: leaseMs).first)
+    let stale = try #require(
+      await parts.storage.claimInbox(nowMs: parts.now, limit: 1, leaseMs: leaseMs, excluding: []).first)
     parts.clock.advance(byMs: leaseMs)
-    let current = try #require(await parts.storage.claimInbox(nowMs: parts.now, limit: 1, leaseMs: leaseMs).first)
+    let current = try #require(
+      await parts.storage.claimInbox(nowMs: parts.now, limit: 1, leaseMs: leaseMs, excluding: []).first)
     #expect(current.id == stale.id && current.claimToken != stale.claimToken)
     return (stale, current)
   }

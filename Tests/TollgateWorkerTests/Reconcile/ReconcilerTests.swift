@@ -31,7 +31,7 @@ struct ReconcilerTests {
     try await parts.reconciler.apply(chain, observedAtMs: parts.now, claimant: "alice", completes: nil, reason: "t")
     let id = try await parts.storage.enqueue(
       PurchaseSubmission(userId: "bob", store: .appStore, receipt: "otx-1"), nowMs: parts.now)
-    let claimed = await parts.storage.claimInbox(nowMs: parts.now, limit: 1, leaseMs: 60_000)
+    let claimed = await parts.storage.claimInbox(nowMs: parts.now, limit: 1, leaseMs: 60_000, excluding: [])
     let outcome = try await parts.reconciler.apply(
       chain, observedAtMs: parts.now, claimant: "bob", completes: claimed.first?.claim, reason: "t")
     #expect(outcome.ownerUserId == "alice")
