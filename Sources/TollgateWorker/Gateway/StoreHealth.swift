@@ -120,6 +120,11 @@ final class StoreHealth: Sendable {
   }
 
   /// Refreshes the snapshot every `everyMs` until cancelled.
+  /// The worker refreshes at most this often (`worker.pollMs` when it is longer): an outage
+  /// another worker saw reaches this one within a second, and an idle worker with a short poll
+  /// does not read storage hundreds of times a second for it.
+  static let refreshFloorMs: Int64 = 1_000
+
   func keepFresh(everyMs: Int64) async {
     while !Task.isCancelled {
       await refresh()

@@ -38,7 +38,9 @@ extension VerifierWorker {
       },
       // Outages other workers record reach this one's evaluations within `pollMs`.
       WorkerPart("store health") {
-        await cancelWhenGracefulShutdown { await self.storeHealth.keepFresh(everyMs: self.settings.pollMs) }
+        await cancelWhenGracefulShutdown {
+          await self.storeHealth.keepFresh(everyMs: max(self.settings.pollMs, StoreHealth.refreshFloorMs))
+        }
       },
       WorkerPart("inbox loop") { try await cancelWhenGracefulShutdown { try await self.loop() } },
       WorkerPart("notification listener") {
