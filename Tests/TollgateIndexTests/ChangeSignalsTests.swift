@@ -16,11 +16,11 @@ struct ChangeSignalsTests {
       for await _ in signals { taken.withLock { $0 += 1 } }
     }
     defer { consumer.cancel() }
-    #expect(await eventually { taken.withLock { $0 } == 1 } != nil)
+    #expect(await eventually(timeout: .seconds(20)) { taken.withLock { $0 } == 1 } != nil)
     try await Task.sleep(for: .milliseconds(50))
     #expect(taken.withLock { $0 } == 1, "three signals before the consumer asked are one")
     continuation.changed()
-    #expect(await eventually { taken.withLock { $0 } == 2 } != nil)
+    #expect(await eventually(timeout: .seconds(20)) { taken.withLock { $0 } == 2 } != nil)
   }
 
   @Test("quiet looks reach the hook only while the consumer waits, never while a signal is pending or being read")
@@ -44,11 +44,11 @@ struct ChangeSignalsTests {
       }
     }
     defer { consumer.cancel() }
-    #expect(await eventually { reading.withLock { $0 } } != nil)
+    #expect(await eventually(timeout: .seconds(20)) { reading.withLock { $0 } } != nil)
     continuation.quiet()
     #expect(quiets.withLock { $0 } == 0, "the consumer is reading")
     release.withLock { $0 = true }
-    let reached = await eventually {
+    let reached = await eventually(timeout: .seconds(20)) {
       continuation.quiet()
       return quiets.withLock { $0 } > 0
     }

@@ -77,12 +77,15 @@ struct SQLiteEntitlementStorageTests {
       for await _ in signals { signalled.withLock { $0 += 1 } }
     }
     defer { follower.cancel() }
-    #expect(await eventually { signalled.withLock { $0 } == 1 } != nil, "the first look signals")
-    #expect(await eventually { quiets.withLock { $0 } > 10 } != nil, "nothing committed: quiet looks")
+    #expect(await eventually(timeout: .seconds(20)) { signalled.withLock { $0 } == 1 } != nil, "the first look signals")
+    #expect(
+      await eventually(timeout: .seconds(20)) { quiets.withLock { $0 } > 10 } != nil, "nothing committed: quiet looks")
     #expect(signalled.withLock { $0 } == 1)
     let other = try SQLiteEntitlementStorage(path: dir.file("db.sqlite"), nowMs: 1)
     try await other.replaceEntitlements(userId: "b", with: [], reason: "r", nowMs: 3)
-    #expect(await eventually { signalled.withLock { $0 } == 2 } != nil, "another connection's commit signals")
+    #expect(
+      await eventually(timeout: .seconds(20)) { signalled.withLock { $0 } == 2 } != nil,
+      "another connection's commit signals")
   }
 
   @Test("a submitted purchase is stored durably and read back pending")
