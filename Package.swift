@@ -31,6 +31,8 @@ let package = Package(
     .package(url: "https://github.com/swift-server/swift-prometheus.git", from: "2.4.1"),
     .package(url: "https://github.com/x-sheep/swift-property-based.git", from: "2.0.1"),
     .package(url: "https://github.com/HdrHistogram/hdrhistogram-swift.git", from: "0.2.0"),
+    // PostgreSQL storage (issue 27): the connection pool, the wire protocol, LISTEN/NOTIFY.
+    .package(url: "https://github.com/vapor/postgres-nio.git", from: "1.33.2"),
   ],
   targets: [
     // Pure domain: no I/O, no dependencies.
@@ -126,6 +128,25 @@ let package = Package(
         .product(name: "Logging", package: "swift-log"),
       ],
       swiftSettings: strict),
+    // PostgreSQL, for deployments across hosts: the location (URL, password from the environment
+    // or a file), the pool, the schema and its migrations, and the service's storage on it.
+    .target(
+      name: "TollgatePostgres",
+      dependencies: [
+        "TollgateCore", "TollgateStorage",
+        .product(name: "PostgresNIO", package: "postgres-nio"),
+        .product(name: "Logging", package: "swift-log"),
+      ],
+      swiftSettings: strict),
+    // The worker's storage on PostgreSQL: every `WorkerStorage` operation.
+    .target(
+      name: "TollgateWorkerPostgres",
+      dependencies: [
+        "TollgateWorker", "TollgateStorage", "TollgatePostgres", "TollgateCore",
+        .product(name: "PostgresNIO", package: "postgres-nio"),
+        .product(name: "Logging", package: "swift-log"),
+      ],
+      swiftSettings: strict),
     // Picks the storage the `--database` / `database` value names (an SQLite path today) and opens
     // the service's and the worker's storage on it: the only code the executable and the demo
     // reach a database through.
@@ -133,6 +154,7 @@ let package = Package(
       name: "TollgateStorageFactory",
       dependencies: [
         "TollgateStorage", "TollgateSQLite", "TollgateWorker", "TollgateWorkerSQLite", "TollgateCore",
+        "TollgatePostgres", "TollgateWorkerPostgres",
         .product(name: "Logging", package: "swift-log"),
       ],
       swiftSettings: strict),
@@ -330,6 +352,8 @@ let package = Package(
       name: "TollgateTesting",
       dependencies: [
         "TollgateCore", "TollgateStorage", "TollgateSQLite", "StoreSimulator", "TollgateContract",
+        // A fresh database on the PostgreSQL server scripts/test starts (TestPostgres).
+        "TollgatePostgres", .product(name: "PostgresNIO", package: "postgres-nio"),
         // The storage conformance suite (Conformance/) is written against the worker's seam.
         "TollgateWorker",
         .product(name: "NIOCore", package: "swift-nio"),
@@ -422,6 +446,16 @@ let package = Package(
       dependencies: [
         "TollgateWorkerSQLite", "TollgateWorker", "TollgateStorage", "TollgateSQLite", "TollgateCore",
         "TollgateTesting",
+      ],
+      swiftSettings: strict
+    ),
+    // Runs against the PostgreSQL server scripts/test starts (TOLLGATE_TEST_POSTGRES_URL).
+    .testTarget(
+      name: "TollgatePostgresTests",
+      dependencies: [
+        "TollgatePostgres", "TollgateWorkerPostgres", "TollgateWorker", "TollgateStorage", "TollgateCore",
+        "TollgateTesting",
+        .product(name: "PostgresNIO", package: "postgres-nio"),
       ],
       swiftSettings: strict
     ),
