@@ -56,7 +56,7 @@ enum PostgresSchemaCheck {
     for migration in PostgresSchema.migrations where !applied.contains(migration.identifier) {
       try await connection.query("BEGIN", logger: logger)
       do {
-        for statement in migration.statements { try await connection.query(statement, logger: logger) }
+        for statement in migration.statements(nowMs) { try await connection.query(statement, logger: logger) }
         try await connection.query(
           "INSERT INTO tollgate_migrations (identifier, applied_at_ms) VALUES (\(migration.identifier), \(nowMs))",
           logger: logger)
