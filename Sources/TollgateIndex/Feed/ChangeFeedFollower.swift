@@ -64,6 +64,11 @@ public final class ChangeFeedFollower: Service, Sendable {
   private let fileProblem = Mutex<String?>(nil)
   /// Why the saved access levels could not be read last time (logged once per new reason).
   private let accessLevelsProblem = Mutex<String?>(nil)
+  /// Whether a snapshot was ever loaded: until then the index is empty, and an empty index would
+  /// answer "not entitled" to every paying user.
+  private let loaded = Atomic<Bool>(false)
+  /// Why the first load has not succeeded yet, and since when (ms): for Health.
+  private let loadFailure = Mutex<(reason: String, sinceMs: Int64)?>(nil)
 
   public init(
     storage: any EntitlementStorage, index: EntitlementIndex, config: Config = .defaults,
@@ -77,6 +82,17 @@ public final class ChangeFeedFollower: Service, Sendable {
   }
 
   public var currentPosition: Position { position.withLock { $0 } }
+
+  /// Whether the index holds a snapshot yet. A service started while its database could not be
+  /// reached (`EntitlementServer.start(…, waitForStorage: true)`) has none until the follower
+  /// loads one: it must answer UNAVAILABLE, never from the empty index. One atomic load: cheap
+  /// enough for the hot path.
+  public var isLoaded: Bool { loaded.load(ordering: .acquiring) }
+
+  /// Why the index has never been loaded, and since when (ms); nil once it has been.
+  public var notLoadedReason: (reason: String, sinceMs: Int64)? {
+    isLoaded ? nil : loadFailure.withLock { $0 }
+  }
 
   /// What is wrong with the data behind the index (a replaced file first, then a reload), or nil.
   public var trouble: Trouble? {
@@ -110,6 +126,7 @@ public final class ChangeFeedFollower: Service, Sendable {
     let now = nowMs()
     anchor.withLock { $0 = Anchor(databaseId: mark.databaseId, entry: mark.entry) }
     position.withLock { $0 = Position(appliedSeq: headSeq, headSeq: headSeq, lastReadAtMs: now) }
+    loaded.store(true, ordering: .releasing)
     logger.info(
       "index loaded",
       metadata: [
@@ -155,9 +172,48 @@ public final class ChangeFeedFollower: Service, Sendable {
   }
 
   /// Follows the feed until graceful shutdown. Storage errors are logged and retried; the index
-  /// keeps serving what it has.
+  /// keeps serving what it has. A follower whose first load failed (`recordLoadFailure`) loads
+  /// first, retrying with back-off until the storage answers.
   public func run() async throws {
-    await cancelWhenGracefulShutdown { await self.follow() }
+    await cancelWhenGracefulShutdown {
+      guard await self.loadUntilLoaded() else { return }
+      await self.follow()
+    }
+  }
+
+  /// Notes that the first load failed (the database cannot be reached): Health says why, and
+  /// `run()` keeps trying.
+  public func recordLoadFailure(_ error: any Error) {
+    let now = nowMs()
+    loadFailure.withLock { failure in
+      failure = (reason: "\(error)", sinceMs: failure?.sinceMs ?? now)
+    }
+  }
+
+  /// Loads the snapshot if none was loaded yet, retrying every 100 ms, doubling to 5 s; false when
+  /// cancelled first.
+  private func loadUntilLoaded() async -> Bool {
+    var delay = Duration.milliseconds(100)
+    var failures = 0
+    while !isLoaded {
+      do {
+        try await loadSnapshot()
+        logger.notice(
+          "index loaded after the storage could not be read at start", metadata: ["failures": "\(failures)"])
+        return true
+      } catch {
+        failures += 1
+        recordLoadFailure(error)
+        if failures == 1 || failures.isMultiple(of: 20) {
+          logger.error(
+            "loading the index failed; answering UNAVAILABLE until it loads",
+            metadata: ["error": "\(error)", "failures": "\(failures)"])
+        }
+      }
+      do { try await Task.sleep(for: delay) } catch { return false }
+      delay = min(delay * 2, .seconds(5))
+    }
+    return true
   }
 
   /// Gives the index the access levels of the catalog the worker saved, when they changed (a

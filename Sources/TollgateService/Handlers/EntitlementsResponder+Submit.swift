@@ -9,6 +9,10 @@ extension EntitlementsResponder {
     -> Tollgate_V1_SubmitPurchaseResponse
   {
     var response = Tollgate_V1_SubmitPurchaseResponse()
+    if let notLoaded {
+      response.error = notLoaded
+      return response
+    }
     var submission: PurchaseSubmission
     switch RequestValidation.submission(request) {
     case .failure(let problem):

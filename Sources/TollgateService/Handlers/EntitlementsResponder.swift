@@ -66,6 +66,10 @@ public struct EntitlementsResponder: EntitlementsHandler {
 
   public func isSubscriber(_ request: Tollgate_V1_IsSubscriberRequest) -> Tollgate_V1_IsSubscriberResponse {
     var response = Tollgate_V1_IsSubscriberResponse()
+    if let notLoaded {
+      response.error = notLoaded
+      return response
+    }
     if let problem = RequestValidation.userId(request.userID) ?? RequestValidation.entitlement(request.entitlement) {
       response.error = Tollgate_V1_Error(.invalidArgument, problem)
       return response
@@ -78,7 +82,9 @@ public struct EntitlementsResponder: EntitlementsHandler {
   public func answerIsSubscriber(
     _ requests: UnsafeBufferPointer<IsSubscriberFields>, _ each: (Int, IsSubscriberAnswer) -> Void
   ) -> Int {
-    withUnsafeTemporaryAllocation(of: EntitlementQuery.self, capacity: requests.count) { queries in
+    // Not loaded: every request takes the message path, which answers UNAVAILABLE.
+    guard follower.isLoaded else { return 0 }
+    return withUnsafeTemporaryAllocation(of: EntitlementQuery.self, capacity: requests.count) { queries in
       // The valid requests at the front; the first invalid one takes the message path, which
       // explains the problem in `error`.
       var valid = 0
@@ -107,6 +113,10 @@ public struct EntitlementsResponder: EntitlementsHandler {
 
   public func getSubscription(_ request: Tollgate_V1_GetSubscriptionRequest) -> Tollgate_V1_GetSubscriptionResponse {
     var response = Tollgate_V1_GetSubscriptionResponse()
+    if let notLoaded {
+      response.error = notLoaded
+      return response
+    }
     if let problem = RequestValidation.userId(request.userID) {
       response.error = Tollgate_V1_Error(.invalidArgument, problem)
       return response
@@ -128,6 +138,10 @@ public struct EntitlementsResponder: EntitlementsHandler {
     -> Tollgate_V1_GetSubmissionResponse
   {
     var response = Tollgate_V1_GetSubmissionResponse()
+    if let notLoaded {
+      response.error = notLoaded
+      return response
+    }
     guard let id = Int64(request.submissionID), id > 0 else {
       response.error = Tollgate_V1_Error(.invalidArgument, "submission_id must be an id SubmitPurchase returned")
       return response
@@ -169,6 +183,16 @@ public struct EntitlementsResponder: EntitlementsHandler {
     return response
   }
 
+  /// ERROR_CODE_UNAVAILABLE while the index was never loaded (`ChangeFeedFollower.isLoaded`):
+  /// the empty index would say "not entitled" to every paying user.
+  var notLoaded: Tollgate_V1_Error? {
+    follower.isLoaded
+      ? nil
+      : Tollgate_V1_Error(
+        .unavailable,
+        "this replica has not loaded its index yet (its database cannot be read); ask another replica or retry")
+  }
+
   public func health(_ request: Tollgate_V1_HealthRequest) -> Tollgate_V1_HealthResponse {
     let now = nowMs()
     let position = follower.currentPosition
@@ -180,6 +204,13 @@ public struct EntitlementsResponder: EntitlementsHandler {
     response.changeFeedLagMs = position.lastReadAtMs == 0 ? 0 : max(0, now - position.lastReadAtMs)
     response.version = Self.version
     response.uptimeMs = now - startedAtMs
+    if let notLoaded = follower.notLoadedReason {
+      response.status = .notServing
+      response.reason =
+        "the index has not been loaded: the storage could not be read for \(max(0, now - notLoaded.sinceMs)) ms "
+        + "(\(notLoaded.reason)); every read is answered UNAVAILABLE until it loads"
+      return response
+    }
     switch follower.trouble {
     case .fileProblem(let reason):
       response.status = .notServing

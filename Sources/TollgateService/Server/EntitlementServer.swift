@@ -51,13 +51,25 @@ public final class EntitlementServer: Service, Sendable {
 
   /// Loads the index from storage, then binds the listener: the server answers from full state
   /// from its first request. Serving starts with `run()`.
+  ///
+  /// When the load fails, `start` throws, unless `waitForStorage` (a replica on a database server
+  /// that may be down while it starts): it then binds anyway and answers every read with
+  /// ERROR_CODE_UNAVAILABLE and Health with NOT_SERVING (saying why) until `run()`'s follower has
+  /// loaded the index. It never answers from the empty index.
   public static func start(
     config: Config, storage: any EntitlementStorage, nowMs: @escaping @Sendable () -> Int64 = SystemClock.nowMs,
-    threads: Int? = nil, logger: Logger
+    threads: Int? = nil, waitForStorage: Bool = false, logger: Logger
   ) async throws -> EntitlementServer {
     let index = EntitlementIndex()
     let follower = ChangeFeedFollower(storage: storage, index: index, config: config.feed, nowMs: nowMs, logger: logger)
-    try await follower.loadSnapshot()
+    do {
+      try await follower.loadSnapshot()
+    } catch  where waitForStorage {
+      follower.recordLoadFailure(error)
+      logger.error(
+        "the index cannot be loaded: serving UNAVAILABLE until the storage answers",
+        metadata: ["error": "\(error)"])
+    }
     let responder = EntitlementsResponder(
       index: index, follower: follower, storage: storage, config: config.responder, nowMs: nowMs, logger: logger)
     let rpcServer = try RPCServer.bind(
