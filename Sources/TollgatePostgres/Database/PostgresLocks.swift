@@ -11,4 +11,9 @@ public enum PostgresLocks {
   /// Taken (transaction-scoped) before the first worker-event append of a transaction: event ids
   /// become visible in commit order (`WorkerStorage.events(after:limit:)`).
   public static let events: Int64 = 0x546f_6c6c_0003
+  /// The first key of the two-key form `pg_advisory_xact_lock(int4, int4)` (a key space apart
+  /// from the one-key locks above), the second a hash of a submission's caller and user: taken
+  /// by `submitPurchase` before it counts that caller's pending submissions for that user and
+  /// stores one, so two processes never both admit the last allowed one.
+  public static let submissionAdmission: Int32 = 0x546f_6c6c
 }

@@ -102,6 +102,12 @@ public struct ChangeSignals: AsyncSequence, Sendable {
 
     /// Ends the signals: a waiting consumer's iteration ends.
     public func finish() { channel.finish() }
+
+    /// Runs `action` once when the signals end (the consumer's task cancelled, the sequence and its
+    /// iterators dropped, or `finish()`), at once if they already have. A producer that waits on
+    /// something other than a look's timer (a task reading notifications) is cancelled from here,
+    /// so that it ends with its consumer. Quick and non-blocking, like `quiet`.
+    public func onFinish(_ action: @escaping @Sendable () -> Void) { channel.onFinish(action) }
   }
 }
 
@@ -111,6 +117,7 @@ private final class Channel: Sendable {
     var pending = false
     var waiter: CheckedContinuation<Bool, Never>?
     var finished = false
+    var onFinish: [@Sendable () -> Void] = []
   }
 
   private let state = Mutex(State())
@@ -142,13 +149,26 @@ private final class Channel: Sendable {
   }
 
   func finish() {
-    let waiter = state.withLock { state -> CheckedContinuation<Bool, Never>? in
+    let (waiter, actions) = state.withLock { state in
       state.finished = true
       finished.store(true, ordering: .relaxed)
-      defer { state.waiter = nil }
-      return state.waiter
+      defer {
+        state.waiter = nil
+        state.onFinish = []
+      }
+      return (state.waiter, state.onFinish)
     }
     waiter?.resume(returning: false)
+    for action in actions { action() }
+  }
+
+  func onFinish(_ action: @escaping @Sendable () -> Void) {
+    let now = state.withLock { state in
+      if state.finished { return true }
+      state.onFinish.append(action)
+      return false
+    }
+    if now { action() }
   }
 
   /// True for a signal, false once finished.
