@@ -88,3 +88,31 @@ class ServerProcess:
         port = self.port
         self.stop()
         self.start(port)
+
+    def kill(self) -> None:
+        """Kills the server with SIGKILL (no graceful shutdown: the kernel resets its connections)
+        and waits until it is gone; `start(self.port)` brings it back on the same port."""
+        if self.process is None:
+            return
+        self.process.kill()
+        self.process.wait()
+        self.process = None
+
+
+def accepted_connections(port: int) -> int:
+    """Open TCP connections a server on `port` accepted, as the kernel lists them: established
+    sockets whose local port is `port` (/proc/net/tcp). A client's side of a connection has the
+    port as its remote port and is not counted."""
+    count = 0
+    for table in ("/proc/net/tcp", "/proc/net/tcp6"):
+        try:
+            with open(table) as rows:
+                lines = rows.read().splitlines()[1:]
+        except OSError:
+            continue
+        for line in lines:
+            fields = line.split()
+            # sl local_address rem_address st ...; an address is HEXIP:HEXPORT, st 01 is ESTABLISHED.
+            if len(fields) > 3 and fields[3] == "01" and int(fields[1].rsplit(":", 1)[1], 16) == port:
+                count += 1
+    return count

@@ -82,7 +82,7 @@ def test_concurrent_calls_pipeline_on_one_connection(server: ServerProcess) -> N
                 expected = number < USERS and number % 5 != 4
                 assert outcome.active is expected, user
             # Every call went over the one connection.
-            assert client._protocol is not None and client._protocol.next_id == len(users) + 1
+            assert client._links[0]._protocol is not None and client._links[0]._protocol.next_id == len(users) + 1
 
     run(main())
 

@@ -1,71 +1,21 @@
-"""The asyncio client: one connection (TCP, TLS or a Unix socket) carrying many calls at once, answers
-matched by request id."""
+"""The asyncio client: one connection per server (TCP, TLS or a Unix socket) carrying many calls at
+once, answers matched by request id; with several servers, calls spread over them and fail over."""
 
 from __future__ import annotations
 
-import asyncio
-import socket
-import ssl
-from typing import TypeVar
+import time
+from typing import Sequence, TypeVar
 
 from . import _methods
+from ._aio_link import Link
 from ._methods import MethodSpec
-from .errors import (
-    BadResponseError,
-    CallTimeoutError,
-    ConnectError,
-    ConnectionClosedError,
-    TLSError,
-    TollgateError,
-)
-from .framing import DEFAULT_MAX_RESPONSE_BYTES, ResponseDecoder, ResponseFrame, encode_request
+from ._replicas import REPEATABLE, ReplicaHealth, Rotation, Server, is_dead_connection, server_list
+from .errors import TransportError, UnavailableError
+from .framing import DEFAULT_MAX_RESPONSE_BYTES
 from .models import Health, Identity, IsSubscriberResult, Purchase, Submission, SubscriptionInfo
-from .security import Endpoint, TLSConfig, authentication_failed, describe, make_endpoint, tls_error
+from .security import TLSConfig, describe, make_endpoint
 
 R = TypeVar("R")
-
-
-class _Protocol(asyncio.Protocol):
-    """Decodes answers and completes the waiting futures; fails them all when the connection ends."""
-
-    def __init__(self, max_response_bytes: int, peer: str) -> None:
-        self.decoder = ResponseDecoder(max_response_bytes)
-        self.pending: dict[int, asyncio.Future[ResponseFrame]] = {}
-        self.transport: asyncio.Transport | None = None
-        self.closed = False
-        self.next_id = 1
-        self.peer = peer
-
-    def connection_made(self, transport: asyncio.BaseTransport) -> None:
-        self.transport = transport  # type: ignore[assignment]
-
-    def data_received(self, data: bytes) -> None:
-        try:
-            frames = self.decoder.feed(data)
-        except BadResponseError as error:
-            self._fail_all(error)
-            if self.transport is not None:
-                self.transport.abort()
-            return
-        pending = self.pending
-        for frame in frames:
-            future = pending.pop(frame.request_id, None)
-            if future is not None and not future.done():
-                future.set_result(frame)
-
-    def connection_lost(self, exc: Exception | None) -> None:
-        if isinstance(exc, ssl.SSLError) and not isinstance(exc, (ssl.SSLEOFError, ssl.SSLZeroReturnError)):
-            self._fail_all(tls_error(exc, self.peer, handshake=False))  # e.g. our certificate refused
-            return
-        reason = f": {exc}" if exc else ""
-        self._fail_all(ConnectionClosedError(f"{self.peer} closed the connection{reason}"))
-
-    def _fail_all(self, error: TollgateError) -> None:
-        self.closed = True
-        pending, self.pending = self.pending, {}
-        for future in pending.values():
-            if not future.done():
-                future.set_exception(error)
 
 
 class AsyncClient:
@@ -81,6 +31,11 @@ class AsyncClient:
 
     ``timeout`` (seconds; None: forever) bounds each call. A call that times out leaves the
     connection open: its late answer is recognised by its request id and dropped.
+
+    ``servers``, ``replica_backoff`` and ``replica_backoff_max`` work as for
+    :class:`tollgate.Client`: one connection to each server, calls spread over the healthy ones,
+    and a call whose connection cannot be made or dies tried on another server within its timeout
+    when that is safe (reads always, a submission only when it never left).
     """
 
     def __init__(
@@ -94,18 +49,21 @@ class AsyncClient:
         caller: str | None = None,
         key: str | None = None,
         tls: TLSConfig | bool | None = None,
+        servers: Sequence[Server] | None = None,
+        replica_backoff: float = 1.0,
+        replica_backoff_max: float = 30.0,
     ) -> None:
-        self.host = host
-        self.port = port
+        addresses = server_list(host, port, servers)
+        self.host, self.port = addresses[0]
         self.connect_timeout = connect_timeout
         self.timeout = timeout
-        self._endpoint: Endpoint = make_endpoint(host, port, tls, caller, key)
-        self._max_response_bytes = max_response_bytes
-        self._protocol: _Protocol | None = None
-        self._socket: socket.socket | None = None
-        self._connecting: asyncio.Lock | None = None
-        self._closed = False
-        self._identity: Identity | None = None
+        self._links = [
+            Link(make_endpoint(h, p, tls, caller, key), connect_timeout, timeout, max_response_bytes)
+            for h, p in addresses
+        ]
+        self._health = [ReplicaHealth() for _ in self._links]
+        self._rotation = Rotation(self._health)
+        self._backoff = (replica_backoff, replica_backoff_max)
 
     async def __aenter__(self) -> AsyncClient:
         await self.connect()
@@ -115,25 +73,36 @@ class AsyncClient:
         await self.close()
 
     def __repr__(self) -> str:
-        return describe("AsyncClient", self._endpoint)
+        return describe("AsyncClient", self._links[0].endpoint, self.servers)
+
+    @property
+    def servers(self) -> list[str]:
+        """The servers, as messages name them ("host:port" or "unix:/path"), in the order given."""
+        return [link.endpoint.peer for link in self._links]
 
     @property
     def identity(self) -> Identity | None:
         """The caller and scopes the server named in its latest answer to Authenticate (None
         before the first connection, or without credentials)."""
-        return self._identity
+        identities = [link.identity for link in self._links if link.identity is not None]
+        return identities[-1] if identities else None
 
     async def connect(self) -> None:
-        """Connects now (calls connect on demand anyway): fails early when the server is unreachable."""
-        await self._connected()
+        """Connects now (calls connect on demand anyway): fails early when the server is
+        unreachable. With several servers, connects to the first one that can be reached."""
+        for index, link in enumerate(self._links):
+            try:
+                await link.connected()
+                return
+            except TransportError as error:
+                if not is_dead_connection(error) or index == len(self._links) - 1:
+                    raise
+                self._health[index].failed(time.monotonic(), *self._backoff)
 
     async def close(self) -> None:
-        """Closes the connection; calls in flight fail with ConnectionClosedError, later calls too."""
-        self._closed = True
-        protocol, self._protocol = self._protocol, None
-        if protocol is not None and protocol.transport is not None:
-            protocol.transport.close()
-            await asyncio.sleep(0)  # let connection_lost run
+        """Closes the connections; calls in flight fail with ConnectionClosedError, later calls too."""
+        for link in self._links:
+            await link.close()
 
     # ---- calls ----------------------------------------------------------------------------------
 
@@ -163,117 +132,37 @@ class AsyncClient:
     # ---- plumbing -------------------------------------------------------------------------------
 
     async def _call(self, method: MethodSpec[R], payload: bytes, timeout: float | None) -> R:
-        return await self._call_on(await self._connected(), method, payload, timeout)
-
-    async def _call_on(self, protocol: _Protocol, method: MethodSpec[R], payload: bytes, timeout: float | None) -> R:
-        loop = asyncio.get_running_loop()
-        request_id = protocol.next_id
-        protocol.next_id = (request_id + 1) & 0xFFFFFFFF or 1
-        future: asyncio.Future[ResponseFrame] = loop.create_future()
-        protocol.pending[request_id] = future
-        protocol.transport.write(encode_request(method.index, request_id, payload))  # type: ignore[union-attr]
+        """Runs the call on one server after another while that is safe and the timeout lasts
+        (see tollgate._replicas); a one-server client tries once, as before."""
         timeout = self.timeout if timeout is None else timeout
-        timer = None if timeout is None else loop.call_later(timeout, self._expire, protocol, request_id, timeout)
-        try:
-            frame = await future
-        finally:
-            if timer is not None:
-                timer.cancel()
-            protocol.pending.pop(request_id, None)
-        return method.decode(frame)
-
-    def _expire(self, protocol: _Protocol, request_id: int, timeout: float) -> None:
-        future = protocol.pending.pop(request_id, None)
-        if future is not None and not future.done():
-            future.set_exception(CallTimeoutError(f"no answer from {self._endpoint.peer} within {timeout} s"))
-
-    async def _connected(self) -> _Protocol:
-        protocol = self._protocol
-        if protocol is not None and not protocol.closed and not self._peer_closed():
-            return protocol
-        if self._closed:
-            raise ConnectionClosedError("the client is closed")
-        if self._connecting is None:
-            self._connecting = asyncio.Lock()
-        async with self._connecting:
-            protocol = self._protocol
-            if protocol is not None and not protocol.closed and not self._peer_closed():
-                return protocol
-            if protocol is not None and protocol.transport is not None:
-                protocol.transport.abort()
-            self._protocol = await self._open()
-            return self._protocol
-
-    def _peer_closed(self) -> bool:
-        """True when the server closed the connection and the event loop has not noticed yet (a
-        restart while this loop was busy). Never blocks; unread answers do not count."""
-        try:
-            return self._socket is not None and self._socket.recv(1, socket.MSG_PEEK | socket.MSG_DONTWAIT) == b""
-        except BlockingIOError:
-            return False
-        except OSError:
-            return True
-
-    async def _open(self) -> _Protocol:
-        protocol = await self._open_transport()
-        credentials = self._endpoint.credentials
-        if credentials is not None:
-            request = _methods.authenticate_request(credentials.caller, credentials.key)
+        deadline = None if timeout is None else time.monotonic() + timeout
+        repeatable = method.index in REPEATABLE
+        tried: list[int] = []
+        while True:
+            now = time.monotonic()
+            index = self._rotation.pick(tried, now)
+            assert index is not None, "a call ran out of servers without an error to raise"
+            tried.append(index)
+            last = len(tried) == len(self._links)
+            wait = timeout if len(tried) == 1 or deadline is None else max(0.0, deadline - now)
+            link = self._links[index]
+            sent = False
             try:
-                self._identity = await self._call_on(protocol, _methods.AUTHENTICATE, request, self.timeout)
-            except TollgateError as error:
-                if protocol.transport is not None:
-                    protocol.transport.abort()
-                raise authentication_failed(error, credentials.caller) from None
-        return protocol
-
-    async def _open_transport(self) -> _Protocol:
-        endpoint = self._endpoint
-        peer = endpoint.peer
-        loop = asyncio.get_running_loop()
-        path = endpoint.unix_path
-        if path is not None:
-            candidates = [(socket.AF_UNIX, socket.SOCK_STREAM, 0, "", path)]
-        else:
-            try:
-                candidates = await loop.getaddrinfo(self.host, self.port, type=socket.SOCK_STREAM)
-            except socket.gaierror as error:
-                raise ConnectError(f"cannot resolve {self.host}: {error.strerror}") from error
-        failure: OSError | None = None
-        for family, kind, proto, _, address in candidates:
-            sock = socket.socket(family, kind, proto)
-            sock.setblocking(False)
-            try:
-                await asyncio.wait_for(loop.sock_connect(sock, address), self.connect_timeout)
-            except asyncio.TimeoutError as error:
-                sock.close()
-                raise CallTimeoutError(f"connect to {peer}: no connection within {self.connect_timeout} s") from error
-            except OSError as error:
-                sock.close()
-                failure = error
+                protocol = await link.connected()
+                sent = True
+                answer = await link.call_on(protocol, method, payload, wait)
+            except TransportError as error:
+                if not is_dead_connection(error):
+                    raise
+                self._health[index].failed(time.monotonic(), *self._backoff)
+                if last or (sent and not repeatable) or (deadline is not None and time.monotonic() >= deadline):
+                    raise
                 continue
-            if family != socket.AF_UNIX:
-                sock.setsockopt(socket.IPPROTO_TCP, socket.TCP_NODELAY, 1)
-            try:
-                _, protocol = await loop.create_connection(
-                    lambda: _Protocol(self._max_response_bytes, peer),
-                    sock=sock,
-                    ssl=endpoint.tls,
-                    server_hostname=endpoint.server_name,
-                    ssl_handshake_timeout=self.connect_timeout if endpoint.tls is not None else None,
-                )
-            except (asyncio.TimeoutError, TimeoutError) as error:
-                sock.close()
-                raise CallTimeoutError(f"TLS handshake with {peer}: no answer within {self.connect_timeout} s") from error
-            except ssl.SSLError as error:
-                sock.close()
-                if isinstance(error, (ssl.SSLEOFError, ssl.SSLZeroReturnError)):
-                    raise TLSError(f"TLS handshake with {peer}: the connection closed during the handshake") from error
-                raise tls_error(error, peer, handshake=True) from error
-            except OSError as error:
-                sock.close()
-                raise TLSError(f"TLS handshake with {peer}: {error.strerror or error}") from error
-            self._socket = sock
-            return protocol
-        reason = failure.strerror if failure is not None and failure.strerror else str(failure)
-        raise ConnectError(f"connect to {peer}: {reason}")
+            except UnavailableError:
+                if last or not repeatable or (deadline is not None and time.monotonic() >= deadline):
+                    raise
+                self._health[index].failed(time.monotonic(), *self._backoff)
+                continue
+            self._health[index].succeeded()
+            return answer
+

@@ -2,18 +2,21 @@
 
 from __future__ import annotations
 
-from typing import Iterable, Sequence, TypeVar
+import time
+from typing import Callable, Iterable, Sequence, TypeVar
 
 from . import _methods
 from ._methods import MethodSpec
 from ._connection import Connection
 from ._pool import Pool
-from .errors import TollgateError
-from .framing import DEFAULT_MAX_RESPONSE_BYTES
+from ._replicas import REPEATABLE, ReplicaHealth, Rotation, Server, is_dead_connection, server_list
+from .errors import TollgateError, TransportError, UnavailableError
+from .framing import DEFAULT_MAX_RESPONSE_BYTES, ResponseFrame
 from .models import Health, Identity, IsSubscriberResult, Purchase, Submission, SubscriptionInfo
-from .security import TLSConfig, describe, make_endpoint
+from .security import Endpoint, TLSConfig, describe, make_endpoint
 
 R = TypeVar("R")
+A = TypeVar("A")
 
 
 class Client:
@@ -32,6 +35,15 @@ class Client:
 
     ``timeout`` (seconds; None: forever) bounds each call; for the ``*_many`` batches it bounds
     the wait for each next answer. Failures raise :class:`tollgate.TollgateError` subclasses.
+
+    Several servers (replicas of ``tollgate serve`` on one database): ``servers=["10.0.0.1:7701",
+    "10.0.0.2:7701"]`` (``"host:port"``, ``"unix:/path"`` or ``(host, port)``; ``host`` and
+    ``port`` are then not used) keeps a pool of up to ``pool_size`` connections to each, and
+    spreads the calls over the healthy ones in turn. A call whose connection cannot be made or
+    dies is tried on another server within its timeout when that is safe: reads always, a
+    submission only when it never left (one that may have reached a server raises, and is never
+    sent twice). A failed server is skipped for ``replica_backoff`` seconds (doubled for each
+    further failure in a row, up to ``replica_backoff_max``), then tried again.
     """
 
     def __init__(
@@ -46,15 +58,23 @@ class Client:
         caller: str | None = None,
         key: str | None = None,
         tls: TLSConfig | bool | None = None,
+        servers: Sequence[Server] | None = None,
+        replica_backoff: float = 1.0,
+        replica_backoff_max: float = 30.0,
     ) -> None:
-        self.host = host
-        self.port = port
+        addresses = server_list(host, port, servers)
+        self.host, self.port = addresses[0]
         self.timeout = timeout
-        self._endpoint = make_endpoint(host, port, tls, caller, key)
+        self._endpoints = [make_endpoint(h, p, tls, caller, key) for h, p in addresses]
+        self._endpoint = self._endpoints[0]
         self._connect_timeout = connect_timeout
         self._max_response_bytes = max_response_bytes
         self._identity: Identity | None = None
-        self._pool = Pool(self._open_connection, pool_size)
+        self._pools = [Pool(self._opener(endpoint), pool_size) for endpoint in self._endpoints]
+        self._pool = self._pools[0]
+        self._health = [ReplicaHealth() for _ in self._endpoints]
+        self._rotation = Rotation(self._health)
+        self._backoff = (replica_backoff, replica_backoff_max)
 
     def __enter__(self) -> Client:
         return self
@@ -64,10 +84,16 @@ class Client:
 
     def close(self) -> None:
         """Closes every connection; calls after this raise ConnectionClosedError."""
-        self._pool.close()
+        for pool in self._pools:
+            pool.close()
+
+    @property
+    def servers(self) -> list[str]:
+        """The servers, as messages name them ("host:port" or "unix:/path"), in the order given."""
+        return [endpoint.peer for endpoint in self._endpoints]
 
     def __repr__(self) -> str:
-        return describe("Client", self._endpoint)
+        return describe("Client", self._endpoint, self.servers)
 
     @property
     def identity(self) -> Identity | None:
@@ -75,11 +101,14 @@ class Client:
         before the first connection, or without credentials)."""
         return self._identity
 
-    def _open_connection(self) -> Connection:
-        connection = Connection(self._endpoint, self._connect_timeout, self._max_response_bytes, self.timeout)
-        if connection.identity is not None:
-            self._identity = connection.identity
-        return connection
+    def _opener(self, endpoint: Endpoint) -> Callable[[], Connection]:
+        def open_connection() -> Connection:
+            connection = Connection(endpoint, self._connect_timeout, self._max_response_bytes, self.timeout)
+            if connection.identity is not None:
+                self._identity = connection.identity
+            return connection
+
+        return open_connection
 
     # ---- calls ----------------------------------------------------------------------------------
 
@@ -130,17 +159,55 @@ class Client:
         return self.timeout if timeout is None else timeout
 
     def _one(self, method: MethodSpec[R], payload: bytes, timeout: float | None) -> R:
-        timeout = self._timeout(timeout)
-        with self._pool.connection(timeout) as connection:
-            (frame,) = connection.exchange(method.index, (payload,), 1, timeout)
-        return method.decode(frame)
+        return self._failover(method, (payload,), 1, timeout, lambda frames: method.decode(frames[0]))
 
     def _many(
         self, method: MethodSpec[R], payloads: Sequence[bytes], max_in_flight: int, timeout: float | None
     ) -> list[R | TollgateError]:
         if not payloads:
             return []
+        return self._failover(
+            method, payloads, max_in_flight, timeout, lambda frames: [method.outcome(frame) for frame in frames]
+        )
+
+    def _failover(
+        self,
+        method: MethodSpec[R],
+        payloads: Sequence[bytes],
+        window: int,
+        timeout: float | None,
+        decode: Callable[[list[ResponseFrame]], A],
+    ) -> A:
+        """Runs the exchange on one server after another while that is safe and the timeout
+        lasts (see tollgate._replicas); a one-server client tries once, as before."""
         timeout = self._timeout(timeout)
-        with self._pool.connection(timeout) as connection:
-            frames = connection.exchange(method.index, payloads, max_in_flight, timeout)
-        return [method.outcome(frame) for frame in frames]
+        deadline = None if timeout is None else time.monotonic() + timeout
+        repeatable = method.index in REPEATABLE
+        tried: list[int] = []
+        while True:
+            now = time.monotonic()
+            index = self._rotation.pick(tried, now)
+            assert index is not None, "a call ran out of servers without an error to raise"
+            tried.append(index)
+            last = len(tried) == len(self._pools)
+            wait = timeout if len(tried) == 1 or deadline is None else max(0.0, deadline - now)
+            sent = False
+            try:
+                with self._pools[index].connection(wait) as connection:
+                    sent = True
+                    frames = connection.exchange(method.index, payloads, window, wait)
+                answer = decode(frames)
+            except TransportError as error:
+                if not is_dead_connection(error):
+                    raise
+                self._health[index].failed(time.monotonic(), *self._backoff)
+                if last or (sent and not repeatable) or (deadline is not None and time.monotonic() >= deadline):
+                    raise
+                continue
+            except UnavailableError:
+                if last or not repeatable or (deadline is not None and time.monotonic() >= deadline):
+                    raise
+                self._health[index].failed(time.monotonic(), *self._backoff)
+                continue
+            self._health[index].succeeded()
+            return answer

@@ -115,9 +115,12 @@ def authentication_failed(error: TollgateError, caller: str) -> TollgateError:
     return type(error)(message)
 
 
-def describe(kind: str, endpoint: Endpoint) -> str:
-    """A client's repr: where it connects, as whom and whether over TLS; never the key."""
+def describe(kind: str, endpoint: Endpoint, servers: list[str] | None = None) -> str:
+    """A client's repr: where it connects (every server, when several), as whom and whether over
+    TLS; never the key."""
     where = repr(endpoint.host) if endpoint.unix_path is not None else f"{endpoint.host!r}, {endpoint.port}"
+    if servers is not None and len(servers) > 1:
+        where = f"servers={servers!r}"
     caller = f", caller={endpoint.credentials.caller!r}" if endpoint.credentials is not None else ""
     tls = ", tls=True" if endpoint.tls is not None else ""
     return f"{kind}({where}{caller}{tls})"
