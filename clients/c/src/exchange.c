@@ -32,6 +32,8 @@ typedef struct exchange {
 static void restart_deadline(exchange *x) {
     int timeout = x->client->options.call_timeout_ms;
     x->deadline_ms = timeout > 0 ? tg_now_ms() + timeout : 0;
+    int64_t cap = x->client->attempt_deadline_ms; /* a retry on another server: what is left */
+    if (cap > 0 && (x->deadline_ms == 0 || cap < x->deadline_ms)) x->deadline_ms = cap;
 }
 
 static void finish_failed(exchange *x, size_t index, const tollgate_error *error) {
@@ -67,8 +69,8 @@ static tollgate_status flush(exchange *x, tollgate_error *error) {
     x->write_waits = false;
     while (tg_buffer_length(out) > 0) {
         size_t written = 0;
-        tg_io io = tg_transport_send(&x->client->transport, out->data + out->start, tg_buffer_length(out), &written,
-                                     x->client->peer, error);
+        tg_io io = tg_transport_send(&x->client->link->transport, out->data + out->start, tg_buffer_length(out), &written,
+                                     x->client->link->peer, error);
         if (io == TG_IO_FAILED) return error->code;
         if (io != TG_IO_DONE) {
             x->write_waits = io == TG_IO_WANT_WRITE;
@@ -115,8 +117,8 @@ static tollgate_status receive(exchange *x, tollgate_error *error) {
     tg_buffer *in = &client->in;
     if (!tg_buffer_reserve(in, 16384)) return tg_error_set(error, TOLLGATE_NO_MEMORY, "out of memory");
     size_t received = 0;
-    tg_io io = tg_transport_receive(&client->transport, in->data + in->end, in->capacity - in->end, &received,
-                                    client->peer, error);
+    tg_io io = tg_transport_receive(&client->link->transport, in->data + in->end, in->capacity - in->end, &received,
+                                    client->link->peer, error);
     if (io == TG_IO_FAILED) return error->code;
     x->read_waits_for_write = io == TG_IO_WANT_WRITE;
     if (io != TG_IO_DONE) return TOLLGATE_OK;
@@ -142,7 +144,7 @@ static tollgate_status receive(exchange *x, tollgate_error *error) {
 }
 
 static tollgate_status wait_for_socket(exchange *x, tollgate_error *error) {
-    tg_transport *transport = &x->client->transport;
+    tg_transport *transport = &x->client->link->transport;
     if (tg_transport_has_buffered(transport)) return receive(x, error); /* poll would not see it */
     struct pollfd waiting = {.fd = transport->fd, .events = POLLIN};
     if (x->write_waits || x->read_waits_for_write) waiting.events |= POLLOUT;
@@ -152,7 +154,7 @@ static tollgate_status wait_for_socket(exchange *x, tollgate_error *error) {
     } while (ready < 0 && errno == EINTR);
     if (ready < 0) return tg_error_set(error, TOLLGATE_CONNECTION_CLOSED, "poll: %s", strerror(errno));
     if (ready == 0) {
-        return tg_error_set(error, TOLLGATE_TIMEOUT, "no answer from %s within %d ms", x->client->peer,
+        return tg_error_set(error, TOLLGATE_TIMEOUT, "no answer from %s within %d ms", x->client->link->peer,
                             x->client->options.call_timeout_ms);
     }
     /* TLS may need to read before a write can go on, and the other way round: let it try. */
@@ -160,9 +162,10 @@ static tollgate_status wait_for_socket(exchange *x, tollgate_error *error) {
     return TOLLGATE_OK;
 }
 
-/* Runs the calls on the connection the client has now. */
+/* Runs the calls on the connection the client has now. With may_retry, a transport failure before
+ * any call was answered drops the connection and sets *retry instead of failing the calls. */
 static tollgate_status run(tollgate_client *client, const tg_exchange_ops *ops, void *context, size_t count,
-                           size_t window, tollgate_error *error) {
+                           size_t window, bool may_retry, bool *retry, tollgate_error *error) {
     if (count == 0) return TOLLGATE_OK;
     if (window == 0 || window > count) window = count;
     uint8_t small[64] = {0};
@@ -192,7 +195,11 @@ static tollgate_status run(tollgate_client *client, const tg_exchange_ops *ops, 
         if ((status = flush(&x, &failure)) != TOLLGATE_OK) break;
         if ((status = wait_for_socket(&x, &failure)) != TOLLGATE_OK) break;
     }
-    if (status != TOLLGATE_OK) {
+    if (status != TOLLGATE_OK && may_retry && x.done == 0 && tg_status_is_dead_connection(status)) {
+        tg_client_disconnect(client);
+        tg_error_copy(error, &failure);
+        *retry = true;
+    } else if (status != TOLLGATE_OK) {
         abort_exchange(&x, &failure, error);
     } else {
         tg_buffer_reset(&client->in); /* only answers nobody waits for can be left */
@@ -201,19 +208,14 @@ static tollgate_status run(tollgate_client *client, const tg_exchange_ops *ops, 
     return status;
 }
 
-tollgate_status tg_exchange(tollgate_client *client, const tg_exchange_ops *ops, void *context, size_t count,
-                            size_t window, tollgate_error *error) {
-    if (count == 0) return TOLLGATE_OK;
-    tollgate_error failure;
-    tollgate_status status = tg_client_ensure_connected(client, &failure);
-    if (status != TOLLGATE_OK) {
-        for (size_t i = 0; i < count; i++) ops->failed(context, i, &failure);
-        return tg_error_copy(error, &failure);
-    }
-    return run(client, ops, context, count, window, error);
+tollgate_status tg_exchange_attempt(tollgate_client *client, const tg_exchange_ops *ops, void *context, size_t count,
+                                    size_t window, bool may_retry, bool *retry, tollgate_error *error) {
+    *retry = false;
+    return run(client, ops, context, count, window, may_retry, retry, error);
 }
 
 tollgate_status tg_exchange_connected(tollgate_client *client, const tg_exchange_ops *ops, void *context,
                                       size_t count, tollgate_error *error) {
-    return run(client, ops, context, count, count, error);
+    bool retry = false;
+    return run(client, ops, context, count, count, false, &retry, error);
 }

@@ -24,9 +24,20 @@ typedef struct tg_exchange_ops {
 /* Runs `count` calls (window 0: all at once). Every call ends in exactly one `answered` or
  * `failed`. Returns TOLLGATE_OK when every call got an answer frame; otherwise the transport
  * error that ended the exchange (also given to every unanswered call), after which the
- * connection has been dropped. */
+ * connection has been dropped. With several servers, the calls go to the next healthy one and
+ * fail over to another as failover.c says. */
 tollgate_status tg_exchange(tollgate_client *client, const tg_exchange_ops *ops, void *context, size_t count,
                             size_t window, tollgate_error *error);
+
+/* One try of tg_exchange on client->link's connection as it is (failover.c picks the server and
+ * connects). With may_retry, a dead connection before any call was answered fails no call: it
+ * sets *retry, and the caller tries another server. */
+tollgate_status tg_exchange_attempt(tollgate_client *client, const tg_exchange_ops *ops, void *context, size_t count,
+                                    size_t window, bool may_retry, bool *retry, tollgate_error *error);
+
+/* Whether a status says the connection could not be made or died: refused, reset, closed, timed
+ * out, or bytes that break the protocol (failover.c). */
+bool tg_status_is_dead_connection(tollgate_status status);
 
 /* Like tg_exchange, on the connection as it is (no reconnection): for Authenticate, which runs
  * as part of connecting. */

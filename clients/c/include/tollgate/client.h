@@ -1,7 +1,8 @@
 /* Tollgate C client: the connection and the calls.
  *
- * A tollgate_client is one connection to `tollgate serve` speaking protobuf-c-rpc's default
- * framing (docs/protocol.md): TCP, TCP with TLS, or a Unix domain socket. Every call blocks until
+ * A tollgate_client is one connection to `tollgate serve` (or one to each of several replicas:
+ * see "Several servers") speaking protobuf-c-rpc's default framing (docs/protocol.md): TCP, TCP
+ * with TLS, or a Unix domain socket. Every call blocks until
  * its answer, its timeout or a transport error. The *_batch calls pipeline: they keep up to
  * max_in_flight requests on the wire at once and match the answers by request id, so one
  * connection carries many calls per round trip.
@@ -32,6 +33,24 @@
  *     never sent twice.
  *   - After a timeout the connection is dropped too: answers that come late are never mistaken
  *     for the answers of later calls.
+ *
+ * Several servers (replicas)
+ *   tollgate_connect_servers() takes several servers (replicas of `tollgate serve` on one
+ *   database) and keeps a connection to each one it has used. Each call goes to the next server
+ *   in turn that is not backed off. When a server's connection cannot be made, or dies before an
+ *   answer (refused, reset, closed, timed out), the server is backed off (1 s, doubled for each
+ *   further failure in a row, up to 30 s; tollgate_client_set_replica_backoff() changes both) and
+ *   the call is tried on another server while its call timeout lasts, but only when that is safe:
+ *     - when the request never left (the connection could not be made): any call;
+ *     - when it may have reached the server: reads only (IsSubscriber, GetSubscription,
+ *       GetSubmission, Health, and their batches when no answer had come yet).
+ *   A SubmitPurchase whose connection died after it was sent is NEVER sent again: the call fails
+ *   with TOLLGATE_CONNECTION_CLOSED or TOLLGATE_TIMEOUT, and the server may have it (ask
+ *   tollgate_get_submission(), or submit again: the server recognises the same purchase). When
+ *   every server is backed off, the one whose back-off ends first is tried. The first try of a
+ *   call has the usual timeouts; a retry gets what is left of call_timeout_ms (set
+ *   connect_timeout_ms below call_timeout_ms to fail over from a host that does not answer at
+ *   all within one call). Answers such as TOLLGATE_UNAVAILABLE are returned as they are.
  *
  * Thread safety
  *   A tollgate_client is NOT thread-safe: use one client per thread, or guard a shared client
@@ -98,6 +117,24 @@ tollgate_status tollgate_connect(const char *host, uint16_t port, int timeout_ms
  * TLS handshake and authenticates before returning. Unreadable TLS files are TOLLGATE_USAGE. */
 tollgate_status tollgate_connect_with(const char *host, uint16_t port, const tollgate_options *options,
                                       tollgate_client **client, tollgate_error *error);
+
+/* One server of several: host as for tollgate_connect() (a host name, an address, or
+ * "unix:/path" with port 0). */
+typedef struct tollgate_server {
+    const char *host;
+    uint16_t port;
+} tollgate_server;
+
+/* Like tollgate_connect_with(), for `count` servers (1 to 64; the strings are copied): calls are
+ * spread over them and fail over as "Several servers" above says. Connects at once to the first
+ * server that can be reached (the others when calls go there); fails when none can. One server
+ * behaves exactly as tollgate_connect_with(). */
+tollgate_status tollgate_connect_servers(const tollgate_server *servers, size_t count, const tollgate_options *options,
+                                         tollgate_client **client, tollgate_error *error);
+
+/* How long a server whose connection failed is skipped: backoff_ms (default 1000), doubled for
+ * each further failure in a row, up to backoff_max_ms (default 30000). */
+void tollgate_client_set_replica_backoff(tollgate_client *client, int backoff_ms, int backoff_max_ms);
 
 /* Who the server says this client is: the caller and scopes its answer to the latest Authenticate
  * named. NULL when options.caller is NULL. Owned by the client; valid until the next call (a
