@@ -24,12 +24,33 @@ public final class PostgresWorkerStorage: Sendable {
     self.logger = logger
   }
 
+  /// Closes the pool this storage owns (the factory connected it for this storage alone) and
+  /// waits for it to stop.
+  public func close() async {
+    database.close()
+    await database.closed()
+  }
+
   /// Runs `body` in one transaction that first checks, when this storage holds the worker lease,
   /// that it still does (the row's owner and generation), and throws `WorkerLeaseError.lost`
   /// writing nothing when another worker took it over. Every worker write goes through here.
-  func fencedTransaction<T: Sendable>(_ body: (PostgresConnection) async throws -> T) async throws -> T {
+  ///
+  /// A write that appends to the change feed or the events (`apply`, grants) passes
+  /// `appendsToFeeds`: the transaction then takes the change-feed lock and then the events lock
+  /// (`PostgresLocks`) as its very first statements, before the fence and before any row lock,
+  /// so that sequence numbers and event ids become visible in commit order, every such writer
+  /// takes them in one order (no deadlock), and the recompute of a user is serialised with every
+  /// other write of that user's subscriptions and grants.
+  @discardableResult
+  func fencedTransaction<T: Sendable>(
+    appendsToFeeds: Bool = false, _ body: (PostgresConnection) async throws -> T
+  ) async throws -> T {
     let fence = self.fence.withLock { $0 }
     return try await database.transaction { connection in
+      if appendsToFeeds {
+        try await connection.query("SELECT pg_advisory_xact_lock(\(PostgresLocks.changeFeed))", logger: logger)
+        try await connection.query("SELECT pg_advisory_xact_lock(\(PostgresLocks.events))", logger: logger)
+      }
       if let fence { try await Self.checkFence(fence, connection, logger: logger) }
       return try await body(connection)
     }

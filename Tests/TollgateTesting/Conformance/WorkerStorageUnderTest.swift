@@ -20,8 +20,14 @@ public struct WorkerStorageUnderTest: Sendable {
   /// Runs `body` on a fresh database, closing it afterwards (also when `body` throws).
   public func withDatabase<T: Sendable>(_ body: (ConformanceDatabase) async throws -> T) async throws -> T {
     let database = try await open()
-    defer { database.close() }
-    return try await body(database)
+    do {
+      let result = try await body(database)
+      await database.close()
+      return result
+    } catch {
+      await database.close()
+      throw error
+    }
   }
 }
 
@@ -39,14 +45,15 @@ public struct ConformanceDatabase: Sendable {
   /// version or a hand edit could leave it; nil when the implementation cannot hold such a row
   /// (the fake stores values, not encodings).
   public var corruptSubscription: (@Sendable (_ store: Store, _ purchaseId: String) async throws -> Void)?
-  /// Closes the database and removes what it left behind.
-  public var close: @Sendable () -> Void
+  /// Closes the database and removes what it left behind (every handle it opened, too: a
+  /// server database's pools are closed and awaited).
+  public var close: @Sendable () async -> Void
 
   public init(
     storage: any WorkerStorage, openHandle: @escaping @Sendable () async throws -> any WorkerStorage,
     openFeed: (@Sendable () async throws -> any EntitlementStorage)? = nil,
     corruptSubscription: (@Sendable (_ store: Store, _ purchaseId: String) async throws -> Void)? = nil,
-    close: @escaping @Sendable () -> Void = {}
+    close: @escaping @Sendable () async -> Void = {}
   ) {
     self.storage = storage
     self.openHandle = openHandle
