@@ -16,6 +16,7 @@ public enum TestPostgres {
   public static let passwordVariable = "TOLLGATE_TEST_POSTGRES_PASSWORD"
 
   public struct NotStarted: Error, CustomStringConvertible {
+    public init() {}
     public var description: String {
       """
       no PostgreSQL server for the tests: \(TestPostgres.urlVariable) is not set. scripts/test starts one; \
