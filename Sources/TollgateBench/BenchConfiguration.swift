@@ -7,10 +7,29 @@ public struct BenchConfiguration: Sendable, Hashable, Codable {
     case zipf
   }
 
+  /// Where a load connection connects: `host:port`, or a Unix domain socket.
+  public struct Server: Sendable, Hashable, Codable {
+    public var host: String
+    public var port: Int
+    /// Connect to this Unix domain socket instead of `host:port`.
+    public var unixSocket: String?
+
+    public init(host: String = "127.0.0.1", port: Int = 7400, unixSocket: String? = nil) {
+      self.host = host
+      self.port = port
+      self.unixSocket = unixSocket
+    }
+
+    public var description: String { unixSocket.map { "unix:\($0)" } ?? "\(host):\(port)" }
+  }
+
   public var host = "127.0.0.1"
   public var port = 7400
   /// Connect to this Unix domain socket instead of `host:port`.
   public var unixSocket: String?
+  /// More servers (replicas of `tollgate serve`) beside the one above: connection n goes to
+  /// `servers[n % servers.count]`, so the connections are spread evenly over them.
+  public var additionalServers: [Server] = []
   /// Speak TLS, trusting the CA certificates in this PEM file; the server's certificate must name
   /// `tlsServerName` (default: `host`). The handshake ends before the load starts.
   public var tlsCAFile: String?
@@ -49,6 +68,9 @@ public struct BenchConfiguration: Sendable, Hashable, Codable {
 
   public init() {}
 
+  /// Every server, the first one (`host`, `port`, `unixSocket`) first.
+  public var servers: [Server] { [Server(host: host, port: port, unixSocket: unixSocket)] + additionalServers }
+
   /// Every problem with the configuration, as one message per problem.
   public func problems() -> [String] {
     var problems: [String] = []
@@ -64,9 +86,13 @@ public struct BenchConfiguration: Sendable, Hashable, Codable {
     if !(0...1).contains(getSubscriptionShare) { problems.append("GetSubscription share must be between 0 and 1") }
     if !(zipfExponent > 0) { problems.append("zipf exponent must be positive") }
     if let rate, !(rate > 0) { problems.append("rate must be positive") }
-    if unixSocket == nil, !(1...65_535).contains(port) { problems.append("port must be between 1 and 65535") }
-    if let unixSocket, unixSocket.utf8.count >= 108 || unixSocket.isEmpty {
-      problems.append("the Unix socket path must be 1 to 107 bytes")
+    for server in servers {
+      if server.unixSocket == nil, !(1...65_535).contains(server.port) {
+        problems.append("port must be between 1 and 65535")
+      }
+      if let unixSocket = server.unixSocket, unixSocket.utf8.count >= 108 || unixSocket.isEmpty {
+        problems.append("the Unix socket path must be 1 to 107 bytes")
+      }
     }
     if tlsServerName != nil, tlsCAFile == nil { problems.append("a TLS server name needs a TLS CA file") }
     if let caller, caller.isEmpty { problems.append("the caller's name must not be empty") }

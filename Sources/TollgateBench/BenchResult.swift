@@ -38,7 +38,7 @@ public struct BenchResult: Sendable, Hashable, Codable {
       ? "\(Self.percent(1 - c.getSubscriptionShare)) IsSubscriber, \(Self.percent(c.getSubscriptionShare)) GetSubscription"
       : "IsSubscriber"
     let server =
-      (c.unixSocket.map { "unix:\($0)" } ?? "\(c.host):\(c.port)") + (c.tlsCAFile == nil ? "" : " (TLS)")
+      c.servers.map(\.description).joined(separator: ", ") + (c.tlsCAFile == nil ? "" : " (TLS)")
       + (c.caller.map { " as \($0)" } ?? "")
     var lines = [
       "tollgate bench → \(server): \(c.connections) connections × pipeline \(c.pipeline), \(mode), "

@@ -23,6 +23,9 @@ final class BenchTLSContext: @unchecked Sendable {
   /// make one or the server name is unusable.
   func connection(fd: Int32) -> OpaquePointer? { tg_tls_client_new(context, fd, serverName) }
 
+  /// A TLS connection like `connection(fd:)` for `serverName` instead (one server of several).
+  func connection(fd: Int32, serverName: String) -> OpaquePointer? { tg_tls_client_new(context, fd, serverName) }
+
   static func text(_ message: [CChar]) -> String {
     String(decoding: message.prefix { $0 != 0 }.map { UInt8(bitPattern: $0) }, as: UTF8.self)
   }

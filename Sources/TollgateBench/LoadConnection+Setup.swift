@@ -10,24 +10,26 @@ import TollgateWire
 /// What a load connection does before the timed load: connect (TCP or a Unix domain socket),
 /// complete its TLS handshake, and authenticate its caller. None of it is measured.
 extension LoadConnection {
-  /// A connection to the configured service, in TLS when `tls` is given (handshake not yet run).
-  static func open(_ configuration: BenchConfiguration, token: UInt64, tls: BenchTLSContext?) throws(BenchError)
-    -> LoadConnection
-  {
-    let fd = try connectSocket(configuration)
+  /// A connection to `server`, one of the configured servers, in TLS when `tls` is given
+  /// (handshake not yet run) for the configured server name, else the server's host.
+  static func open(
+    _ configuration: BenchConfiguration, server: BenchConfiguration.Server, token: UInt64, tls: BenchTLSContext?
+  ) throws(BenchError) -> LoadConnection {
+    let fd = try connectSocket(server)
     var session: OpaquePointer?
     if let tls {
-      session = tls.connection(fd: fd)
+      let serverName = configuration.tlsServerName ?? server.host
+      session = tls.connection(fd: fd, serverName: serverName)
       guard session != nil else {
         _ = Glibc.close(fd)
-        throw .tls("cannot start TLS for the server name \"\(tls.serverName)\"")
+        throw .tls("cannot start TLS for the server name \"\(serverName)\"")
       }
     }
     return LoadConnection(fd: fd, token: token, pipeline: configuration.pipeline, tls: session)
   }
 
   /// A connected, non-blocking socket to `unixSocket`, or else to `host:port`.
-  private static func connectSocket(_ configuration: BenchConfiguration) throws(BenchError) -> Int32 {
+  private static func connectSocket(_ configuration: BenchConfiguration.Server) throws(BenchError) -> Int32 {
     guard let path = configuration.unixSocket else {
       let fd = tg_net_connect(configuration.host, Int32(configuration.port))
       guard fd >= 0 else { throw .connect(host: configuration.host, port: configuration.port, errno: errno) }

@@ -35,7 +35,9 @@ final class LoadGenerator {
     var connections: [LoadConnection] = []
     do throws(BenchError) {
       for n in 0..<count {
-        let connection = try LoadConnection.open(configuration, token: UInt64(n), tls: tls)
+        let servers = configuration.servers
+        let server = servers[(firstIndex + n) % servers.count]
+        let connection = try LoadConnection.open(configuration, server: server, token: UInt64(n), tls: tls)
         connections.append(connection)
         try connection.prepare(authenticate: authenticate, deadlineNs: tg_net_now_ns() + 10_000_000_000)
         if let budget = requestBudget {

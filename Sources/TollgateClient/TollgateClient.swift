@@ -9,10 +9,16 @@ import Synchronization
 import TollgateWire
 
 /// A client of the Tollgate entitlement service: one connection (TCP, TLS or a Unix domain
-/// socket) that carries many calls at once (answers are matched by request id), per-call
-/// timeouts, and a fresh connection on the next call after the old one broke. With credentials,
-/// every new connection authenticates before its first call. A cancelled call returns at once with
-/// `CancellationError`.
+/// socket) per server that carries many calls at once (answers are matched by request id),
+/// per-call timeouts, and a fresh connection on the next call after the old one broke. With
+/// credentials, every new connection authenticates before its first call. A cancelled call
+/// returns at once with `CancellationError`.
+///
+/// Given several servers (replicas of `tollgate serve`), calls go to each healthy one in turn; a
+/// call whose connection cannot be made or dies is tried on another replica within its timeout
+/// when that is safe (reads always; SubmitPurchase only when its request never left), and the
+/// failed replica is skipped for a back-off period (`Config.replicaBackoff`), then tried again
+/// (see `TollgateClient+Failover.swift`).
 public final class TollgateClient: Sendable {
   public struct Config: Sendable {
     public var connectTimeout: Duration
@@ -27,6 +33,11 @@ public final class TollgateClient: Sendable {
     public var tls: TLSConfiguration?
     /// The name the server's certificate must carry; by default the host connected to.
     public var tlsServerName: String?
+    /// With several servers: how long a server whose connection failed or died is skipped (calls
+    /// go to the others), doubled for each further failure in a row up to `replicaBackoffMax`.
+    /// When every server is backed off, the one whose back-off ends first is tried.
+    public var replicaBackoff: Duration = .seconds(1)
+    public var replicaBackoffMax: Duration = .seconds(30)
 
     public static var defaults: Config {
       Config(connectTimeout: .seconds(5), callTimeout: .seconds(5), maximumResponseLength: 16 << 20)
@@ -65,17 +76,14 @@ public final class TollgateClient: Sendable {
     }
   }
 
-  public let endpoint: Endpoint
+  /// The servers, in the order given; calls are spread over them.
+  public let endpoints: [Endpoint]
+  /// The first server (the only one of a one-server client).
+  public var endpoint: Endpoint { endpoints[0] }
   public let config: Config
-  private let group: any EventLoopGroup
-  /// Made once from `config.tls`.
-  private let sslContext: NIOSSLContext?
-  private let connection = Mutex<Connection>(Connection())
-
-  private struct Connection {
-    var channel: EventLoopFuture<any Channel>?
-    var generation = 0
-  }
+  let replicas: [ClientReplica]
+  /// Where the next call starts looking for a healthy replica.
+  let nextReplica = Atomic<Int>(0)
 
   /// A client of `host:port`, on `group`'s event loops (by default NIO's shared singleton).
   public convenience init(
@@ -87,13 +95,24 @@ public final class TollgateClient: Sendable {
 
   /// A client of `endpoint`. Throws only when `config.tls` cannot be made into a TLS context
   /// (unreadable certificate or key files).
-  public init(
+  public convenience init(
     endpoint: Endpoint, config: Config = .defaults, group: any EventLoopGroup = MultiThreadedEventLoopGroup.singleton
   ) throws {
-    self.endpoint = endpoint
+    try self.init(endpoints: [endpoint], config: config, group: group)
+  }
+
+  /// A client of several servers (replicas of `tollgate serve` on one database): calls are spread
+  /// over the healthy ones and fail over from a dead connection (see the type's description).
+  /// `endpoints` must not be empty. Throws only when `config.tls` cannot be made into a TLS
+  /// context (unreadable certificate or key files).
+  public init(
+    endpoints: [Endpoint], config: Config = .defaults, group: any EventLoopGroup = MultiThreadedEventLoopGroup.singleton
+  ) throws {
+    precondition(!endpoints.isEmpty, "a TollgateClient needs at least one server")
+    self.endpoints = endpoints
     self.config = config
-    self.group = group
-    sslContext = try config.tls.map { try NIOSSLContext(configuration: $0) }
+    let sslContext = try config.tls.map { try NIOSSLContext(configuration: $0) }
+    replicas = endpoints.map { ClientReplica(endpoint: $0, config: config, group: group, sslContext: sslContext) }
   }
 
   public var host: String {
@@ -117,7 +136,8 @@ public final class TollgateClient: Sendable {
     var request = Tollgate_V1_IsSubscriberRequest()
     request.userID = userId
     request.entitlement = entitlement
-    let response: Tollgate_V1_IsSubscriberResponse = try await call(.isSubscriber, request, timeout: timeout)
+    let response: Tollgate_V1_IsSubscriberResponse = try await call(
+      .isSubscriber, request, timeout: timeout, refused: { Self.isUnavailable($0.hasError ? $0.error : nil) })
     if let error = TollgateClientError(response.hasError ? response.error : nil) { throw error }
     return response
   }
@@ -128,12 +148,16 @@ public final class TollgateClient: Sendable {
   {
     var request = Tollgate_V1_GetSubscriptionRequest()
     request.userID = userId
-    let response: Tollgate_V1_GetSubscriptionResponse = try await call(.getSubscription, request, timeout: timeout)
+    let response: Tollgate_V1_GetSubscriptionResponse = try await call(
+      .getSubscription, request, timeout: timeout, refused: { Self.isUnavailable($0.hasError ? $0.error : nil) })
     if let error = TollgateClientError(response.hasError ? response.error : nil) { throw error }
     return response
   }
 
-  /// Submits a purchase for verification.
+  /// Submits a purchase for verification. With several servers, a submission is sent to another
+  /// replica only when its connection could not be made; one whose connection died after it was
+  /// sent fails with `.connectionClosed` or `.deadlineExceeded` (the server may have it: ask
+  /// `getSubmission` or submit again, which the server recognises as the same purchase).
   public func submitPurchase(_ request: Tollgate_V1_SubmitPurchaseRequest, timeout: Duration? = nil) async throws
     -> Tollgate_V1_SubmitPurchaseResponse
   {
@@ -149,7 +173,8 @@ public final class TollgateClient: Sendable {
   {
     var request = Tollgate_V1_GetSubmissionRequest()
     request.submissionID = submissionId
-    let response: Tollgate_V1_GetSubmissionResponse = try await call(.getSubmission, request, timeout: timeout)
+    let response: Tollgate_V1_GetSubmissionResponse = try await call(
+      .getSubmission, request, timeout: timeout, refused: { Self.isUnavailable($0.hasError ? $0.error : nil) })
     if let error = TollgateClientError(response.hasError ? response.error : nil) { throw error }
     return response
   }
@@ -165,8 +190,23 @@ public final class TollgateClient: Sendable {
   public func call<Request: SwiftProtobuf.Message, Response: SwiftProtobuf.Message>(
     _ method: EntitlementsMethod, _ request: Request, timeout: Duration? = nil
   ) async throws -> Response {
+    try await call(method, request, timeout: timeout, refused: { (_: Response) in false })
+  }
+
+  /// `call`, where `refused` tells whether an answer is a replica's refusal that another replica
+  /// may not give (UNAVAILABLE: it has not loaded its index).
+  func call<Request: SwiftProtobuf.Message, Response: SwiftProtobuf.Message>(
+    _ method: EntitlementsMethod, _ request: Request, timeout: Duration?, refused: (Response) -> Bool
+  ) async throws -> Response {
     let bytes: [UInt8] = try request.serializedBytes()
-    let frame = try await callRaw(methodIndex: method.rawValue, payload: ByteBuffer(bytes: bytes), timeout: timeout)
+    return try await callWithFailover(
+      methodIndex: method.rawValue, payload: ByteBuffer(bytes: bytes), timeout: timeout,
+      decode: { frame in try Self.decode(frame, method) }, refused: refused)
+  }
+
+  static func decode<Response: SwiftProtobuf.Message>(_ frame: ResponseFrame, _ method: EntitlementsMethod) throws
+    -> Response
+  {
     switch frame.status {
     case .success:
       do {
@@ -181,133 +221,17 @@ public final class TollgateClient: Sendable {
     }
   }
 
+  static func isUnavailable(_ error: Tollgate_V1_Error?) -> Bool { error?.code == .unavailable }
+
   /// Sends one frame with any method index and payload and returns the server's frame as it came.
   func callRaw(methodIndex: UInt32, payload: ByteBuffer, timeout: Duration?) async throws -> ResponseFrame {
-    try Task.checkCancellation()
-    let channel = try await connectedChannel()
-    let promise = channel.eventLoop.makePromise(of: ResponseFrame.self)
-    let call = OutboundCall(
-      methodIndex: methodIndex, payload: payload, promise: promise, timeout: .init(timeout ?? config.callTimeout))
-    return try await withTaskCancellationHandler {
-      channel.writeAndFlush(call).whenFailure { error in
-        promise.fail(TollgateClientError(code: .connectionClosed, message: "could not send the request", cause: error))
-      }
-      return try await promise.futureResult.get()
-    } onCancel: {
-      // The answer, if it comes, finds the promise completed and is dropped.
-      promise.fail(CancellationError())
-    }
+    try await callWithFailover(methodIndex: methodIndex, payload: payload, timeout: timeout, decode: { $0 })
   }
 
-  /// Closes the connection; calls in flight fail with `.connectionClosed`. A later call reconnects.
+  /// Closes every connection; calls in flight fail with `.connectionClosed`. A later call
+  /// reconnects.
   public func close() async {
-    let channel = connection.withLock { state -> EventLoopFuture<any Channel>? in
-      defer { state.channel = nil }
-      return state.channel
-    }
-    if let channel = try? await channel?.get() {
-      try? await channel.close()
-    }
-  }
-
-  private func connectedChannel(attempt: Int = 0) async throws -> any Channel {
-    let (future, generation) = connection.withLock { state -> (EventLoopFuture<any Channel>, Int) in
-      if let existing = state.channel { return (existing, state.generation) }
-      state.generation += 1
-      let future = makeConnection()
-      state.channel = future
-      return (future, state.generation)
-    }
-    do {
-      let channel = try await future.get()
-      if channel.isActive { return channel }
-      forget(generation: generation)
-      // The old connection broke: connect once more, and no more than that.
-      guard attempt == 0 else {
-        throw TollgateClientError(code: .connectionClosed, message: "the server closed the new connection at once")
-      }
-      return try await connectedChannel(attempt: 1)
-    } catch let error as TollgateClientError where error.code == .unauthenticated {
-      forget(generation: generation)
-      throw error
-    } catch {
-      forget(generation: generation)
-      throw TollgateClientError(code: .connectionFailed, message: "cannot connect to \(endpoint)", cause: error)
-    }
-  }
-
-  private func forget(generation: Int) {
-    connection.withLock { state in
-      if state.generation == generation { state.channel = nil }
-    }
-  }
-
-  private func makeConnection() -> EventLoopFuture<any Channel> {
-    let maximumResponseLength = config.maximumResponseLength
-    let sslContext = self.sslContext
-    let serverName: String? =
-      switch endpoint {
-      case .tcp(let host, _): config.tlsServerName ?? host
-      case .unixSocket: config.tlsServerName
-      }
-    var bootstrap = ClientBootstrap(group: group)
-      .connectTimeout(.init(config.connectTimeout))
-      .channelInitializer { channel in
-        channel.eventLoop.makeCompletedFuture {
-          if let sslContext {
-            // An IP address is checked against the certificate's IP entries; SNI carries names only.
-            let isAddress = serverName.map { (try? SocketAddress(ipAddress: $0, port: 0)) != nil } ?? true
-            try channel.pipeline.syncOperations.addHandler(
-              NIOSSLClientHandler(context: sslContext, serverHostname: isAddress ? nil : serverName))
-          }
-          try channel.pipeline.syncOperations.addHandler(
-            ByteToMessageHandler(ResponseFrameDecoder(maximumPayloadLength: maximumResponseLength)))
-          try channel.pipeline.syncOperations.addHandler(ClientConnectionHandler())
-        }
-      }
-    let connected: EventLoopFuture<any Channel>
-    switch endpoint {
-    case .tcp(let host, let port):
-      bootstrap = bootstrap.channelOption(ChannelOptions.socketOption(.tcp_nodelay), value: 1)
-      connected = bootstrap.connect(host: host, port: port)
-    case .unixSocket(let path):
-      connected = bootstrap.connect(unixDomainSocketPath: path)
-    }
-    guard let credentials = config.credentials else { return connected }
-    let timeout = TimeAmount(config.callTimeout)
-    return connected.flatMap { channel in
-      Self.authenticate(channel, credentials: credentials, timeout: timeout)
-    }
-  }
-
-  /// Sends Authenticate first on a new connection; fails (and closes it) when the server refuses.
-  private static func authenticate(
-    _ channel: any Channel, credentials: Credentials, timeout: TimeAmount
-  ) -> EventLoopFuture<any Channel> {
-    var request = Tollgate_V1_AuthenticateRequest()
-    request.caller = credentials.caller
-    request.key = credentials.key
-    let payload: ByteBuffer
-    do {
-      payload = ByteBuffer(bytes: try request.serializedBytes() as [UInt8])
-    } catch {
-      return channel.eventLoop.makeFailedFuture(error)
-    }
-    let promise = channel.eventLoop.makePromise(of: ResponseFrame.self)
-    let call = OutboundCall(
-      methodIndex: EntitlementsMethod.authenticate.rawValue, payload: payload, promise: promise, timeout: timeout)
-    channel.writeAndFlush(call).cascadeFailure(to: promise)
-    return promise.futureResult.flatMapThrowing { frame -> any Channel in
-      guard frame.status == .success else {
-        throw TollgateClientError(code: .serviceFailed, message: "the server could not run Authenticate")
-      }
-      let response = try Tollgate_V1_AuthenticateResponse(serializedBytes: frame.payload.readableBytesSpan)
-      if let error = TollgateClientError(response.hasError ? response.error : nil) { throw error }
-      return channel
-    }.flatMapErrorThrowing { error in
-      channel.close(promise: nil)
-      throw error
-    }
+    for replica in replicas { await replica.close() }
   }
 }
 

@@ -19,12 +19,17 @@ extension Bench {
         USER-PREFIX{N-1}, as `tollgate seed` writes them; --hit-ratio below 1 mixes in users that do not \
         exist. Latency percentiles come from an HDR histogram. With --caller every connection authenticates \
         first, and with --tls-ca completes its TLS handshake first: both before the load, unmeasured; a \
-        refused caller or a certificate that does not verify stops the run. Exits 1 when any request failed \
-        or went unanswered, 2 on bad usage or when the server cannot be reached.
+        refused caller or a certificate that does not verify stops the run. With --server given more than \
+        once (replicas of the service), the connections are spread evenly over the servers: connection n \
+        goes to the n-th server, round the list again; every server must be reachable. Exits 1 when any \
+        request failed or went unanswered, 2 on bad usage or when a server cannot be reached.
         """)
 
-    @Option(help: "The service: HOST:PORT, or unix:/path for its Unix domain socket.")
-    var server = "127.0.0.1:7701"
+    @Option(
+      help:
+        "The service: HOST:PORT, or unix:/path for its Unix domain socket (default 127.0.0.1:7701). Repeat it for replicas: the connections are spread over them."
+    )
+    var server: [String] = []
 
     @Option(
       help:
@@ -35,7 +40,7 @@ extension Bench {
       help: "Speak TLS, trusting the CA certificates in this PEM file (the handshake ends before the load starts).")
     var tlsCA: String?
 
-    @Option(help: "The name the server's TLS certificate must carry (default: the host of --server).")
+    @Option(help: "The name the server's TLS certificate must carry (default: the host of each --server).")
     var tlsServerName: String?
 
     @Option(help: "Connections.")
@@ -90,8 +95,8 @@ extension Bench {
       guard BenchConfiguration.Distribution(rawValue: distribution) != nil else {
         throw ValidationError("--distribution must be uniform or zipf")
       }
-      guard server.hasPrefix("unix:") || HostPort(argument: server) != nil else {
-        throw ValidationError("--server must be HOST:PORT or unix:/path")
+      for server in servers where Self.server(server) == nil {
+        throw ValidationError("--server must be HOST:PORT or unix:/path, not \(server)")
       }
       let problems = configuration().problems()
       guard problems.isEmpty else { throw ValidationError(problems.joined(separator: "; ")) }
@@ -99,12 +104,13 @@ extension Bench {
 
     func configuration() -> BenchConfiguration {
       var c = BenchConfiguration()
-      if server.hasPrefix("unix:") {
-        c.unixSocket = String(server.dropFirst("unix:".count))
-      } else if let address = HostPort(argument: server) {
-        c.host = address.host
-        c.port = address.port
+      let parsed = servers.compactMap(Self.server)
+      if let first = parsed.first {
+        c.host = first.host
+        c.port = first.port
+        c.unixSocket = first.unixSocket
       }
+      c.additionalServers = Array(parsed.dropFirst())
       c.caller = caller
       c.tlsCAFile = tlsCA
       c.tlsServerName = tlsServerName
@@ -124,6 +130,14 @@ extension Bench {
       c.threads = threads
       c.seed = seed
       return c
+    }
+
+    /// `--server` as given, or the default.
+    var servers: [String] { server.isEmpty ? ["127.0.0.1:7701"] : server }
+
+    static func server(_ argument: String) -> BenchConfiguration.Server? {
+      if argument.hasPrefix("unix:") { return .init(unixSocket: String(argument.dropFirst("unix:".count))) }
+      return HostPort(argument: argument).map { .init(host: $0.host, port: $0.port) }
     }
 
     func run() throws {

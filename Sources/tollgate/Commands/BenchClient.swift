@@ -11,11 +11,13 @@ extension Bench {
       discussion: """
         Asks IsSubscriber about USER-PREFIX0 … USER-PREFIX{N-1} in turn through one TollgateClient: \
         with --depth 1 each call waits for the previous answer; with a larger depth that many calls \
-        are in flight at once on the same connection. For comparing the client libraries (clients/bench).
+        are in flight at once on the same connection. For comparing the client libraries (clients/bench). \
+        With --server given more than once (replicas), the client spreads its calls over them, one \
+        connection to each.
         """)
 
-    @Option(help: "The service, HOST:PORT.")
-    var server = HostPort(host: "127.0.0.1", port: 7701)
+    @Option(help: "The service, HOST:PORT (default 127.0.0.1:7701). Repeat it for replicas.")
+    var server: [HostPort] = []
 
     @Option(help: "Seconds to run.")
     var seconds = 3.0
@@ -36,7 +38,8 @@ extension Bench {
     }
 
     func run() async throws {
-      let client = TollgateClient(host: server.host, port: server.port)
+      let servers = server.isEmpty ? [HostPort(host: "127.0.0.1", port: 7701)] : server
+      let client = try TollgateClient(endpoints: servers.map { .tcp(host: $0.host, port: $0.port) })
       let clock = ContinuousClock()
       let deadline = clock.now + .milliseconds(Int64(seconds * 1_000))
       let prefix = userPrefix

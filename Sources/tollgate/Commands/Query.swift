@@ -9,8 +9,13 @@ struct Query: AsyncParsableCommand {
     subcommands: [IsSubscriber.self, Subscription.self, Health.self])
 
   struct Connection: ParsableArguments {
-    @Option(help: "The service: HOST:PORT, or unix:/path for its Unix domain socket.")
-    var server: String = "127.0.0.1:7701"
+    @Option(
+      help: ArgumentHelp(
+        "The service: HOST:PORT, or unix:/path for its Unix domain socket (default 127.0.0.1:7701).",
+        discussion:
+          "Repeat it to name replicas of the service: the question goes to one of them, and to another when that one cannot be reached or its connection dies."
+      ))
+    var server: [String] = []
 
     @Option(help: "Authenticate as this caller; its key comes from the TOLLGATE_KEY environment variable.")
     var caller: String?
@@ -40,15 +45,15 @@ struct Query: AsyncParsableCommand {
         tls.trustRoots = .file(tlsCA)
         config.tls = tls
       }
-      let endpoint: TollgateClient.Endpoint
-      if server.hasPrefix("unix:") {
-        endpoint = .unixSocket(path: String(server.dropFirst("unix:".count)))
-      } else if let address = HostPort(argument: server) {
-        endpoint = .tcp(host: address.host, port: address.port)
-      } else {
+      let endpoints = try (server.isEmpty ? ["127.0.0.1:7701"] : server).map { server in
+        if server.hasPrefix("unix:") {
+          return TollgateClient.Endpoint.unixSocket(path: String(server.dropFirst("unix:".count)))
+        } else if let address = HostPort(argument: server) {
+          return TollgateClient.Endpoint.tcp(host: address.host, port: address.port)
+        }
         throw ValidationError("--server must be HOST:PORT or unix:/path")
       }
-      return try TollgateClient(endpoint: endpoint, config: config)
+      return try TollgateClient(endpoints: endpoints, config: config)
     }
   }
 
@@ -90,7 +95,7 @@ struct Query: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
       abstract: "The service's health and index size.",
       discussion:
-        "Exits 0 when the service is serving (or degraded: answering, perhaps stale), 1 when it is not serving (NOT_SERVING, or a status this client does not know), 2 when it cannot be asked."
+        "Exits 0 when the service is serving (or degraded: answering, perhaps stale), 1 when it is not serving (NOT_SERVING, or a status this client does not know), 2 when it cannot be asked. With several --server, the first one that can be reached answers for itself: ask each replica apart to see them all."
     )
 
     @OptionGroup var connection: Connection
