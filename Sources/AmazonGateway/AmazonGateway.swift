@@ -16,6 +16,7 @@ public final class AmazonGateway: StoreGateway {
   public let store: Store = .amazon
   let apps: [AmazonApp]
   let limiter: StoreCallLimiter
+  public var callLimiter: StoreCallLimiter? { limiter }
   let nowMs: @Sendable () -> Int64
   let logger: Logger
   let admission: AmazonSNSAdmission

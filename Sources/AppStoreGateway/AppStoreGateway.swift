@@ -12,6 +12,7 @@ public final class AppStoreGateway: StoreGateway {
   public let store: Store = .appStore
   let apps: [AppleApp]
   let limiter: StoreCallLimiter
+  public var callLimiter: StoreCallLimiter? { limiter }
   let nowMs: @Sendable () -> Int64
   let logger: Logger
 

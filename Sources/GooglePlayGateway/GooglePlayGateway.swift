@@ -15,6 +15,7 @@ public final class GooglePlayGateway: StoreGateway {
   public let store: Store = .googlePlay
   let apps: [GooglePlayApp]
   let limiter: StoreCallLimiter
+  public var callLimiter: StoreCallLimiter? { limiter }
   let nowMs: @Sendable () -> Int64
   let logger: Logger
   let admission: GooglePushAdmission

@@ -45,7 +45,7 @@ struct NotLoadedReplicaTests {
       #expect(health.reason.contains("the database server cannot be reached"), "\(health.reason)")
 
       storage.reachable()
-      let loaded = try await eventually(timeout: .seconds(20)) {
+      let loaded = await eventually(timeout: .seconds(20)) {
         (try? await client.isSubscriber(userId: "payer", entitlement: "premium"))?.active == true
       }
       #expect(loaded != nil, "the replica loads its index once the storage answers")

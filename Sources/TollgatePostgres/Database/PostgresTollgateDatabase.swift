@@ -41,7 +41,9 @@ public final class PostgresTollgateDatabase: Sendable {
     let configuration = try Self.configuration(
       location, environment: environment, maximumConnections: maximumConnections)
     var poolLogger = logger
-    poolLogger.logLevel = max(logger.logLevel, .notice)  // the pool is chatty at info
+    // The pool warns of every lease taken before its task has started running (harmless: it
+    // queues), and is chatty below; its connection failures reach us as errors of our calls.
+    poolLogger.logLevel = max(logger.logLevel, .error)
     let client = PostgresClient(configuration: configuration, backgroundLogger: poolLogger)
     let runner = Task { await client.run() }
     do {

@@ -90,4 +90,17 @@ extension PostgresSchema {
       )
       """)
   ]
+
+  /// SQLite's v19-store-call-budgets: the calls each store's budget has granted in its current
+  /// window, shared by every worker. One row per store.
+  static let storeCallBudgets: [PostgresQuery] = [
+    sql(
+      """
+      CREATE TABLE store_call_budgets (
+        store TEXT PRIMARY KEY,
+        window_start_ms BIGINT NOT NULL,
+        used BIGINT NOT NULL
+      )
+      """)
+  ]
 }

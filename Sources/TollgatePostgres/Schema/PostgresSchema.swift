@@ -28,6 +28,7 @@ public enum PostgresSchema {
     PostgresMigration("v16-subscription-version", subscriptionVersion),
     PostgresMigration("v17-job-leases", jobLeases),
     PostgresMigration("v18-store-health", storeHealth),
+    PostgresMigration("v19-store-call-budgets", storeCallBudgets),
   ]
 
   /// Constant DDL (no values to bind).

@@ -21,6 +21,7 @@ public enum Schema {
     migrator.register("v16-subscription-version", subscriptionVersion)
     migrator.register("v17-job-leases", jobLeases)
     migrator.register("v18-store-health", storeHealth)
+    migrator.register("v19-store-call-budgets", storeCallBudgets)
     return migrator
   }
 

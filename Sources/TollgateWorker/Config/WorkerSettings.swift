@@ -1,3 +1,5 @@
+import TollgateCore
+
 /// The `worker` section: where it listens, how it paces itself.
 public struct WorkerSettings: Sendable, Decodable, Hashable {
   /// The public HTTP address: store notifications (`/notifications/...`) only, HOST:PORT.
@@ -63,6 +65,10 @@ public struct WorkerSettings: Sendable, Decodable, Hashable {
   public var storeOutageLeewayMs: Int64 = 7 * 86_400_000
   /// Store calls in flight at once, per store.
   public var storeConcurrency: Int = 4
+  /// Calls a minute to each store, for the whole deployment: every worker on the database takes
+  /// its calls from one shared budget per store (`StoreCallBudget`). Keyed by the config's store
+  /// section names (`appStore`, `googlePlay`, `amazon`); a store not named is not budgeted.
+  public var storeRequestsPerMinute: [String: Int] = [:]
   /// Bind a purchase nobody submitted yet to the user named by its `appAccountToken`, for apps
   /// that set that token to the user's id (a UUID) when they start a purchase.
   public var bindAppAccountToken: Bool = false
@@ -83,7 +89,7 @@ public struct WorkerSettings: Sendable, Decodable, Hashable {
       inboxRetentionMs, changeFeedRetentionMs, eventRetentionMs,
       backoffBaseMs, backoffMaxMs,
       notFoundRetryWindowMs, clockSkewToleranceMs, storeOutageLeewayMs, storeConcurrency, followClockURL,
-      bindAppAccountToken, exclusive
+      bindAppAccountToken, exclusive, storeRequestsPerMinute
   }
 
   public init(from decoder: any Decoder) throws {
@@ -124,7 +130,20 @@ public struct WorkerSettings: Sendable, Decodable, Hashable {
     followClockURL = try c.decodeIfPresent(String.self, forKey: .followClockURL)
     bindAppAccountToken = try c.decodeIfPresent(Bool.self, forKey: .bindAppAccountToken) ?? d.bindAppAccountToken
     exclusive = try c.decodeIfPresent(Bool.self, forKey: .exclusive) ?? d.exclusive
+    storeRequestsPerMinute =
+      try c.decodeIfPresent([String: Int].self, forKey: .storeRequestsPerMinute) ?? d.storeRequestsPerMinute
   }
+
+  /// The budgeted calls a minute of each store (`storeRequestsPerMinute`, by section name).
+  public var requestsPerMinute: [Store: Int] {
+    var budgets: [Store: Int] = [:]
+    for (name, limit) in storeRequestsPerMinute {
+      if let store = Self.storeSections[name] { budgets[store] = limit }
+    }
+    return budgets
+  }
+
+  static let storeSections: [String: Store] = ["appStore": .appStore, "googlePlay": .googlePlay, "amazon": .amazon]
 
   /// Every problem with these settings, each starting with its key (`worker.listen: …`).
   func problems() -> [String] {
@@ -205,6 +224,13 @@ public struct WorkerSettings: Sendable, Decodable, Hashable {
     if storeOutageLeewayMs < 0 { problems.append("storeOutageLeewayMs must not be negative") }
     if notFoundRetryWindowMs < 0 { problems.append("notFoundRetryWindowMs must not be negative") }
     if storeConcurrency < 1 { problems.append("storeConcurrency must be at least 1") }
+    for (name, limit) in storeRequestsPerMinute.sorted(by: { $0.key < $1.key }) {
+      if Self.storeSections[name] == nil {
+        problems.append("worker.storeRequestsPerMinute.\(name.prefix(40)): not a store (appStore, googlePlay, amazon)")
+      } else if limit < 1 {
+        problems.append("worker.storeRequestsPerMinute.\(name): must be at least 1")
+      }
+    }
     return problems
   }
 }

@@ -17,15 +17,28 @@ public final class StoreCallLimiter: Sendable {
 
   private let state: Mutex<State>
   private let overtimeAfter: Duration
+  /// The deployment's request budget for the store, when one is configured: each call takes one
+  /// call from it (waiting for the next window when it is spent) before it takes a permit.
+  private let budget = Mutex<StoreCallBudget?>(nil)
 
   public init(permits: Int, overtimeAfter: Duration = .seconds(2)) {
     state = Mutex(State(permits: permits))
     self.overtimeAfter = overtimeAfter
   }
 
-  /// Runs `body` once a permit is free, and frees it after (or once `body` has run for
-  /// `overtimeAfter`, whichever is first).
+  /// Makes every call through this limiter take one call from `budget` first (the worker does,
+  /// for a store with `worker.storeRequestsPerMinute`).
+  public func share(_ budget: StoreCallBudget) {
+    self.budget.withLock { $0 = budget }
+  }
+
+  /// Runs `body` once the store's budget allows a call (when one is shared) and a permit is free,
+  /// and frees the permit after (or once `body` has run for `overtimeAfter`, whichever is first).
   public func withPermit<T: Sendable, E: Error>(_ body: () async throws(E) -> T) async throws(E) -> T {
+    if let budget = budget.withLock({ $0 }) {
+      // Cancelled while waiting for the budget: the call goes on to see its own cancellation.
+      try? await budget.take()
+    }
     await acquire()
     let permit = Permit()
     let result = await withTaskGroup(of: Void.self, returning: Result<T, E>.self) { group in

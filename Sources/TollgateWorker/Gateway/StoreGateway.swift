@@ -32,9 +32,15 @@ public protocol StoreGateway: Sendable {
   /// Tells the store a verified purchase was delivered to its buyer (Google's acknowledgement,
   /// without which Google refunds it after 3 days), for a chain whose `acknowledgement` is set.
   func acknowledge(_ chain: VerifiedChain) async throws(StoreFailure)
+
+  /// The limiter every call to the store goes through, for the worker to share the deployment's
+  /// request budget with (`StoreCallLimiter.share`); nil for a gateway that calls no store.
+  var callLimiter: StoreCallLimiter? { get }
 }
 
 extension StoreGateway {
+  public var callLimiter: StoreCallLimiter? { nil }
+
   /// A store with nothing to list outside its notifications.
   public func sweep(sinceMs: Int64) async throws(StoreFailure) -> [ChainReference] { [] }
 

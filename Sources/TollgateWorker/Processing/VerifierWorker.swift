@@ -73,6 +73,9 @@ public final class VerifierWorker: Service, Sendable {
     self.logger = logger
     self.storage = storage
     storeHealth = StoreHealth(storage: storage, stores: gateways.stores, logger: logger)
+    for (store, limit) in settings.requestsPerMinute {
+      gateways[store]?.callLimiter?.share(StoreCallBudget(store: store, limit: limit, storage: storage, logger: logger))
+    }
     self.lease = WorkerLease(storage: storage, config: lease, logger: logger)
     jobs = SingletonJobs(storage: storage, ttl: lease.staleAfter, renewEvery: lease.heartbeat, logger: logger)
     self.gateways = gateways

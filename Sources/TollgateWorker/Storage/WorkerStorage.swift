@@ -247,6 +247,17 @@ public protocol WorkerStorage: Sendable {
   /// The stores failing now, each with the earliest failure of its outage.
   func storeOutages() async throws -> [Store: Int64]
 
+  // MARK: Store-call budgets
+
+  /// Takes up to `wanted` calls to `store` from the budget every worker on the database shares:
+  /// `limit` calls in the window that starts at `windowStartMs` (wall-clock ms, aligned by the
+  /// caller, `StoreCallBudget`). Returns how many were granted, 0 when the window's budget is
+  /// spent. A request for a window older than the stored one counts against the stored one (a
+  /// worker whose clock is behind); a newer window starts afresh. Atomic with several workers:
+  /// the grants of one window never add up to more than `limit`. Not fenced: a grant is only a
+  /// permission to call the store.
+  func reserveStoreCalls(_ store: Store, windowStartMs: Int64, wanted: Int, limit: Int) async throws -> Int
+
   // MARK: Job leases
 
   /// Takes the job lease `name` for `ownerId` until `nowMs + ttlMs`, or renews it: granted when
@@ -281,9 +292,19 @@ public protocol WorkerStorage: Sendable {
 
   /// The catalog the worker last saved; nil if no worker has run on this database yet.
   func savedCatalog() async throws -> ProductCatalog?
+
+  // MARK: Closing
+
+  /// Ends this storage: whoever opened it calls it once, when nothing will use it again (the
+  /// worker's command after its services stopped, an admin command when it is done). A server
+  /// database closes its connection pool and returns once it is closed; calls after it fail. The
+  /// default does nothing: SQLite closes its file when the storage is released.
+  func close() async
 }
 
 extension WorkerStorage {
+  public func close() async {}
+
   /// Claims up to `limit` due items, excluding none (`claimInbox(nowMs:limit:leaseMs:excluding:)`).
   public func claimInbox(nowMs: Int64, limit: Int, leaseMs: Int64) async throws -> [InboxItem] {
     try await claimInbox(nowMs: nowMs, limit: limit, leaseMs: leaseMs, excluding: [])

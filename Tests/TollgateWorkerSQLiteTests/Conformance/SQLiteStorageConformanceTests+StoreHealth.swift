@@ -11,4 +11,8 @@ extension SQLiteStorageConformanceTests {
   @Test func storeOutageEndsOnce() async throws {
     try await WorkerStorageConformance.storeOutageEndsOnce(Self.sqlite)
   }
+
+  @Test func storeCallBudgetSharedAcrossHandles() async throws {
+    try await WorkerStorageConformance.storeCallBudgetSharedAcrossHandles(Self.sqlite)
+  }
 }

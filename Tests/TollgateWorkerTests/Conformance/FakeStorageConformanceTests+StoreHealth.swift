@@ -11,4 +11,8 @@ extension FakeStorageConformanceTests {
   @Test func storeOutageEndsOnce() async throws {
     try await WorkerStorageConformance.storeOutageEndsOnce(Self.fake)
   }
+
+  @Test func storeCallBudgetSharedAcrossHandles() async throws {
+    try await WorkerStorageConformance.storeCallBudgetSharedAcrossHandles(Self.fake)
+  }
 }

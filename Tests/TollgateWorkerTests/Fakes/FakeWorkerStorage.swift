@@ -28,6 +28,8 @@ actor FakeWorkerStorage: WorkerStorage {
   var jobLeaseBook = FakeJobLeaseBook()
   /// Failing stores and injected faults (`FakeWorkerStorage+StoreHealth`).
   var storeHealthBook = FakeStoreHealthBook()
+  /// The store-call budget windows every handle shares (`reserveStoreCalls`).
+  var storeCallWindows: [Store: StoreCallWindow] = [:]
   /// Claims of scheduled checks, and applies held on purpose (`FakeWorkerStorage+Checks`).
   var checkBook = FakeCheckBook()
   private(set) var catalog: ProductCatalog?
