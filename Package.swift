@@ -455,6 +455,8 @@ let package = Package(
       dependencies: [
         "TollgatePostgres", "TollgateWorkerPostgres", "TollgateWorker", "TollgateStorage", "TollgateCore",
         "TollgateTesting",
+        // The index's change-feed follower on PostgreSQL storage (Entitlements/).
+        "TollgateIndex",
         .product(name: "PostgresNIO", package: "postgres-nio"),
       ],
       swiftSettings: strict

@@ -4,27 +4,32 @@ import Synchronization
 import TollgateStorage
 
 /// The producer behind `PostgresEntitlementStorage.changeSignals`: `LISTEN tollgate_changes` on a
-/// connection it holds for as long as it runs, and a signal
+/// connection it holds for as long as it listens, and a signal
 /// - at once, when it starts (`EntitlementStorage.changeSignals`: the first at once);
 /// - for each notification (every writer notifies in the writing transaction, delivered at commit;
 ///   the signals coalesce them);
 /// - each time `LISTEN` is (re)established: notifications sent while the connection was down are
 ///   lost, so the follower reads the feed from its position and catches up;
 /// - from a slow look (`fallbackInterval`, about 1 s) at the database's id, the feed's head and the
-///   saved catalog, on the same connection: a commit that came with no notification (a writer
-///   that sent none, a catalog saved) is signalled, a look that found nothing new says `quiet`
-///   (so the follower knows its index is fresh without reading), and a connection that no longer
-///   answers within `lookTimeout` is closed and replaced;
-/// - every `fallbackInterval` while there is no listening connection, so that a follower whose pool
-///   still works keeps reading.
+///   saved catalog, through the pool: a change that came with no notification (a writer that sent
+///   none, a catalog saved) is signalled, and a look that found nothing new says `quiet` (the
+///   follower knows its index is fresh without reading);
+/// - every `fallbackInterval` while no connection listens, so that a follower whose pool still
+///   works keeps reading.
 ///
-/// A dropped connection is re-established with back-off (50 ms doubling to 2 s, reset once
-/// `LISTEN` succeeds). The listening connection is one of the pool's, leased for as long as it
-/// listens, named `tollgate-listen` (`application_name`) for `pg_stat_activity`.
+/// A dropped connection is replaced with back-off (50 ms doubling to 2 s, reset once `LISTEN`
+/// succeeds). So is one that stays silent while the feed moves (`silentLooksAllowed` looks in a
+/// row: a connection cut without a word, whose notifications no longer come). The listening
+/// connection is one of the pool's, leased for as long as it listens and named `tollgate-listen`
+/// (`application_name`) for `pg_stat_activity`. It is closed, never handed back, when listening
+/// ends: postgres-nio never answers a statement written to a connection that has just closed (the
+/// write is dropped), so nothing is sent on it after it failed, and the pool opens a fresh one.
 final class PostgresChangeListener: Sendable {
-  static let lookTimeout: Duration = .seconds(5)
   static let firstRetry: Duration = .milliseconds(50)
   static let longestRetry: Duration = .seconds(2)
+  /// Looks in a row that may find the feed moved with no notification before the listening
+  /// connection is taken for dead and replaced.
+  static let silentLooksAllowed = 3
 
   /// What a look sees; a look that sees what the previous one saw found nothing committed.
   struct Mark: Sendable, Hashable {
@@ -46,9 +51,8 @@ final class PostgresChangeListener: Sendable {
     self.logger = logger
   }
 
-  /// Runs until its task is cancelled (the signals' end cancels it); every wait in it ends on
-  /// cancellation, and a statement in flight on a connection that may not answer is ended by
-  /// closing that connection.
+  /// Runs until its task is cancelled (the signals' end cancels it): every wait in it ends on
+  /// cancellation, and the listening connection is closed on the way out.
   func run() async {
     continuation.changed()
     await withTaskGroup(of: Void.self) { group in
@@ -76,7 +80,7 @@ final class PostgresChangeListener: Sendable {
         failures += 1
         if failures == 1 || failures.isMultiple(of: 30) {
           logger.warning(
-            "the connection listening for change notifications failed; polling every second until it is back",
+            "the connection listening for change notifications ended; reconnecting, and polling every second meanwhile",
             metadata: ["error": "\(PostgresStorageError.describe(error))", "feed.failures": "\(failures)"])
         }
       }
@@ -89,34 +93,33 @@ final class PostgresChangeListener: Sendable {
     }
   }
 
-  /// Leases a connection, listens on it until it fails (or the task is cancelled), and gives it
-  /// back. `established` runs once `LISTEN` has succeeded.
+  /// Leases a connection, listens on it until that fails (or the task is cancelled), and closes
+  /// it. `established` runs once `LISTEN` has succeeded.
   private func listenOnce(established: () -> Void) async throws {
     try await storage.database.withConnection { connection in
-      try await connection.query(
-        "SET application_name = '\(unescaped: PostgresEntitlementStorage.listenerApplicationName)'", logger: logger)
       defer { listening.store(false, ordering: .relaxed) }
       do {
+        try await connection.query(
+          "SET application_name = '\(unescaped: PostgresEntitlementStorage.listenerApplicationName)'",
+          logger: logger)
         try await connection.listen(on: PostgresEntitlementWriter.notificationChannel) { notifications in
           listening.store(true, ordering: .relaxed)
           established()
           // Whatever was committed before LISTEN took effect was not notified: read it.
           continuation.changed()
-          try await follow(notifications, on: connection)
+          try await follow(notifications)
         }
       } catch {
-        // Back to the pool as any other connection, if it still works.
-        _ = try? await connection.query("RESET application_name", logger: logger)
+        try? await connection.close()
         throw error
       }
+      try? await connection.close()
     }
   }
 
   /// Signals each notification and looks every `fallbackInterval`, until either fails.
-  private func follow(_ notifications: PostgresNotificationSequence, on connection: PostgresConnection)
-    async throws
-  {
-    let first = try await look(connection)
+  private func follow(_ notifications: PostgresNotificationSequence) async throws {
+    let first = try await look()
     try await withThrowingTaskGroup(of: Void.self) { group in
       group.addTask {
         for try await _ in notifications {
@@ -128,15 +131,21 @@ final class PostgresChangeListener: Sendable {
       }
       group.addTask {
         var mark = first
+        var silent = 0
         while true {
           try await Task.sleep(for: self.storage.fallbackInterval)
-          let now = try await self.look(connection)
+          let now = try await self.look()
           let heard = self.heard.exchange(false, ordering: .relaxed)
           if now == mark {
+            silent = 0
             self.continuation.quiet()
-          } else {
-            mark = now
-            if !heard { self.continuation.changed() }
+            continue
+          }
+          silent = heard || now.headSeq == mark.headSeq ? 0 : silent + 1
+          mark = now
+          if !heard { self.continuation.changed() }
+          if silent >= Self.silentLooksAllowed {
+            throw ListeningEnded(description: "the feed moved \(silent) looks in a row with no notification")
           }
         }
       }
@@ -145,39 +154,17 @@ final class PostgresChangeListener: Sendable {
     }
   }
 
-  /// Reads the mark on the listening connection within `lookTimeout`. A connection that does not
-  /// answer in time (or a look cut short by cancellation) is closed: its statement in flight then
-  /// fails, nothing waits on it, and the pool replaces it.
-  private func look(_ connection: PostgresConnection) async throws -> Mark {
-    let mark = try await withThrowingTaskGroup(of: Mark?.self) { group in
-      group.addTask { try await self.readMark(connection) }
-      group.addTask {
-        try? await Task.sleep(for: Self.lookTimeout)
-        return nil
-      }
-      defer { group.cancelAll() }
-      let first = try await group.next() ?? nil
-      if first == nil { try? await connection.close() }
-      return first
-    }
-    guard let mark else {
-      try Task.checkCancellation()
-      throw ListeningEnded(description: "no answer within \(Self.lookTimeout.components.seconds) s")
-    }
-    storage.noteDatabaseId(mark.databaseId)
-    return mark
-  }
-
-  private func readMark(_ connection: PostgresConnection) async throws -> Mark {
-    let rows = try await connection.query(
+  /// The database's id, the feed's head and when the catalog was saved, in one statement.
+  private func look() async throws -> Mark {
+    let rows = try await storage.database.query(
       """
       SELECT (SELECT database_id FROM database_meta WHERE id = 1),
         (SELECT COALESCE(MAX(seq), 0) FROM change_feed),
         (SELECT saved_at_ms FROM catalog WHERE id = 1)
-      """, logger: logger
-    ).collect()
+      """)
     guard let row = rows.first else { throw PostgresStorageError.undecodable("look returned no row") }
     let (databaseId, head, savedAt) = try row.decode((String?, Int64, Int64?).self)
+    storage.noteDatabaseId(databaseId ?? "")
     return Mark(databaseId: databaseId ?? "", headSeq: head, catalogSavedAtMs: savedAt)
   }
 
@@ -194,7 +181,7 @@ final class PostgresChangeListener: Sendable {
   }
 }
 
-/// Why the listening connection was given up: it ended, or it stopped answering.
+/// Why the listening connection was given up: its notifications ended, or it went silent.
 struct ListeningEnded: Error, CustomStringConvertible {
   var description: String
 }
