@@ -156,6 +156,8 @@ let package = Package(
         "TollgateStorage", "TollgateSQLite", "TollgateWorker", "TollgateWorkerSQLite", "TollgateCore",
         "TollgatePostgres", "TollgateWorkerPostgres",
         .product(name: "Logging", package: "swift-log"),
+        // `tollgate migrate-storage` (Migration/): rows of any table, bound and read as they are.
+        .product(name: "PostgresNIO", package: "postgres-nio"),
       ],
       swiftSettings: strict),
     // The worker's gateway to the Amazon Appstore: the amazon config section, SNS admission, RVS.
@@ -466,7 +468,11 @@ let package = Package(
       swiftSettings: strict),
     .testTarget(
       name: "TollgateStorageFactoryTests",
-      dependencies: ["TollgateStorageFactory", "TollgateStorage", "TollgateWorker", "TollgateCore", "TollgateTesting"],
+      dependencies: [
+        "TollgateStorageFactory", "TollgateStorage", "TollgateWorker", "TollgateCore", "TollgateTesting",
+        // StorageMigrationTests reads both databases' rows itself to compare them.
+        "TollgateSQLite", "TollgatePostgres", .product(name: "PostgresNIO", package: "postgres-nio"),
+      ],
       swiftSettings: strict),
     .testTarget(
       name: "TollgateWireTests",
