@@ -16,9 +16,10 @@ import TollgateStorageFactory
 import TollgateWorker
 
 /// The whole system on one machine: the store simulator, the worker and the service, on one
-/// SQLite file, all following the simulator's virtual clock. The production code paths are used
-/// as they are; only base URLs and the pinned root differ. For `tollgate demo` and the
-/// end-to-end tests; never for production.
+/// database (an SQLite file in the directory, or the one `database` names: PostgreSQL too), all
+/// following the simulator's virtual clock. The production code paths are used as they are; only
+/// base URLs and the pinned root differ. For `tollgate demo` and the end-to-end tests; never for
+/// production.
 public struct LocalStack: Sendable {
   public struct Ports: Sendable {
     public var service: Int
@@ -59,6 +60,8 @@ public struct LocalStack: Sendable {
   public let storage: any EntitlementStorage
   public let client: TollgateClient
   public let configuration: WorkerConfiguration
+  /// The database, as `--database` takes it: the SQLite file's path, or the PostgreSQL URL
+  /// (without a password).
   public let databasePath: String
   public let nowMs: @Sendable () -> Int64
   /// The worker's metrics in Prometheus' text format (what `GET /metrics` serves).
@@ -93,11 +96,14 @@ public struct LocalStack: Sendable {
       transferPolicy: transferPolicy)
   }
 
-  /// Starts the three parts in `directory` (the database and the simulator's signing chain live
-  /// there), runs `body` against them and stops them all, whether `body` returns or throws. The
-  /// worker and the service run as child tasks of this call.
+  /// Starts the three parts in `directory` (the simulator's signing chain lives there, and the
+  /// database unless `database` names one: created when missing, its password, if any, in
+  /// `environment`), runs `body` against them and stops them all, whether `body` returns or throws.
+  /// The worker and the service run as child tasks of this call; their storages are closed at
+  /// the end.
   public static func run<Result>(
-    directory: String, ports: Ports = Ports(), transferPolicy: TransferPolicy = .keepWithOriginalOwner,
+    directory: String, database: StorageLocation? = nil, ports: Ports = Ports(),
+    transferPolicy: TransferPolicy = .keepWithOriginalOwner,
     appEnvironment: String = "sandbox", allowSandbox: Bool = false, webhooks: [WebhookSettings] = [],
     environment extraEnvironment: [String: String] = [:], configure: (inout WorkerSettings) -> Void = { _ in },
     googlePlay: (inout GooglePlayAppSettings) -> Void = { _ in },
@@ -170,8 +176,7 @@ public struct LocalStack: Sendable {
       // `clockBehindStoreMs` behind it, to show what clock skew does.
       let following = FollowedClock.following(sim)
       let now: @Sendable () -> Int64 = { following() - clockBehindStoreMs }
-      let databasePath = directory + "/tollgate.sqlite"
-      let database = StorageLocation.sqlite(path: databasePath)
+      let database = database ?? .sqlite(path: directory + "/tollgate.sqlite")
       let registry = PrometheusCollectorRegistry()
       let workerEnvironment = extraEnvironment.merging([
         "TOLLGATE_DEMO_APPLE_KEY": try key.pkcs8PEM(), "TOLLGATE_DEMO_GOOGLE_KEY": sim.googleServiceAccountKeyJSON,
@@ -188,33 +193,50 @@ public struct LocalStack: Sendable {
       let amazon = try AmazonGateway(
         settings: amazonSettings, environment: workerEnvironment, httpClient: .shared,
         concurrency: settings.storeConcurrency, nowMs: now, logger: logger)
-      let worker = try VerifierWorker(
-        configuration: configuration, storage: try database.workerStorage(nowMs: now(), create: true, logger: logger),
-        gateways: [appStore, googlePlay, amazon], environment: workerEnvironment,
-        metrics: (PrometheusMetricsFactory(registry: registry), { registry.emitToString() }),
-        nowMs: now, logger: logger)
-      let result = try await withThrowingTaskGroup(of: Void.self) { group in
-        group.addTask { try await worker.run() }
-        _ = await worker.listeningPort()
-        // SNS confirms the subscription first: only once the worker listens.
-        try await sim.amazonSetNotificationURL("http://127.0.0.1:\(workerPort)/notifications/amazon")
-        let storage = try database.entitlementStorage(nowMs: now(), create: true, logger: logger)
-        let server = try await EntitlementServer.start(
-          config: .init(host: "127.0.0.1", port: ports.service), storage: storage, nowMs: now, logger: logger)
-        group.addTask { try await server.run() }
-        let stack = LocalStack(
-          sim: sim, worker: worker, server: server, storage: storage,
-          client: TollgateClient(host: "127.0.0.1", port: server.port), configuration: configuration,
-          databasePath: databasePath, nowMs: now, metricsText: { registry.emitToString() })
-        do {
-          let result = try await body(stack)
-          await stack.stopRunning(&group)
-          return result
-        } catch {
-          await stack.stopRunning(&group)
-          throw error
+      let workerStorage = try await database.workerStorage(
+        nowMs: now(), create: true, connections: StorageConnections.worker(configuration),
+        environment: workerEnvironment, logger: logger)
+      let result: Result
+      do {
+        let worker = try VerifierWorker(
+          configuration: configuration, storage: workerStorage, gateways: [appStore, googlePlay, amazon],
+          environment: workerEnvironment,
+          metrics: (PrometheusMetricsFactory(registry: registry), { registry.emitToString() }),
+          nowMs: now, logger: logger)
+        result = try await withThrowingTaskGroup(of: Void.self) { group in
+          group.addTask { try await worker.run() }
+          _ = await worker.listeningPort()
+          // SNS confirms the subscription first: only once the worker listens.
+          try await sim.amazonSetNotificationURL("http://127.0.0.1:\(workerPort)/notifications/amazon")
+          let storage = try await database.entitlementStorage(
+            nowMs: now(), create: true, environment: workerEnvironment, logger: logger)
+          let server: EntitlementServer
+          do {
+            server = try await EntitlementServer.start(
+              config: .init(host: "127.0.0.1", port: ports.service), storage: storage, nowMs: now, logger: logger)
+          } catch {
+            await storage.close()
+            throw error
+          }
+          group.addTask { try await server.run() }
+          let stack = LocalStack(
+            sim: sim, worker: worker, server: server, storage: storage,
+            client: TollgateClient(host: "127.0.0.1", port: server.port), configuration: configuration,
+            databasePath: database.description, nowMs: now, metricsText: { registry.emitToString() })
+          do {
+            let result = try await body(stack)
+            await stack.stopRunning(&group)
+            return result
+          } catch {
+            await stack.stopRunning(&group)
+            throw error
+          }
         }
+      } catch {
+        await workerStorage.close()
+        throw error
       }
+      await workerStorage.close()
       await sim.stop()
       return result
     } catch {
@@ -225,7 +247,8 @@ public struct LocalStack: Sendable {
 
   /// Stops the simulator first (gracefully: nothing calls the worker's listeners after it, and a
   /// Hummingbird server cancelled while a connection comes in traps in NIO), then the service
-  /// (its calls drained, then its follower), then the worker, and waits for both.
+  /// (its calls drained, then its follower), then the worker, waits for both, and closes the
+  /// service's storage (the worker's is closed by `run`).
   private func stopRunning(_ group: inout ThrowingTaskGroup<Void, any Error>) async {
     await sim.stop()
     await client.close()
@@ -238,107 +261,12 @@ public struct LocalStack: Sendable {
         continue  // a part that ended by cancellation
       }
     }
+    await storage.close()
   }
 
   public var workerPort: Int { get async { await worker.listeningPort() } }
   /// The worker's `/health` and `/metrics` port.
   public var workerAdminPort: Int { get async { await worker.adminListeningPort() } }
-
-  /// Buys `productId` in the simulator.
-  public func buy(_ productId: String = premium, offer: String? = nil, environment: String = "Sandbox") async throws
-    -> ApplePurchaseResult
-  {
-    try await sim.purchase(
-      ApplePurchaseRequest(productId: productId, bundleId: Self.bundleId, offer: offer, environment: environment))
-  }
-
-  /// Buys `productId` on the simulated Google Play, as the app's Billing Library would.
-  public func googleBuy(
-    _ productId: String = premium, offer: String? = nil, accountId: String? = nil, testPurchase: Bool = false
-  ) async throws -> GooglePurchaseResult {
-    try await sim.googlePurchase(
-      GooglePurchaseRequest(
-        productId: productId, packageName: Self.packageName, offer: offer, obfuscatedExternalAccountId: accountId,
-        testPurchase: testPurchase ? true : nil))
-  }
-
-  /// Submits a Google Play purchase for `userId` through the service, with the Play Billing data
-  /// and signature the app got, waiting for the verdict and then for the worker's
-  /// acknowledgement to reach the simulator (it follows the verdict: a clock jump in between
-  /// would pass Google's 3-day deadline first).
-  public func googleSubmit(_ purchase: GooglePurchaseResult, userId: String) async throws
-    -> Tollgate_V1_SubmitPurchaseResponse
-  {
-    let response = try await googleSubmit(
-      purchaseToken: purchase.purchaseToken, productId: purchase.productId, userId: userId,
-      billing: (purchase.originalJson, purchase.signature))
-    if response.status == .verified { try await awaitAcknowledgement(purchase.purchaseToken) }
-    return response
-  }
-
-  /// Waits (up to `timeout`) until the simulator has the purchase acknowledged.
-  public func awaitAcknowledgement(_ purchaseToken: String, timeout: Duration = .seconds(5)) async throws {
-    let clock = ContinuousClock()
-    let deadline = clock.now + timeout
-    while clock.now < deadline {
-      if try sim.googlePurchaseSnapshot(purchaseToken).acknowledged { return }
-      try await Task.sleep(for: .milliseconds(10))
-    }
-  }
-
-  /// Submits a Google Play purchase token for `userId` through the service (and the Play Billing
-  /// data and signature, when given), waiting for the verdict.
-  public func googleSubmit(
-    purchaseToken: String, productId: String, userId: String, billing: (purchaseData: String, signature: String)? = nil
-  ) async throws -> Tollgate_V1_SubmitPurchaseResponse {
-    var request = Tollgate_V1_SubmitPurchaseRequest()
-    request.userID = userId
-    request.store = .googlePlay
-    request.purchaseToken = purchaseToken
-    request.productID = productId
-    request.appID = Self.packageName
-    if let billing {
-      request.googlePurchaseData = billing.purchaseData
-      request.googleSignature = billing.signature
-    }
-    request.waitMs = 8_000
-    return try await client.submitPurchase(request, timeout: .seconds(10))
-  }
-
-  /// Buys `sku` on the simulated Amazon Appstore, as the app's IAP SDK would; `amazonUserId`
-  /// names the Amazon customer (a new one when nil).
-  public func amazonBuy(_ sku: String = premium, amazonUserId: String? = nil, freeTrial: Bool = false) async throws
-    -> AmazonPurchaseResult
-  {
-    try await sim.amazonPurchase(
-      AmazonPurchaseRequest(
-        sku: sku, appPackageName: Self.amazonApp, userId: amazonUserId, freeTrial: freeTrial ? true : nil))
-  }
-
-  /// Submits an Amazon receipt id, with the Amazon user id that owns it, for `userId` through the
-  /// service, waiting for the verdict.
-  public func amazonSubmit(receiptId: String, amazonUserId: String, userId: String) async throws
-    -> Tollgate_V1_SubmitPurchaseResponse
-  {
-    var request = Tollgate_V1_SubmitPurchaseRequest()
-    request.userID = userId
-    request.store = .amazon
-    request.receiptID = receiptId
-    request.amazonUserID = amazonUserId
-    request.appID = Self.amazonApp
-    request.waitMs = 8_000
-    return try await client.submitPurchase(request, timeout: .seconds(10))
-  }
-
-  /// Submits purchase evidence for `userId` through the service, waiting for the verdict.
-  public func submit(_ receipt: String, userId: String) async throws -> Tollgate_V1_SubmitPurchaseResponse {
-    var request = Tollgate_V1_SubmitPurchaseRequest()
-    request.userID = userId
-    request.store = .appStore
-    request.receipt = receipt
-    request.waitMs = 8_000
-    return try await client.submitPurchase(request, timeout: .seconds(10))
-  }
 
   /// Waits until IsSubscriber satisfies `condition` (the worker and the change feed are
   /// asynchronous); returns the last answer either way.

@@ -1,3 +1,5 @@
+import TollgatePostgres
+
 /// Where Tollgate's data lives, from the `--database` flag or the config file's `database` key:
 /// the one value every command reads to pick its storage (`StorageFactory`).
 ///
@@ -5,8 +7,11 @@
 /// - a path (`/var/lib/tollgate/tollgate.sqlite`, `tollgate.sqlite`): an SQLite file, as always;
 /// - `sqlite:PATH` (also `sqlite://PATH`, so `sqlite:///var/lib/…` is an absolute path): the same,
 ///   said explicitly;
-/// - `postgres://…` or `postgresql://…`: reserved for PostgreSQL, which this version does not
-///   have yet: refused with `StorageLocationError.postgresNotYet`, never treated as a file name.
+/// - `postgres://USER@HOST:PORT/DATABASE?sslmode=MODE` or `postgresql://…` (also
+///   `postgres://USER@/DATABASE?host=/socket/directory&port=N` for a Unix socket): a PostgreSQL
+///   database (`PostgresLocation`). The password is never in the URL (one there is refused): it
+///   comes from the environment (`PostgresPassword`). A URL `PostgresLocation` refuses is refused
+///   with `StorageLocationError.postgres`, whose message never repeats the URL.
 ///
 /// Anything else with a scheme (`mysql://…`, `sqlite:` with no path) and the empty string are
 /// refused with a message that says what is accepted. A path may contain a colon (`data:1`);
@@ -14,6 +19,8 @@
 public enum StorageLocation: Sendable, Hashable, CustomStringConvertible {
   /// An SQLite database file.
   case sqlite(path: String)
+  /// A PostgreSQL database.
+  case postgres(PostgresLocation)
 
   public init(_ value: String) throws(StorageLocationError) {
     guard !value.isEmpty else { throw .empty }
@@ -27,16 +34,22 @@ public enum StorageLocation: Sendable, Hashable, CustomStringConvertible {
       guard !path.isEmpty else { throw .noPath }
       self = .sqlite(path: String(path))
     case "postgres", "postgresql":
-      throw .postgresNotYet
+      do throws(PostgresLocationError) {
+        self = .postgres(try PostgresLocation(url: value))
+      } catch {
+        throw .postgres(error)
+      }
     case let other?:
       throw .unknownScheme(other)
     }
   }
 
-  /// For logs and the start-up line: the file's path (never a password: SQLite has none).
+  /// For logs, messages and the start-up line: the file's path, or the PostgreSQL URL without a
+  /// password (`PostgresLocation.description`; the URL never holds one).
   public var description: String {
     switch self {
     case .sqlite(let path): path
+    case .postgres(let location): location.description
     }
   }
 
@@ -66,13 +79,15 @@ public enum StorageLocationError: Error, Sendable, Hashable, CustomStringConvert
   case empty
   /// `sqlite:` with no path after it.
   case noPath
-  /// A `postgres://` or `postgresql://` URL: reserved for the PostgreSQL storage, not in this version.
-  case postgresNotYet
+  /// A `postgres://` or `postgresql://` URL that names no database Tollgate can open (no user, no
+  /// database, a password in it, an unknown parameter, …): why, without the URL.
+  case postgres(PostgresLocationError)
   /// A scheme Tollgate does not know (`mysql`, `file`, …), as written: letters, digits, `+`, `-`
   /// and `.` only (anything else is read as a path).
   case unknownScheme(String)
 
-  static let accepted = "use an SQLite database: a file path, or sqlite:PATH"
+  static let accepted =
+    "use an SQLite database (a file path, or sqlite:PATH) or PostgreSQL (postgres://USER@HOST:PORT/DATABASE)"
 
   public var description: String {
     switch self {
@@ -80,8 +95,8 @@ public enum StorageLocationError: Error, Sendable, Hashable, CustomStringConvert
       "the database is empty: \(Self.accepted)"
     case .noPath:
       "the database sqlite: names no file: \(Self.accepted)"
-    case .postgresNotYet:
-      "PostgreSQL storage is not in this version of Tollgate yet (the database is a postgres:// URL); \(Self.accepted)"
+    case .postgres(let error):
+      "the database is a PostgreSQL URL Tollgate cannot use: \(error)"
     case .unknownScheme(let scheme):
       "the database \(Self.quoted(scheme))://… is not a storage Tollgate knows; \(Self.accepted)"
     }

@@ -2,6 +2,7 @@ import Foundation
 import Logging
 import Testing
 import TollgateCore
+import TollgatePostgres
 import TollgateStorage
 import TollgateStorageFactory
 import TollgateTesting
@@ -27,17 +28,47 @@ struct StorageLocationTests {
   }
 
   @Test(
-    "a PostgreSQL URL is refused with a clear message that never repeats it",
+    "a PostgreSQL URL is a PostgreSQL location, described without a password",
     arguments: [
-      "postgres://tollgate:s3cret@db.internal:5432/tollgate", "postgresql://tollgate:s3cret@db.internal/tollgate",
-      "POSTGRES://tollgate:s3cret@localhost/db", "postgresql:s3cret",
+      (
+        "postgres://tollgate@db.internal:5432/tollgate?sslmode=require",
+        "postgres://tollgate@db.internal:5432/tollgate?sslmode=require"
+      ),
+      ("postgresql://app@db.internal/tollgate", "postgres://app@db.internal:5432/tollgate?sslmode=prefer"),
+      ("POSTGRES://app@localhost:6432/db?sslmode=disable", "postgres://app@localhost:6432/db?sslmode=disable"),
     ])
-  func postgres(value: String) {
-    #expect(throws: StorageLocationError.postgresNotYet) { try StorageLocation(value) }
-    let message = StorageLocationError.postgresNotYet.description
-    #expect(message.contains("PostgreSQL storage is not in this version"))
-    #expect(message.contains("sqlite:PATH"))
+  func postgres(value: String, description: String) throws {
+    let location = try StorageLocation(value)
+    guard case .postgres(let postgres) = location else {
+      Issue.record("\(value) is not a PostgreSQL location: \(location)")
+      return
+    }
+    #expect(postgres == (try PostgresLocation(url: value)))
+    #expect(location.description == description)
+    #expect(location.isServer)
+    #expect(location.exposedFiles.isEmpty, "no file of ours to check")
+    // What a process prints (and a test passes on) is read back as the same location.
+    #expect(try StorageLocation(location.description) == location)
+  }
+
+  @Test(
+    "a PostgreSQL URL Tollgate cannot use is refused saying why, never repeating it",
+    arguments: [
+      ("postgres://tollgate:s3cret@db.internal:5432/tollgate", PostgresLocationError.passwordInURL),
+      ("postgresql://tollgate@db.internal/tollgate?password=s3cret", .passwordInURL),
+      ("postgres://db.internal/tollgate", .noUser),
+      ("postgres://tollgate@db.internal", .noDatabase),
+      ("postgres://tollgate@db.internal:99999/tollgate", .badPort),
+      ("postgres://tollgate@db.internal/tollgate?sslmode=s3cret", .badSSLMode),
+      ("postgresql:s3cret", .notPostgres),
+    ])
+  func postgresRefused(value: String, reason: PostgresLocationError) {
+    #expect(throws: StorageLocationError.postgres(reason)) { try StorageLocation(value) }
+    let message = StorageLocationError.postgres(reason).description
+    #expect(message.contains("PostgreSQL"), "\(message)")
+    #expect(message.contains(reason.description))
     #expect(!message.contains("s3cret"))
+    #expect(!message.contains("db.internal"), "the URL is never repeated")
   }
 
   @Test("an empty value, sqlite: without a path and an unknown scheme are refused, saying what is accepted")
@@ -49,6 +80,7 @@ struct StorageLocationTests {
     #expect(throws: StorageLocationError.unknownScheme("file")) { try StorageLocation("file:///tmp/t.sqlite") }
     for error in [StorageLocationError.empty, .noPath, .unknownScheme("mysql")] {
       #expect(error.description.contains("a file path, or sqlite:PATH"), "\(error)")
+      #expect(error.description.contains("postgres://USER@HOST:PORT/DATABASE"), "\(error)")
     }
     #expect(StorageLocationError.unknownScheme("mysql").description.contains("mysql://"))
     let long = String(repeating: "x", count: 200)
@@ -61,9 +93,13 @@ struct StorageLocationTests {
     defer { dir.remove() }
     let logger = Logger(label: "test")
     let missing = try StorageLocation("sqlite:" + dir.file("missing.sqlite"))
-    #expect(throws: (any Error).self) { try missing.entitlementStorage(nowMs: 1, create: false, logger: logger) }
+    #expect(!missing.isServer)
+    await #expect(throws: (any Error).self) {
+      try await missing.entitlementStorage(nowMs: 1, create: false, environment: [:], logger: logger)
+    }
     do {
-      _ = try missing.workerStorage(nowMs: 1, create: false, hint: "pass --create", logger: logger)
+      _ = try await missing.workerStorage(
+        nowMs: 1, create: false, hint: "pass --create", environment: [:], logger: logger)
       Issue.record("a missing database was opened")
     } catch {
       #expect("\(error)".contains(dir.file("missing.sqlite")) && "\(error)".contains("pass --create"), "\(error)")
@@ -71,10 +107,11 @@ struct StorageLocationTests {
     #expect(!FileManager.default.fileExists(atPath: dir.file("missing.sqlite")))
 
     let location = try StorageLocation(dir.file("db.sqlite"))
-    let service = try location.entitlementStorage(nowMs: 1, create: true, logger: logger)
+    let service = try await location.entitlementStorage(nowMs: 1, create: true, environment: [:], logger: logger)
     let record = EntitlementRecord.sample(userId: "alice", expiresAtMs: 5_000)
     try await service.replaceEntitlements(batch: [("alice", [record]), ("bob", [])], reason: "seed", nowMs: 2)
-    let worker = try location.workerStorage(nowMs: 3, create: false, durability: .normal, logger: logger)
+    let worker = try await location.workerStorage(
+      nowMs: 3, create: false, durability: .normal, environment: [:], logger: logger)
     #expect(try await worker.entitlements(userId: "alice") == [record])
     #expect(try await service.changes(after: 0, limit: 10).map(\.userId) == ["alice", "bob"])
   }
@@ -84,7 +121,7 @@ struct StorageLocationTests {
     let dir = try TemporaryDirectory()
     defer { dir.remove() }
     let location = StorageLocation.sqlite(path: dir.file("db.sqlite"))
-    _ = try location.entitlementStorage(nowMs: 1, create: true, logger: Logger(label: "test"))
+    _ = try await location.entitlementStorage(nowMs: 1, create: true, environment: [:], logger: Logger(label: "test"))
     #expect(location.exposedFiles.isEmpty)
     #expect(chmod(dir.file("db.sqlite"), 0o644) == 0)
     #expect(location.exposedFiles == [ExposedStorageFile(path: dir.file("db.sqlite"), octalMode: "0644")])

@@ -82,6 +82,12 @@ public protocol EntitlementStorage: Sendable {
   /// saved them at its start; nil when no worker has saved a catalog. The service answers
   /// `access_level` with them.
   func savedAccessLevels() async throws -> AccessLevelPolicy?
+
+  /// Ends this storage: whoever opened it (`StorageLocation.entitlementStorage`) calls it once,
+  /// when nothing will use it again. A server database closes its connection pool (and its
+  /// `LISTEN` connection) and returns once they are closed; calls after it fail. The default does
+  /// nothing: SQLite closes its file when the storage is released.
+  func close() async
 }
 
 /// How a submission counts against its caller's allowance of pending submissions for its user.
@@ -116,6 +122,8 @@ public struct TooManyPendingSubmissions: Error, Sendable, Hashable {
 }
 
 extension EntitlementStorage {
+  public func close() async {}
+
   public func changeSignals(every interval: Duration, quiet: @escaping @Sendable () -> Void) -> ChangeSignals {
     .every(interval)
   }

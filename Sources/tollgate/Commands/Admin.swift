@@ -8,7 +8,10 @@ import TollgateWorker
 /// Options of the admin commands: where the database, the catalog, the worker's settings and the
 /// deployment's clock are.
 struct AdminOptions: ParsableArguments {
-  @Option(help: "The database: an SQLite file path or sqlite:PATH (default: from --config).")
+  @Option(
+    help:
+      "The database: an SQLite file path (or sqlite:PATH), or postgres://USER@HOST:PORT/DATABASE?sslmode=MODE with the password in TOLLGATE_DATABASE_PASSWORD(_FILE) (default: from --config)."
+  )
   var database: String?
 
   @Option(
@@ -23,24 +26,29 @@ struct AdminOptions: ParsableArguments {
   )
   var followClock: String?
 
-  /// The admin commands on the database, with the catalog from --config, else the one the worker
-  /// runs with (it saves it in the database when it starts); the worker's settings from --config;
-  /// and the clock the deployment runs on (a simulator's, where the worker follows one).
-  func admin(requireCatalog: Bool) async throws -> WorkerAdmin {
+  /// Runs `body` with the admin commands on the database, with the catalog from --config, else
+  /// the one the worker runs with (it saves it in the database when it starts); the worker's
+  /// settings from --config; and the clock the deployment runs on (a simulator's, where the
+  /// worker follows one). The storage is closed when `body` is done.
+  func withAdmin<Result>(requireCatalog: Bool, _ body: (WorkerAdmin) async throws -> Result) async throws -> Result {
     let location = try ConfigFile.storage(flag: database, config: config)
     let configuration = try config.map { try ConfigFile.worker($0) }
     let clock = try await Self.clock(following: followClock ?? configuration?.worker.followClockURL)
     // Never creates a database: a mistyped path is an error that names it.
-    let storage = try location.workerStorage(nowMs: clock(), create: false, logger: Logger(label: "tollgate.admin"))
-    if let configuration {
-      return WorkerAdmin(
-        storage: storage, catalog: configuration.catalog, settings: configuration.worker, nowMs: clock)
+    let storage = try await location.workerStorage(
+      nowMs: clock(), create: false, environment: ProcessInfo.processInfo.environment,
+      logger: Logger(label: "tollgate.admin"))
+    return try await StorageLifetime.using(storage) { storage in
+      if let configuration {
+        return try await body(
+          WorkerAdmin(storage: storage, catalog: configuration.catalog, settings: configuration.worker, nowMs: clock))
+      }
+      if let saved = try await storage.savedCatalog() {
+        return try await body(WorkerAdmin(storage: storage, catalog: saved, nowMs: clock))
+      }
+      if requireCatalog { throw AdminFailure.noCatalog(database: "\(location)") }
+      return try await body(WorkerAdmin(storage: storage, catalog: .defaults, nowMs: clock))
     }
-    if let saved = try await storage.savedCatalog() {
-      return WorkerAdmin(storage: storage, catalog: saved, nowMs: clock)
-    }
-    if requireCatalog { throw AdminFailure.noCatalog(database: "\(location)") }
-    return WorkerAdmin(storage: storage, catalog: .defaults, nowMs: clock)
   }
 
   /// The machine's clock, or a simulator's virtual clock read once and run from there (the same
@@ -87,11 +95,12 @@ struct Grant: AsyncParsableCommand {
   @OptionGroup var options: AdminOptions
 
   func run() async throws {
-    let admin = try await options.admin(requireCatalog: true)
-    let untilMs = try until.milliseconds(now: admin.nowMs())
-    let id = try await admin.grant(
-      userId: user, entitlement: entitlement, untilMs: untilMs, note: note, actor: by ?? AdminOptions.operatorName)
-    print("granted \(entitlement) to \(user) until \(untilMs) (grant \(id))")
+    try await options.withAdmin(requireCatalog: true) { admin in
+      let untilMs = try until.milliseconds(now: admin.nowMs())
+      let id = try await admin.grant(
+        userId: user, entitlement: entitlement, untilMs: untilMs, note: note, actor: by ?? AdminOptions.operatorName)
+      print("granted \(entitlement) to \(user) until \(untilMs) (grant \(id))")
+    }
   }
 }
 
@@ -105,8 +114,9 @@ struct Revoke: AsyncParsableCommand {
   @OptionGroup var options: AdminOptions
 
   func run() async throws {
-    let count = try await options.admin(requireCatalog: true).revoke(
-      userId: user, entitlement: entitlement, note: note, actor: by ?? AdminOptions.operatorName)
+    let count = try await options.withAdmin(requireCatalog: true) { admin in
+      try await admin.revoke(userId: user, entitlement: entitlement, note: note, actor: by ?? AdminOptions.operatorName)
+    }
     print("revoked \(count) grant(s) of \(entitlement) from \(user)")
     if count == 0 { throw ExitCode(1) }
   }
@@ -119,7 +129,7 @@ struct Reverify: AsyncParsableCommand {
   @OptionGroup var options: AdminOptions
 
   func run() async throws {
-    let count = try await options.admin(requireCatalog: false).reverify(userId: user)
+    let count = try await options.withAdmin(requireCatalog: false) { admin in try await admin.reverify(userId: user) }
     print("\(count) subscription(s) of \(user) queued for re-verification")
     if count == 0 { throw ExitCode(1) }
   }
@@ -135,7 +145,9 @@ struct Explain: AsyncParsableCommand {
   @OptionGroup var options: AdminOptions
 
   func run() async throws {
-    let explanation = try await options.admin(requireCatalog: false).explain(userId: user, entitlement: entitlement)
+    let explanation = try await options.withAdmin(requireCatalog: false) { admin in
+      try await admin.explain(userId: user, entitlement: entitlement)
+    }
     if json {
       let encoder = JSONEncoder()
       encoder.outputFormatting = [.prettyPrinted, .sortedKeys]

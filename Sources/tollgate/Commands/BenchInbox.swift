@@ -4,6 +4,7 @@ import Logging
 import TollgateBench
 import TollgateCore
 import TollgateStorageFactory
+import TollgateWorker
 
 extension Bench {
   struct Inbox: AsyncParsableCommand {
@@ -17,7 +18,10 @@ extension Bench {
         runs). Writes into --database, a scratch file it creates if missing: not the production database.
         """)
 
-    @Option(help: "A scratch database: an SQLite file path or sqlite:PATH (created if missing).")
+    @Option(
+      help:
+        "A scratch database: an SQLite file path (or sqlite:PATH), or postgres://USER@HOST:PORT/DATABASE?sslmode=MODE with the password in TOLLGATE_DATABASE_PASSWORD(_FILE) (created if missing)."
+    )
     var database: String
 
     @Option(help: "How many notifications to store.")
@@ -29,7 +33,10 @@ extension Bench {
     @Option(help: "Callers storing at once (the HTTP handlers of concurrent notifications).")
     var concurrency = 8
 
-    @Option(help: "full (fsync every commit, as the worker runs) or normal (no fsync per commit).")
+    @Option(
+      help:
+        "full (fsync every commit, as the worker runs) or normal (no fsync per commit); SQLite only: PostgreSQL's server settings decide."
+    )
     var synchronous = "full"
 
     func validate() throws {
@@ -43,12 +50,28 @@ extension Bench {
 
     func run() async throws {
       let mode = StorageDurability(rawValue: synchronous.lowercased()) ?? .full
-      let storage = try StorageLocation(database).workerStorage(
-        nowMs: SystemClock.nowMs(), create: true, durability: mode, logger: Logger(label: "tollgate.bench.inbox"))
+      // On PostgreSQL, a connection per caller.
+      let storage = try await StorageLocation(database).workerStorage(
+        nowMs: SystemClock.nowMs(), create: true, durability: mode, connections: concurrency,
+        environment: ProcessInfo.processInfo.environment, logger: Logger(label: "tollgate.bench.inbox"))
       let payload = [UInt8](repeating: 0x7b, count: bytes)
       let run = "bench-\(getpid())-\(SystemClock.nowMs())"
-      let started = ContinuousClock.now
-      let latency = try await withThrowingTaskGroup(of: LatencyRecorder.self) { group in
+      let (latency, elapsed) = try await StorageLifetime.using(storage) { storage in
+        let started = ContinuousClock.now
+        let latency = try await store(storage, payload: payload, run: run)
+        return (latency, ContinuousClock.now - started)
+      }
+      let seconds = Double(elapsed.components.seconds) + Double(elapsed.components.attoseconds) / 1e18
+      let summary = latency.summary
+      print(
+        "tollgate bench inbox (synchronous \(mode.rawValue.uppercased())): \(count) notifications of \(bytes) B, "
+          + "\(concurrency) callers: \(Int((Double(count) / seconds).rounded())) notifications/s; one store, µs: "
+          + "p50 \(Int(summary.p50Us))  p99 \(Int(summary.p99Us))  max \(Int(summary.maxUs))")
+    }
+
+    /// Stores the notifications from `concurrency` callers at once; the latency of each store.
+    private func store(_ storage: any WorkerStorage, payload: [UInt8], run: String) async throws -> LatencyRecorder {
+      try await withThrowingTaskGroup(of: LatencyRecorder.self) { group in
         for caller in 0..<concurrency {
           group.addTask {
             var latency = LatencyRecorder()
@@ -65,13 +88,6 @@ extension Bench {
         for try await part in group { all.merge(part) }
         return all
       }
-      let elapsed = ContinuousClock.now - started
-      let seconds = Double(elapsed.components.seconds) + Double(elapsed.components.attoseconds) / 1e18
-      let summary = latency.summary
-      print(
-        "tollgate bench inbox (synchronous \(mode.rawValue.uppercased())): \(count) notifications of \(bytes) B, "
-          + "\(concurrency) callers: \(Int((Double(count) / seconds).rounded())) notifications/s; one store, µs: "
-          + "p50 \(Int(summary.p50Us))  p99 \(Int(summary.p99Us))  max \(Int(summary.maxUs))")
     }
   }
 }

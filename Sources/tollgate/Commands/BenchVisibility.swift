@@ -22,7 +22,10 @@ extension Bench {
     @Option(help: "The service, HOST:PORT.")
     var server = HostPort(host: "127.0.0.1", port: 7701)
 
-    @Option(help: "The service's database: an SQLite file path or sqlite:PATH.")
+    @Option(
+      help:
+        "The service's database: an SQLite file path (or sqlite:PATH), or postgres://USER@HOST:PORT/DATABASE?sslmode=MODE with the password in TOLLGATE_DATABASE_PASSWORD(_FILE)."
+    )
     var database: String
 
     @Option(help: "How many writes to time.")
@@ -45,8 +48,32 @@ extension Bench {
     }
 
     func run() async throws {
-      let storage = try StorageLocation(database).entitlementStorage(
-        nowMs: SystemClock.nowMs(), create: false, logger: Logger(label: "tollgate.bench.visibility"))
+      let storage = try await StorageLocation(database).entitlementStorage(
+        nowMs: SystemClock.nowMs(), create: false, connections: StorageConnections.tool,
+        environment: ProcessInfo.processInfo.environment, logger: Logger(label: "tollgate.bench.visibility"))
+      let (summary, lost) = try await StorageLifetime.using(storage) { storage in try await measure(storage) }
+      if json {
+        struct Output: Encodable {
+          var samples: Int
+          var notSeen: Int
+          var latency: LatencySummary
+        }
+        let encoder = JSONEncoder()
+        encoder.outputFormatting = [.prettyPrinted, .sortedKeys]
+        print(
+          String(decoding: try encoder.encode(Output(samples: samples, notSeen: lost, latency: summary)), as: UTF8.self)
+        )
+      } else {
+        print(
+          "tollgate bench visibility → \(server): \(samples) writes, commit → first active answer, µs: "
+            + "p50 \(Int(summary.p50Us))  p90 \(Int(summary.p90Us))  p99 \(Int(summary.p99Us))  max \(Int(summary.maxUs))"
+            + (lost > 0 ? "; \(lost) not seen within \(timeoutMs) ms" : ""))
+      }
+      if lost > 0 { throw ExitCode(1) }
+    }
+
+    /// Writes and times the probes, then removes them: the latency summary and how many were not seen.
+    private func measure(_ storage: any EntitlementStorage) async throws -> (LatencySummary, lost: Int) {
       let client = TollgateClient(host: server.host, port: server.port)
       var latency = LatencyRecorder()
       var lost = 0
@@ -77,25 +104,7 @@ extension Bench {
       try await storage.replaceEntitlements(
         batch: cleanup, reason: "visibility probe cleanup", nowMs: SystemClock.nowMs())
 
-      let summary = latency.summary
-      if json {
-        struct Output: Encodable {
-          var samples: Int
-          var notSeen: Int
-          var latency: LatencySummary
-        }
-        let encoder = JSONEncoder()
-        encoder.outputFormatting = [.prettyPrinted, .sortedKeys]
-        print(
-          String(decoding: try encoder.encode(Output(samples: samples, notSeen: lost, latency: summary)), as: UTF8.self)
-        )
-      } else {
-        print(
-          "tollgate bench visibility → \(server): \(samples) writes, commit → first active answer, µs: "
-            + "p50 \(Int(summary.p50Us))  p90 \(Int(summary.p90Us))  p99 \(Int(summary.p99Us))  max \(Int(summary.maxUs))"
-            + (lost > 0 ? "; \(lost) not seen within \(timeoutMs) ms" : ""))
-      }
-      if lost > 0 { throw ExitCode(1) }
+      return (latency.summary, lost)
     }
   }
 }

@@ -4,6 +4,7 @@ import Logging
 import ServiceLifecycle
 import TollgateClient
 import TollgateDemo
+import TollgateStorageFactory
 
 struct Demo: AsyncParsableCommand {
   static let configuration = CommandConfiguration(
@@ -11,6 +12,12 @@ struct Demo: AsyncParsableCommand {
 
   @Option(help: "Folder for the database and the simulator's signing chain (default: a new temporary folder).")
   var data: String?
+
+  @Option(
+    help:
+      "The database, instead of an SQLite file in the data folder: an SQLite file path (or sqlite:PATH), or postgres://USER@HOST:PORT/DATABASE?sslmode=MODE with the password in TOLLGATE_DATABASE_PASSWORD(_FILE)."
+  )
+  var database: String?
 
   @Option(help: "Service port.") var servicePort = 7701
   @Option(help: "Simulator port.") var simulatorPort = 7702
@@ -28,10 +35,10 @@ struct Demo: AsyncParsableCommand {
     if options.logLevel == .info { options.logLevel = .warning }
     let logger = options.makeLogger(label: "tollgate.demo")
     try await LocalStack.run(
-      directory: directory,
+      directory: directory, database: try database.map { try StorageLocation($0) },
       ports: .init(
         service: servicePort, simulator: simulatorPort, worker: workerPort, workerAdmin: workerAdminPort),
-      logger: logger
+      environment: ProcessInfo.processInfo.environment, logger: logger
     ) { stack in
       let users = try await DemoUsers.create(on: stack)
       try await announce(stack: stack, users: users)

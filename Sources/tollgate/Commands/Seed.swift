@@ -15,7 +15,10 @@ struct Seed: AsyncParsableCommand {
       trial or grace period. Writes go through the change feed, so a running service picks them up.
       """)
 
-  @Option(help: "The database: an SQLite file path or sqlite:PATH (created if missing).")
+  @Option(
+    help:
+      "The database: an SQLite file path (or sqlite:PATH), or postgres://USER@HOST:PORT/DATABASE?sslmode=MODE with the password in TOLLGATE_DATABASE_PASSWORD(_FILE) (created if missing)."
+  )
   var database: String
 
   @Option(help: "How many users.")
@@ -37,24 +40,28 @@ struct Seed: AsyncParsableCommand {
 
   func run() async throws {
     let now = SystemClock.nowMs()
-    let storage = try StorageLocation(database).entitlementStorage(
-      nowMs: now, create: true, logger: Logger(label: "tollgate.seed"))
+    let location = try StorageLocation(database)
+    let storage = try await location.entitlementStorage(
+      nowMs: now, create: true, connections: StorageConnections.tool, environment: ProcessInfo.processInfo.environment,
+      logger: Logger(label: "tollgate.seed"))
     let started = ContinuousClock.now
     let inactiveEvery = inactiveShare > 0 ? max(1, Int((1 / inactiveShare).rounded())) : Int.max
     let batchSize = 20_000
-    var start = 0
-    while start < users {
-      let end = min(users, start + batchSize)
-      let batch = (start..<end).map { n in
-        let userId = "\(userPrefix)\(n)"
-        return (userId: userId, records: [record(n: n, userId: userId, now: now, inactiveEvery: inactiveEvery)])
+    try await StorageLifetime.using(storage) { storage in
+      var start = 0
+      while start < users {
+        let end = min(users, start + batchSize)
+        let batch = (start..<end).map { n in
+          let userId = "\(userPrefix)\(n)"
+          return (userId: userId, records: [record(n: n, userId: userId, now: now, inactiveEvery: inactiveEvery)])
+        }
+        try await storage.replaceEntitlements(batch: batch, reason: "seed", nowMs: now)
+        start = end
       }
-      try await storage.replaceEntitlements(batch: batch, reason: "seed", nowMs: now)
-      start = end
     }
     let elapsed = ContinuousClock.now - started
     print(
-      "seeded \(users) users with \(entitlement) into \(database) in \(elapsed.formatted(.units(allowed: [.seconds, .milliseconds])))"
+      "seeded \(users) users with \(entitlement) into \(location) in \(elapsed.formatted(.units(allowed: [.seconds, .milliseconds])))"
     )
   }
 

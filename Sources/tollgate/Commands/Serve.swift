@@ -24,10 +24,14 @@ struct Serve: AsyncParsableCommand {
   var insecureNoAuth = false
 
   @Option(
-    help: "The database: an SQLite file path or sqlite:PATH; it must exist (the worker creates it) unless --create.")
+    help: ArgumentHelp(
+      "The database: an SQLite file path (or sqlite:PATH), or postgres://USER@HOST:PORT/DATABASE?sslmode=MODE; it must exist (the worker creates it) unless --create.",
+      discussion:
+        "PostgreSQL's password comes from TOLLGATE_DATABASE_PASSWORD, a file named by TOLLGATE_DATABASE_PASSWORD_FILE, or PGPASSWORD; never the URL."
+    ))
   var database: String?
 
-  @Flag(help: "Create the database if it is missing (otherwise a missing file is an error).")
+  @Flag(help: "Create the database if it is missing (otherwise a missing database is an error).")
   var create = false
 
   @Option(help: "JSON config file; its \"service\" section sets what the flags do not.")
@@ -97,23 +101,31 @@ struct Serve: AsyncParsableCommand {
     if let value = settings.feedPollMs { feed.pollInterval = .milliseconds(value) }
 
     let clock = try await ProcessClock.make(followURL: followClock, logger: logger)
-    let storage = try location.entitlementStorage(nowMs: clock.nowMs(), create: create, logger: logger)
+    // A database server that is down now (PostgreSQL) is waited for: serve listens and answers
+    // UNAVAILABLE until it loads. One that refuses this process (password, database) is an error.
+    let storage = try await location.entitlementStorage(
+      nowMs: clock.nowMs(), create: create, waitForServer: location.isServer,
+      environment: ProcessInfo.processInfo.environment, logger: logger)
+    // SQLite's file modes; nothing on PostgreSQL.
     FileExposure.warn(database: location, logger: logger)
-    let server = try await EntitlementServer.start(
-      config: .init(listeners: rpcListeners, rpc: rpc, feed: feed, responder: responder),
-      storage: storage, nowMs: clock.nowMs, threads: threads ?? settings.eventLoopThreads,
-      logger: logger)
-    // Written unbuffered: scripts and tests wait for this line to learn the port.
-    let addresses = server.rpcServer.listeners.map { $0.isTLS ? "tls:\($0.address)" : "\($0.address)" }
-      .joined(separator: " and ")
-    FileHandle.standardOutput.write(Data("tollgate serve: listening on \(addresses), database \(location)\n".utf8))
-    var services: [ServiceGroupConfiguration.ServiceConfiguration] = [.init(service: server)] + clock.services
-    if case .callers(let registry) = access, let path = settings.callersFile {
-      services.append(.init(service: CallersFileWatcher(path: path, registry: registry, logger: logger)))
+    try await StorageLifetime.using(storage) { storage in
+      let server = try await EntitlementServer.start(
+        config: .init(listeners: rpcListeners, rpc: rpc, feed: feed, responder: responder),
+        storage: storage, nowMs: clock.nowMs, threads: threads ?? settings.eventLoopThreads,
+        waitForStorage: location.isServer, logger: logger)
+      // Written unbuffered: scripts and tests wait for this line to learn the port. The database
+      // as `StorageLocation` describes it: a path, or a PostgreSQL URL (never with a password).
+      let addresses = server.rpcServer.listeners.map { $0.isTLS ? "tls:\($0.address)" : "\($0.address)" }
+        .joined(separator: " and ")
+      FileHandle.standardOutput.write(Data("tollgate serve: listening on \(addresses), database \(location)\n".utf8))
+      var services: [ServiceGroupConfiguration.ServiceConfiguration] = [.init(service: server)] + clock.services
+      if case .callers(let registry) = access, let path = settings.callersFile {
+        services.append(.init(service: CallersFileWatcher(path: path, registry: registry, logger: logger)))
+      }
+      let group = ServiceGroup(
+        configuration: .init(services: services, gracefulShutdownSignals: [.sigterm, .sigint], logger: logger))
+      try await group.run()
     }
-    let group = ServiceGroup(
-      configuration: .init(services: services, gracefulShutdownSignals: [.sigterm, .sigint], logger: logger))
-    try await group.run()
   }
 
   /// Configured callers (inline or from their file), or open access when there are none.

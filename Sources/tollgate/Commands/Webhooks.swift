@@ -14,7 +14,10 @@ struct Webhooks: AsyncParsableCommand {
 
 /// Where the database is, for the `webhooks` commands that read or write it.
 struct WebhookDatabaseOptions: ParsableArguments {
-  @Option(help: "The database: an SQLite file path or sqlite:PATH (default: worker.database from --config).")
+  @Option(
+    help:
+      "The database: an SQLite file path (or sqlite:PATH), or postgres://USER@HOST:PORT/DATABASE?sslmode=MODE with the password in TOLLGATE_DATABASE_PASSWORD(_FILE) (default: worker.database from --config)."
+  )
   var database: String?
 
   @Option(help: "JSON config file, for worker.database.")
@@ -23,10 +26,13 @@ struct WebhookDatabaseOptions: ParsableArguments {
   @Option(help: "Only this endpoint's events (its url as configured).")
   var endpoint: String?
 
-  func storage() throws -> any WorkerStorage {
+  /// Runs `body` with the worker's storage on the database, closed when `body` is done.
+  func withStorage<Result>(_ body: (any WorkerStorage) async throws -> Result) async throws -> Result {
     // Never creates a database: a mistyped path is an error that names it.
-    try ConfigFile.storage(flag: database, config: config).workerStorage(
-      nowMs: SystemClock.nowMs(), create: false, logger: Logger(label: "tollgate.webhooks"))
+    let storage = try await ConfigFile.storage(flag: database, config: config).workerStorage(
+      nowMs: SystemClock.nowMs(), create: false, environment: ProcessInfo.processInfo.environment,
+      logger: Logger(label: "tollgate.webhooks"))
+    return try await StorageLifetime.using(storage, body)
   }
 }
 
@@ -39,21 +45,22 @@ struct WebhooksListParked: AsyncParsableCommand {
   @Flag(help: "Print JSON: an array with one object per parked event.") var json = false
 
   func run() async throws {
-    let storage = try options.storage()
-    let parked = try await storage.parkedWebhookEvents(endpoint: options.endpoint)
-    var rows: [[String: Any]] = []
-    for entry in parked {
-      let stored = try await storage.event(id: entry.eventId)
-      var row: [String: Any] = [
-        "endpoint": entry.endpoint, "sequence": entry.eventId, "status": entry.queued ? "queued" : "parked",
-        "attempts": entry.attempts, "parkedAtMs": entry.parkedAtMs,
-      ]
-      row["eventId"] = stored?.eventId
-      row["kind"] = stored?.event.kind
-      row["userId"] = stored?.event.userId
-      row["atMs"] = stored?.event.atMs
-      row["lastError"] = entry.lastError
-      rows.append(row)
+    let rows = try await options.withStorage { storage in
+      var rows: [[String: Any]] = []
+      for entry in try await storage.parkedWebhookEvents(endpoint: options.endpoint) {
+        let stored = try await storage.event(id: entry.eventId)
+        var row: [String: Any] = [
+          "endpoint": entry.endpoint, "sequence": entry.eventId, "status": entry.queued ? "queued" : "parked",
+          "attempts": entry.attempts, "parkedAtMs": entry.parkedAtMs,
+        ]
+        row["eventId"] = stored?.eventId
+        row["kind"] = stored?.event.kind
+        row["userId"] = stored?.event.userId
+        row["atMs"] = stored?.event.atMs
+        row["lastError"] = entry.lastError
+        rows.append(row)
+      }
+      return rows
     }
     if json {
       let data = try JSONSerialization.data(withJSONObject: rows, options: [.sortedKeys])
@@ -84,25 +91,26 @@ struct WebhooksRedeliver: AsyncParsableCommand {
   }
 
   func run() async throws {
-    let storage = try options.storage()
-    var sequences: [Int64]?
-    if !all {
-      // Event ids (UUIDs) and sequence numbers of the parked events in scope.
-      var known: [String: Int64] = [:]
-      for entry in try await storage.parkedWebhookEvents(endpoint: options.endpoint) {
-        known[String(entry.eventId)] = entry.eventId
-        if let stored = try await storage.event(id: entry.eventId) {
-          known[stored.eventId.lowercased()] = entry.eventId
+    let count = try await options.withStorage { storage in
+      var sequences: [Int64]?
+      if !all {
+        // Event ids (UUIDs) and sequence numbers of the parked events in scope.
+        var known: [String: Int64] = [:]
+        for entry in try await storage.parkedWebhookEvents(endpoint: options.endpoint) {
+          known[String(entry.eventId)] = entry.eventId
+          if let stored = try await storage.event(id: entry.eventId) {
+            known[stored.eventId.lowercased()] = entry.eventId
+          }
         }
+        let unknown = events.filter { known[$0.lowercased()] == nil }
+        guard unknown.isEmpty else {
+          throw AdminFailure(
+            description: "not parked: \(unknown.joined(separator: ", ")) (see tollgate webhooks list-parked)")
+        }
+        sequences = events.compactMap { known[$0.lowercased()] }
       }
-      let unknown = events.filter { known[$0.lowercased()] == nil }
-      guard unknown.isEmpty else {
-        throw AdminFailure(
-          description: "not parked: \(unknown.joined(separator: ", ")) (see tollgate webhooks list-parked)")
-      }
-      sequences = events.compactMap { known[$0.lowercased()] }
+      return try await storage.requestWebhookRedelivery(eventIds: sequences, endpoint: options.endpoint)
     }
-    let count = try await storage.requestWebhookRedelivery(eventIds: sequences, endpoint: options.endpoint)
     print("\(count) parked webhook event(s) queued for redelivery; the running worker sends them")
     if count == 0 { throw ExitCode(1) }
   }

@@ -19,12 +19,17 @@ struct Worker: AsyncParsableCommand {
   var config: String
 
   @Option(
-    help:
-      "The database: an SQLite file path or sqlite:PATH (default: worker.database from the config); it must exist unless --create."
-  )
+    help: ArgumentHelp(
+      "The database: an SQLite file path (or sqlite:PATH), or postgres://USER@HOST:PORT/DATABASE?sslmode=MODE (default: worker.database from the config); it must exist unless --create.",
+      discussion:
+        "PostgreSQL's password comes from TOLLGATE_DATABASE_PASSWORD, a file named by TOLLGATE_DATABASE_PASSWORD_FILE, or PGPASSWORD; never the URL."
+    ))
   var database: String?
 
-  @Flag(help: "Create the database if it is missing (otherwise a missing file is an error naming the path).")
+  @Flag(
+    help:
+      "Create the database if it is missing, or its schema on an empty PostgreSQL database (otherwise a missing one is an error naming it)."
+  )
   var create = false
 
   @Option(help: "HTTP address for store notifications, HOST:PORT (default: worker.listen, else 127.0.0.1:7703).")
@@ -40,8 +45,8 @@ struct Worker: AsyncParsableCommand {
   @OptionGroup var logging: LoggingOptions
 
   func run() async throws {
-    // The storage first: a database this version cannot open (a PostgreSQL URL) says so before
-    // anything else is checked.
+    // The storage's location first: a value that names no database Tollgate can open says so
+    // before anything else is checked.
     let location = try ConfigFile.storage(flag: database, config: config)
     var configuration = try ConfigFile.worker(
       config, storeSections: [AppStoreSettings.self, GooglePlaySettings.self, AmazonSettings.self])
@@ -54,17 +59,17 @@ struct Worker: AsyncParsableCommand {
     if let followClock { configuration.worker.followClockURL = followClock }
     let logger = logging.makeLogger(label: "tollgate.worker")
     let clock = try await ProcessClock.make(followURL: configuration.worker.followClockURL, logger: logger)
-    let worker: VerifierWorker
+    let environment = ProcessInfo.processInfo.environment
     let httpClient: HTTPClient
+    let gateways: [any StoreGateway]
     do {
-      let environment = ProcessInfo.processInfo.environment
       try configuration.validate(
         environment: environment, stores: [appStoreSettings, googlePlaySettings, amazonSettings])
       httpClient = Self.httpClient(for: configuration.worker)
       do {
-        worker = try makeWorker(
+        gateways = try Self.gateways(
           configuration: configuration, stores: (appStoreSettings, googlePlaySettings, amazonSettings),
-          httpClient: httpClient, location: location, clock: clock, environment: environment, logger: logger)
+          httpClient: httpClient, clock: clock, environment: environment, logger: logger)
       } catch {
         try? await httpClient.shutdown()
         throw error
@@ -72,13 +77,28 @@ struct Worker: AsyncParsableCommand {
     } catch let error as WorkerConfigurationError {
       throw ValidationError("config file \(config): \(error)")
     }
-    FileExposure.warn(database: location, logger: logger)
-    let group = ServiceGroup(
-      configuration: .init(
-        services: [.init(service: worker)] + clock.services, gracefulShutdownSignals: [.sigterm, .sigint],
-        logger: logger))
     do {
-      try await group.run()
+      // On PostgreSQL, a pool sized for this worker's store calls in flight, webhooks and loop.
+      let storage = try await location.workerStorage(
+        nowMs: clock.nowMs(), create: create, hint: "check the path, or pass --create to make a new database there",
+        connections: StorageConnections.worker(configuration), environment: environment, logger: logger)
+      try await StorageLifetime.using(storage) { storage in
+        let worker: VerifierWorker
+        do {
+          worker = try Self.worker(
+            configuration: configuration, gateways: gateways, httpClient: httpClient, storage: storage,
+            location: location, clock: clock, environment: environment, logger: logger)
+        } catch let error as WorkerConfigurationError {
+          throw ValidationError("config file \(config): \(error)")
+        }
+        // SQLite's file modes; nothing on PostgreSQL.
+        FileExposure.warn(database: location, logger: logger)
+        let group = ServiceGroup(
+          configuration: .init(
+            services: [.init(service: worker)] + clock.services, gracefulShutdownSignals: [.sigterm, .sigint],
+            logger: logger))
+        try await group.run()
+      }
     } catch {
       try? await httpClient.shutdown()
       throw error
@@ -96,15 +116,12 @@ struct Worker: AsyncParsableCommand {
     return HTTPClient(eventLoopGroupProvider: .singleton, configuration: configuration)
   }
 
-  /// The gateway of each store the file configures, and the worker on them.
-  private func makeWorker(
+  /// The gateway of each store the file configures.
+  private static func gateways(
     configuration: WorkerConfiguration, stores: (AppStoreSettings, GooglePlaySettings, AmazonSettings),
-    httpClient: HTTPClient, location: StorageLocation, clock: ProcessClock, environment: [String: String],
-    logger: Logger
-  ) throws -> VerifierWorker {
+    httpClient: HTTPClient, clock: ProcessClock, environment: [String: String], logger: Logger
+  ) throws -> [any StoreGateway] {
     let (appStoreSettings, googlePlaySettings, amazonSettings) = stores
-    let registry = PrometheusCollectorRegistry()
-    // A gateway for each store the file configures.
     var gateways: [any StoreGateway] = []
     if !appStoreSettings.isEmpty {
       gateways.append(
@@ -124,12 +141,19 @@ struct Worker: AsyncParsableCommand {
           settings: amazonSettings, environment: environment, httpClient: httpClient,
           concurrency: configuration.worker.storeConcurrency, nowMs: clock.nowMs, logger: logger))
     }
+    return gateways
+  }
+
+  /// The worker on its storage and gateways.
+  private static func worker(
+    configuration: WorkerConfiguration, gateways: [any StoreGateway], httpClient: HTTPClient,
+    storage: any WorkerStorage, location: StorageLocation, clock: ProcessClock, environment: [String: String],
+    logger: Logger
+  ) throws -> VerifierWorker {
+    let registry = PrometheusCollectorRegistry()
     return try VerifierWorker(
-      configuration: configuration,
-      storage: try location.workerStorage(
-        nowMs: clock.nowMs(), create: create, hint: "check the path, or pass --create to make a new database there",
-        logger: logger),
-      gateways: gateways, environment: environment, httpClient: httpClient,
+      configuration: configuration, storage: storage, gateways: gateways, environment: environment,
+      httpClient: httpClient,
       metrics: (PrometheusMetricsFactory(registry: registry), { registry.emitToString() }),
       onListening: {
         [listen = configuration.worker.listen, admin = configuration.worker.adminListen] port, adminPort in
