@@ -457,6 +457,8 @@ let package = Package(
       dependencies: [
         "TollgatePostgres", "TollgateWorkerPostgres", "TollgateWorker", "TollgateStorage", "TollgateCore",
         "TollgateTesting",
+        // PostgresSchemaTests compares the schema with SQLite's.
+        "TollgateSQLite",
         // The index's change-feed follower on PostgreSQL storage (Entitlements/).
         "TollgateIndex",
         .product(name: "PostgresNIO", package: "postgres-nio"),

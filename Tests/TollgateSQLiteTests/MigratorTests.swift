@@ -18,6 +18,35 @@ struct MigratorTests {
     #expect(try Migrator.appliedIdentifiers(second) == Schema.migrator.identifiers)
   }
 
+  @Test("a database a newer Tollgate upgraded (a migration this version does not know) is refused, naming it")
+  func newerSchemaRefused() throws {
+    let dir = try TemporaryDirectory()
+    defer { dir.remove() }
+    let path = dir.file("db.sqlite")
+    do {
+      let db = try Connection(path: path)
+      try Schema.migrator.migrate(db, nowMs: 1)
+      try db.execute("INSERT INTO tollgate_migrations (identifier, applied_at_ms) VALUES ('v99-from-the-future', 2)")
+    }
+    let db = try Connection(path: path)
+    do {
+      try Schema.migrator.migrate(db, nowMs: 3)
+      Issue.record("expected the newer schema to be refused")
+    } catch let error as DatabaseFileError {
+      #expect(error.code == .schemaNewer)
+      #expect(error.path == path)
+      #expect(
+        error.message
+          == "the database \(path) was upgraded by a newer Tollgate (migrations v99-from-the-future unknown to this version): run the newer version"
+      )
+    }
+    // The way every process opens it, too.
+    let error = #expect(throws: DatabaseFileError.self) {
+      _ = try TollgateDatabase.open(path: path, label: "test", nowMs: 4)
+    }
+    #expect(error?.code == .schemaNewer)
+  }
+
   @Test("a failing migration rolls back and is not recorded")
   func failingMigrationRollsBack() throws {
     let dir = try TemporaryDirectory()

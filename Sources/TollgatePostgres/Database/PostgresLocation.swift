@@ -111,15 +111,41 @@ public struct PostgresLocation: Sendable, Hashable, CustomStringConvertible {
     }
   }
 
-  /// The URL again, without a password: for logs, the start-up line and error messages.
+  /// The URL again, without a password: for logs, the start-up line and error messages, and for
+  /// the command lines of processes started with the same database (`PostgresLocation(url:)` of
+  /// it is this location again).
   public var description: String {
+    let user = Self.encoded(user)
+    let database = Self.encoded(database)
     switch endpoint {
     case .tcp(let host, let port):
-      let shown = host.contains(":") ? "[\(host)]" : host
+      let shown = host.contains(":") ? "[\(host)]" : Self.encoded(host)
       return "postgres://\(user)@\(shown):\(port)/\(database)?sslmode=\(sslMode.rawValue)"
     case .unixSocket(let path):
-      return "postgres://\(user)@/\(database)?host=\(path)"
+      // `DIRECTORY/.s.PGSQL.PORT`, as `init(url:)` built it from ?host=DIRECTORY&port=PORT.
+      let slash = path.lastIndex(of: "/") ?? path.startIndex
+      let file = path[path.index(after: slash)...]
+      if file.hasPrefix(".s.PGSQL."), let port = Int(file.dropFirst(".s.PGSQL.".count)), slash > path.startIndex {
+        return
+          "postgres://\(user)@/\(database)?host=\(Self.encoded(String(path[..<slash]), keeping: "/"))&port=\(port)&sslmode=\(sslMode.rawValue)"
+      }
+      return "postgres://\(user)@/\(database)?host=\(Self.encoded(path, keeping: "/"))&sslmode=\(sslMode.rawValue)"
     }
+  }
+
+  /// `text` with the characters that would end its part of a URL (and `%`) percent-encoded,
+  /// except those in `keeping` (a socket directory's slashes).
+  private static func encoded(_ text: String, keeping: String = "") -> String {
+    var result = ""
+    for byte in text.utf8 {
+      if byte < 0x21 || byte >= 0x7F || ("%@:/?&=#[]".utf8.contains(byte) && !keeping.utf8.contains(byte)) {
+        let hex = Array("0123456789ABCDEF".utf8)
+        result += "%" + String(decoding: [hex[Int(byte >> 4)], hex[Int(byte & 0xF)]], as: UTF8.self)
+      } else {
+        result.unicodeScalars.append(Unicode.Scalar(byte))
+      }
+    }
+    return result
   }
 
   /// This location with another database on the same server (tests make one per test).

@@ -1,12 +1,13 @@
 /// What is wrong with a database file itself, as opposed to a statement on it (`DatabaseError`):
-/// it is not there, it is not a Tollgate database, or the path names another file than the one
-/// this process opened. Every message names the path and says what to do.
+/// it is not there, it is not a Tollgate database, a newer Tollgate upgraded it, or the path
+/// names another file than the one this process opened. Every message names the path and says what to do.
 public struct DatabaseFileError: Error, Sendable, CustomStringConvertible {
   public struct Code: Hashable, Sendable, CustomStringConvertible {
     private enum Value: String {
       case missing
       case notTollgate = "not_tollgate"
       case deleted, replaced
+      case schemaNewer = "schema_newer"
     }
     private let value: Value
     private init(_ value: Value) { self.value = value }
@@ -19,6 +20,8 @@ public struct DatabaseFileError: Error, Sendable, CustomStringConvertible {
     public static let deleted = Code(.deleted)
     /// The path names another file now (renamed over, restored from a copy).
     public static let replaced = Code(.replaced)
+    /// The database records migrations this version does not know: a newer Tollgate upgraded it.
+    public static let schemaNewer = Code(.schemaNewer)
 
     public var description: String { value.rawValue }
   }
@@ -41,6 +44,15 @@ public struct DatabaseFileError: Error, Sendable, CustomStringConvertible {
     DatabaseFileError(
       code: .notTollgate, path: path, message: "\(path) is not a Tollgate database (it has no Tollgate schema); \(hint)"
     )
+  }
+
+  /// The same words as PostgreSQL's `PostgresStorageError.schemaNewer`.
+  static func schemaNewer(_ path: String, unknown: [String]) -> DatabaseFileError {
+    DatabaseFileError(
+      code: .schemaNewer, path: path,
+      message:
+        "the database \(path) was upgraded by a newer Tollgate (migrations \(unknown.joined(separator: ", ")) "
+        + "unknown to this version): run the newer version")
   }
 
   static func deleted(_ path: String) -> DatabaseFileError {

@@ -14,7 +14,9 @@ public struct Migrator: Sendable {
 
   public var identifiers: [String] { migrations.map(\.identifier) }
 
-  /// Applies what is missing; returns the identifiers it applied.
+  /// Applies what is missing; returns the identifiers it applied. A database that records
+  /// migrations this migrator does not know was upgraded by a newer Tollgate: it is refused
+  /// (`DatabaseFileError.Code.schemaNewer`) before anything is applied, as on PostgreSQL.
   @discardableResult
   public func migrate(_ connection: Connection, nowMs: Int64) throws -> [String] {
     try connection.execute(
@@ -24,6 +26,9 @@ public struct Migrator: Sendable {
         applied_at_ms INTEGER NOT NULL
       )
       """)
+    let known = Set(identifiers)
+    let unknown = try Self.appliedIdentifiers(connection).filter { !known.contains($0) }
+    guard unknown.isEmpty else { throw DatabaseFileError.schemaNewer(connection.path, unknown: unknown) }
     var applied: [String] = []
     for migration in migrations {
       let didApply = try connection.transaction { db in
