@@ -12,6 +12,9 @@ import TollgateWire
 /// did. A SubmitPurchase the server may have received is never sent again: its error reaches the
 /// caller, who can ask GetSubmission or submit again (the server recognises the same purchase).
 /// A read a replica refuses with UNAVAILABLE (it has not loaded its index) is tried on another.
+/// The first try waits as long as a one-server client would; a retry waits for its answer no
+/// longer than what is left of the call's timeout (its connection attempt has `connectTimeout`:
+/// keep that below the call timeout to fail over from a host that does not answer at all).
 extension TollgateClient {
   /// Whether a call of this method may be sent again after its request may have arrived.
   static func isSafeToRepeat(methodIndex: UInt32) -> Bool {

@@ -26,13 +26,14 @@ struct Query: AsyncParsableCommand {
     @Flag(help: "Print JSON (proto field names in lowerCamelCase).")
     var json = false
 
-    @Option(help: "Timeout in milliseconds.")
+    @Option(help: "Timeout in milliseconds (with several --server, each connection attempt gets its share).")
     var timeoutMs: Int64 = 5_000
 
     func client() throws -> TollgateClient {
       var config = TollgateClient.Config.defaults
       config.callTimeout = .milliseconds(timeoutMs)
-      config.connectTimeout = .milliseconds(timeoutMs)
+      // With replicas, a server that does not answer at all must leave time to ask another.
+      config.connectTimeout = .milliseconds(max(1, timeoutMs / Int64(max(1, server.count))))
       if let caller {
         // Never on the command line, where `ps` shows it to everyone.
         guard let key = ProcessInfo.processInfo.environment["TOLLGATE_KEY"], !key.isEmpty else {
