@@ -5,7 +5,7 @@
  *   tollgate-c [OPTIONS] submission SUBMISSION_ID
  *   tollgate-c [OPTIONS] health
  *
- * OPTIONS: --server HOST:PORT or unix:/PATH, --timeout-ms N, --caller NAME (the key from
+ * OPTIONS: --server HOST:PORT or unix:/PATH (again for replicas, up to 8), --timeout-ms N, --caller NAME (the key from
  * $TOLLGATE_KEY or --key-file FILE: never on the command line, where `ps` shows it), --tls,
  * --tls-ca FILE, --tls-server-name NAME, --tls-cert FILE, --tls-key FILE.
  *
@@ -25,7 +25,8 @@ static int usage(void) {
           "       tollgate-c [OPTIONS] subscription USER\n"
           "       tollgate-c [OPTIONS] submission SUBMISSION_ID\n"
           "       tollgate-c [OPTIONS] health\n"
-          "options: --server HOST:PORT|unix:/PATH (default 127.0.0.1:7701)  --timeout-ms N\n"
+          "options: --server HOST:PORT|unix:/PATH (default 127.0.0.1:7701; repeat it for replicas)\n"
+          "         --timeout-ms N\n"
           "         --caller NAME  --key-file FILE (default: the key in $TOLLGATE_KEY)\n"
           "         --tls  --tls-ca FILE  --tls-server-name NAME  --tls-cert FILE  --tls-key FILE\n",
           stderr);
@@ -136,7 +137,9 @@ static int health(tollgate_client *client) {
 }
 
 int main(int argc, char **argv) {
-    const char *server = "127.0.0.1:7701";
+    enum { MAX_SERVERS = 8 };
+    const char *server_args[MAX_SERVERS] = {"127.0.0.1:7701"};
+    size_t server_count = 0;
     const char *key_file = NULL;
     tollgate_options options;
     tollgate_options_init(&options);
@@ -151,7 +154,8 @@ int main(int argc, char **argv) {
         if (i + 1 >= argc) return usage();
         const char *value = argv[i + 1];
         if (strcmp(name, "--server") == 0) {
-            server = value;
+            if (server_count == MAX_SERVERS) return usage();
+            server_args[server_count++] = value;
         } else if (strcmp(name, "--timeout-ms") == 0) {
             options.connect_timeout_ms = options.call_timeout_ms = atoi(value);
         } else if (strcmp(name, "--caller") == 0) {
@@ -174,17 +178,24 @@ int main(int argc, char **argv) {
     const char *command = argv[i];
     int operands = argc - i - 1;
 
-    char host[256];
-    long port = 0;
-    if (strncmp(server, "unix:", 5) == 0) {
-        if (strlen(server) >= sizeof host) return usage();
-        snprintf(host, sizeof host, "%s", server);
-    } else {
-        const char *colon = strrchr(server, ':');
-        if (!colon || colon == server || (size_t)(colon - server) >= sizeof host) return usage();
-        snprintf(host, sizeof host, "%.*s", (int)(colon - server), server);
-        port = strtol(colon + 1, NULL, 10);
-        if (port <= 0 || port > 65535) return usage();
+    if (server_count == 0) server_count = 1;
+    char hosts[MAX_SERVERS][256];
+    tollgate_server servers[MAX_SERVERS];
+    for (size_t n = 0; n < server_count; n++) {
+        const char *server = server_args[n];
+        char *host = hosts[n];
+        long port = 0;
+        if (strncmp(server, "unix:", 5) == 0) {
+            if (strlen(server) >= sizeof hosts[n]) return usage();
+            snprintf(host, sizeof hosts[n], "%s", server);
+        } else {
+            const char *colon = strrchr(server, ':');
+            if (!colon || colon == server || (size_t)(colon - server) >= sizeof hosts[n]) return usage();
+            snprintf(host, sizeof hosts[n], "%.*s", (int)(colon - server), server);
+            port = strtol(colon + 1, NULL, 10);
+            if (port <= 0 || port > 65535) return usage();
+        }
+        servers[n] = (tollgate_server){.host = host, .port = (uint16_t)port};
     }
 
     char key[512];
@@ -211,7 +222,7 @@ int main(int argc, char **argv) {
     }
     tollgate_client *client = NULL;
     tollgate_error error;
-    tollgate_status connected = tollgate_connect_with(host, (uint16_t)port, &options, &client, &error);
+    tollgate_status connected = tollgate_connect_servers(servers, server_count, &options, &client, &error);
     memset(key, 0, sizeof key); /* the client keeps its own copy */
     if (connected != TOLLGATE_OK) return fail("connect", &error);
     int status;
