@@ -34,7 +34,11 @@ extension PostgresWorkerStorage {
   /// worker that died mid-item), leasing them for `leaseMs`, each under a new random nonzero
   /// fencing token. One statement: the items are picked `FOR UPDATE SKIP LOCKED` (another
   /// worker's claim in flight is passed over, never waited for nor taken twice) and the UPDATE
-  /// is itself conditional on each item still being claimable.
+  /// is itself conditional on each item still being claimable. The pick is a `MATERIALIZED`
+  /// CTE, run once: as `WHERE id IN (subquery)` the planner may choose a nested-loop semi join
+  /// that runs the subquery again for each row, each run skipping the rows the statement has
+  /// just updated and picking the next ones, so `LIMIT` no longer bounds the claim (the
+  /// conformance case `claimExcludesOwnRunningItems` saw `limit: 1` claim two items).
   public func claimInbox(nowMs: Int64, limit: Int, leaseMs: Int64, excluding: Set<Int64> = []) async throws
     -> [InboxItem]
   {
@@ -43,17 +47,19 @@ extension PostgresWorkerStorage {
     let rows = try await fencedTransaction { connection in
       try await connection.query(
         """
-        UPDATE inbox SET status = 'processing', lease_until_ms = \(nowMs + leaseMs), attempts = attempts + 1,
-          claim_token = 1 + floor(random() * 9.2e18)::bigint
-        WHERE id IN (
+        WITH picked AS MATERIALIZED (
           SELECT id FROM inbox
           WHERE ((status = 'pending' AND next_attempt_at_ms <= \(nowMs))
             OR (status = 'processing' AND lease_until_ms <= \(nowMs)))
             AND id <> ALL(\(excluded))
           ORDER BY next_attempt_at_ms, id LIMIT \(Int64(limit)) FOR UPDATE SKIP LOCKED)
-        AND ((status = 'pending' AND next_attempt_at_ms <= \(nowMs))
-          OR (status = 'processing' AND lease_until_ms <= \(nowMs)))
-        RETURNING id, kind, store, user_id, payload, attempts - 1, received_at_ms, claim_token, next_attempt_at_ms
+        UPDATE inbox SET status = 'processing', lease_until_ms = \(nowMs + leaseMs), attempts = attempts + 1,
+          claim_token = 1 + floor(random() * 9.2e18)::bigint
+        FROM picked
+        WHERE inbox.id = picked.id
+          AND ((status = 'pending' AND next_attempt_at_ms <= \(nowMs))
+            OR (status = 'processing' AND lease_until_ms <= \(nowMs)))
+        RETURNING inbox.id, kind, store, user_id, payload, attempts - 1, received_at_ms, claim_token, next_attempt_at_ms
         """, logger: logger
       ).collect()
     }

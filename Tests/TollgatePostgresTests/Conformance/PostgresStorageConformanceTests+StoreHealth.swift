@@ -11,4 +11,8 @@ extension PostgresStorageConformanceTests {
   @Test func storeOutageEndsOnce() async throws {
     try await WorkerStorageConformance.storeOutageEndsOnce(Self.postgres)
   }
+
+  @Test func storeCallBudgetSharedAcrossHandles() async throws {
+    try await WorkerStorageConformance.storeCallBudgetSharedAcrossHandles(Self.postgres)
+  }
 }
