@@ -532,7 +532,7 @@ let package = Package(
         "TollgateClient", "TollgateServer", "TollgateTesting",
         "TollgateWorker", "TollgateWorkerSQLite", "StoreSimulator", "TollgateCrypto", "AppStore", "GooglePlayGateway",
         "AmazonGateway",
-        "TollgateDemo",
+        "TollgateDemo", "TollgateStorageFactory", "TollgatePostgres",
         .product(name: "NIOCore", package: "swift-nio"),
         .product(name: "NIOPosix", package: "swift-nio"),
         .product(name: "PropertyBased", package: "swift-property-based"),
