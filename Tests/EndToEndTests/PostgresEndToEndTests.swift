@@ -43,6 +43,21 @@ struct PostgresEndToEndTests {
       try await processes.sim.refund(purchase.originalTransactionId)
       let refunded = try await Self.until(client, "alice") { !$0.active }
       #expect(!refunded.active, "IsSubscriber after the refund notification: \(refunded)")
+
+      // The admin, webhook and seed commands on the same URL, each with a pool of its own.
+      let clock = ["--follow-clock", processes.sim.baseURL]
+      let explain = try await ChildProcess.runDetached(
+        ["explain", "alice", "premium", "--database", processes.database, "--json"] + clock)
+      #expect(explain.status == 0 && explain.stdout.contains("refunded"), "\(explain.stderr)\(explain.stdout)")
+      let grant = try await ChildProcess.runDetached(
+        ["grant", "bob", "premium", "--until", "30d", "--database", processes.database] + clock)
+      #expect(grant.status == 0, "\(grant.stderr)")
+      #expect(try await Self.until(client, "bob") { $0.active }.active, "a grant made on PostgreSQL reaches serve")
+      let parked = try await ChildProcess.runDetached(["webhooks", "list-parked", "--database", processes.database])
+      #expect(parked.status == 0 && parked.stdout.contains("no parked webhook events"), "\(parked.stderr)")
+      let seed = try await ChildProcess.runDetached(["seed", "--database", processes.database, "--users", "3"])
+      #expect(seed.status == 0 && seed.stdout.contains("into \(processes.database)"), "\(seed.stderr)")
+      #expect(try await Self.until(client, "user-2") { $0.active }.active, "seeded users reach serve")
       await client.close()
 
       serve.terminate()
