@@ -76,6 +76,31 @@ struct ChangeSignalsTests {
     #expect(dropped.isFinished, "nobody can take its signals any more")
   }
 
+  @Test("onFinish runs once when the consumer stops or the signals are dropped, and at once when they had ended")
+  func onFinish() async throws {
+    let (signals, continuation) = ChangeSignals.makeSignals()
+    let ended = Mutex(0)
+    continuation.onFinish { ended.withLock { $0 += 1 } }
+    let consumer = Task { for await _ in signals {} }
+    try await Task.sleep(for: .milliseconds(20))
+    #expect(ended.withLock { $0 } == 0)
+    consumer.cancel()
+    await consumer.value
+    #expect(ended.withLock { $0 } == 1)
+    continuation.finish()
+    #expect(ended.withLock { $0 } == 1, "once only")
+    continuation.onFinish { ended.withLock { $0 += 10 } }
+    #expect(ended.withLock { $0 } == 11, "a hook given after the end runs at once")
+
+    let dropped = Mutex(false)
+    do {
+      let (signals, continuation) = ChangeSignals.makeSignals()
+      continuation.onFinish { dropped.withLock { $0 = true } }
+      _ = signals
+    }
+    #expect(dropped.withLock { $0 }, "dropping the signals runs it")
+  }
+
   @Test("a storage without a probe signals at once, then every interval, and is never quiet")
   func everyInterval() async throws {
     var iterator = ChangeSignals.every(.milliseconds(20)).makeAsyncIterator()
