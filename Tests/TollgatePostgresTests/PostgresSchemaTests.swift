@@ -6,8 +6,8 @@ import TollgateSQLite
 import TollgateTesting
 
 /// The PostgreSQL schema against SQLite's: the same steps, and after them the same tables,
-/// columns, keys, indexes and foreign keys, so that a migration added to one database and not the
-/// other fails here.
+/// columns, keys, indexes, foreign keys and CHECKs, so that a migration added to one database and
+/// not the other fails here.
 @Suite("PostgreSQL schema")
 struct PostgresSchemaTests {
   static let logger = Logger(label: "test")
@@ -17,7 +17,8 @@ struct PostgresSchemaTests {
     #expect(PostgresSchema.migrations.map(\.identifier) == Schema.migrator.identifiers)
   }
 
-  @Test("a fresh PostgreSQL database has the tables, columns, keys, indexes and foreign keys of a fresh SQLite one")
+  @Test(
+    "a fresh PostgreSQL database has the tables, columns, keys, indexes, foreign keys and CHECKs of a fresh SQLite one")
   func sameSchema() async throws {
     let dir = try TemporaryDirectory()
     defer { dir.remove() }
@@ -27,6 +28,7 @@ struct PostgresSchemaTests {
     // Not a vacuous comparison: the SQLite side found the schema.
     #expect(expected.tables.contains("subscriptions") && expected.tables.contains("store_health"))
     #expect(expected.indexes.contains { $0.name == "inbox_pending_by_caller" && $0.partial })
+    #expect(expected.checks.contains("inbox: 2"))
 
     let location = try await TestPostgres.freshDatabase()
     let actual = try await PostgresTollgateDatabase.open(
@@ -40,6 +42,7 @@ struct PostgresSchemaTests {
     #expect(actual.primaryKeys == expected.primaryKeys)
     #expect(actual.indexes == expected.indexes)
     #expect(actual.foreignKeys == expected.foreignKeys)
+    #expect(actual.checks == expected.checks)
   }
 
   @Test("the one-row tables, the feed's sequence and the events' UUIDs behave as on SQLite")

@@ -55,10 +55,13 @@ struct SchemaShape: Equatable, CustomStringConvertible {
   var primaryKeys: [String] = []
   var indexes: [Index] = []
   var foreignKeys: [ForeignKey] = []
+  /// "table: N" per table with CHECK constraints (their expressions are each dialect's own).
+  var checks: [String] = []
 
   var description: String {
     (["tables: \(tables.joined(separator: ", "))"] + columns.map(\.description) + primaryKeys.map { "PK \($0)" }
-      + indexes.map(\.description) + foreignKeys.map(\.description)).joined(separator: "\n")
+      + indexes.map(\.description) + foreignKeys.map(\.description) + checks.map { "CHECK \($0)" })
+      .joined(separator: "\n")
   }
 
   mutating func sort() {
@@ -67,6 +70,7 @@ struct SchemaShape: Equatable, CustomStringConvertible {
     primaryKeys.sort()
     indexes.sort()
     foreignKeys.sort()
+    checks.sort()
   }
 
   /// The schema of an SQLite database.
@@ -75,6 +79,15 @@ struct SchemaShape: Equatable, CustomStringConvertible {
     shape.tables = try db.prepare(
       "SELECT name FROM sqlite_master WHERE type = 'table' AND name NOT LIKE 'sqlite_%'"
     ).rows { $0.string(at: 0) }
+    for (table, sql) in try db.prepare(
+      "SELECT name, sql FROM sqlite_master WHERE type = 'table' AND name NOT LIKE 'sqlite_%'"
+    ).rows([], { ($0.string(at: 0), $0.string(at: 1)) }) {
+      // SQLite keeps each table's CREATE statement, columns added later included (a column named
+      // check_… is no constraint: the keyword is followed by its parenthesis).
+      let upper = sql.uppercased()
+      let count = ["CHECK (", "CHECK("].map { upper.components(separatedBy: $0).count - 1 }.reduce(0, +)
+      if count > 0 { shape.checks.append("\(table): \(count)") }
+    }
     for table in shape.tables {
       var key: [(Int64, String)] = []
       for (name, type, notNull, hasDefault, pk) in try db.prepare("PRAGMA table_info(\(table))").rows(
@@ -173,6 +186,15 @@ struct SchemaShape: Equatable, CustomStringConvertible {
       let (table, column, references, onDelete) = try row.decode((String, String, String, String).self)
       shape.foreignKeys.append(
         ForeignKey(table: table, column: column, references: references, onDelete: actions[onDelete] ?? onDelete))
+    }
+    for row in try await db.query(
+      """
+      SELECT conrelid::regclass::text, count(*) FROM pg_constraint
+      WHERE contype = 'c' AND connamespace = current_schema()::regnamespace GROUP BY 1
+      """)
+    {
+      let (table, count) = try row.decode((String, Int64).self)
+      shape.checks.append("\(table): \(count)")
     }
     shape.sort()
     return shape
