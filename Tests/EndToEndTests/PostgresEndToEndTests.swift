@@ -58,6 +58,16 @@ struct PostgresEndToEndTests {
       let seed = try await ChildProcess.runDetached(["seed", "--database", processes.database, "--users", "3"])
       #expect(seed.status == 0 && seed.stdout.contains("into \(processes.database)"), "\(seed.stderr)")
       #expect(try await Self.until(client, "user-2") { $0.active }.active, "seeded users reach serve")
+      let visibility = try await ChildProcess.runDetached([
+        "bench", "visibility", "--server", "127.0.0.1:\(port)", "--database", processes.database, "--samples", "3",
+        "--interval-ms", "0",
+      ])
+      #expect(visibility.status == 0, "bench visibility on PostgreSQL: \(visibility.stderr)\(visibility.stdout)")
+      let scratch = try await TestPostgres.freshDatabase().description
+      let inbox = try await ChildProcess.runDetached([
+        "bench", "inbox", "--database", scratch, "--count", "40", "--concurrency", "4",
+      ])
+      #expect(inbox.status == 0 && inbox.stdout.contains("notifications/s"), "\(inbox.stderr)")
       await client.close()
 
       serve.terminate()
