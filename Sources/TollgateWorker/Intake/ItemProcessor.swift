@@ -57,7 +57,7 @@ struct ItemProcessor: Sendable {
     let reference = try await gateway.identify(submission)
     try await refresher.refresh(
       reference, claim: Claim(submission, evidence: reference.claimEvidence), completes: item.claim,
-      reason: "purchase")
+      reason: "purchase", arrivedAtMs: item.receivedAtMs)
   }
 
   private func processNotification(_ item: InboxItem) async throws {
@@ -71,7 +71,8 @@ struct ItemProcessor: Sendable {
     case .chainChanged(let reference, let reason, let signed):
       // The notification says something changed; what changed is read from the store itself.
       do {
-        try await refresher.refresh(reference, claim: nil, completes: item.claim, reason: reason)
+        try await refresher.refresh(
+          reference, claim: nil, completes: item.claim, reason: reason, arrivedAtMs: item.receivedAtMs)
       } catch let failure as StoreFailure where failure.kind == .transient || failure.kind == .needsOperator {
         // The store cannot be read: what the notification's signed payloads prove is applied now,
         // and the item is retried so that the store's full answer confirms it.

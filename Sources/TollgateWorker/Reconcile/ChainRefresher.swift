@@ -2,8 +2,9 @@ import TollgateCore
 
 /// Reads a purchase chain from its store and applies it, conditional on the chain's version read
 /// before the store was asked (`WorkerStorage.apply`): an answer read before another write of the
-/// chain landed is never written over it, whichever worker or path wrote it; the chain is read
-/// and asked again instead (`refresh`, `ChainRefresher+Conflicts`). The in-process lock
+/// chain landed is never written over it, whichever worker or path wrote it (`refresh`,
+/// `ChainRefresher+Conflicts`: our answer is applied again when that write's read was not newer,
+/// the work ends when that write already did it, and only otherwise is the store asked again). The in-process lock
 /// (`KeyedLock`) spanning the read and the write only makes such conflicts rarer within one
 /// worker: correctness never rests on it. Every path
 /// that changes a chain (submissions, notifications, scheduled checks) goes through here, and so
@@ -20,8 +21,11 @@ struct ChainRefresher: Sendable {
   let acknowledger: PurchaseAcknowledger
   let chains = KeyedLock()
 
-  @discardableResult
-  func refreshOnce(_ reference: ChainReference, claim: Claim?, completes inboxItem: InboxClaim?, reason: String)
+  /// One read of the chain from its store and its conditional write (`refresh` handles what
+  /// follows a conflict). With `reusing`, no store call: the answer this work already fetched is
+  /// applied again, conditional on `reusing.version` (the version read after the conflict).
+  /// A conditional write that another write overtook throws `OvertakenAnswer` with the answer.
+  func refreshOnce(_ reference: ChainReference, work: ChainWork, reusing: (answer: FetchedAnswer, version: Int64)?)
     async throws
     -> Reconciler.Outcome
   {
@@ -29,48 +33,69 @@ struct ChainRefresher: Sendable {
       throw StoreFailure.final("\(reference.store.rawValue) purchases are not verified by this version yet")
     }
     return try await chains.withLock(reference.lockKey) {
-      // The version the write will be conditional on, read before the store is asked: a write
-      // that lands after it and before ours makes ours fail (`StorageConflict.chainChanged`). When
-      // only the store knows the purchase id, the version read after its answer is the one.
+      let answer: FetchedAnswer
       var expectedVersion: Int64?
-      if let purchaseId = reference.purchaseId {
-        expectedVersion = try await storage.subscription(store: reference.store, purchaseId: purchaseId)?.version ?? 0
-      }
-      // The store's answer describes the chain as of the moment we asked, not the moment it
-      // arrived: evaluating it at a later `now` could expire a subscription whose renewal the
-      // store recorded in between (the clock can jump, or the call can be slow).
-      let askedAtMs = reconciler.nowMs()
-      let chain: VerifiedChain
-      do throws(StoreFailure) {
-        chain = try await gateway.fetchChain(reference)
-      } catch {
-        let failure = try await knownChainNotFound(error, reference: reference)
-        if failure.countsAsOutage { await health.failed(reference.store, atMs: askedAtMs) }
-        throw failure
+      if let reusing {
+        answer = reusing.answer
+        expectedVersion = reusing.version
+      } else {
+        // The version the write will be conditional on, read before the store is asked: a write
+        // that lands after it and before ours makes ours fail (`StorageConflict.chainChanged`).
+        // When only the store knows the purchase id, the version read after its answer is the one.
+        if let purchaseId = reference.purchaseId {
+          expectedVersion = try await storage.subscription(store: reference.store, purchaseId: purchaseId)?.version ?? 0
+        }
+        answer = try await fetch(reference, gateway: gateway)
       }
       let outcome: Reconciler.Outcome
       do {
         outcome = try await reconciler.apply(
-          chain, observedAtMs: askedAtMs, claim: claim, completes: inboxItem, reason: reason,
-          notSignedBeforeMs: reference.notSignedBeforeMs, revocations: reference.revocations, storeAnswered: true,
-          related: reference.relatedPurchaseIds, expectedVersion: expectedVersion)
+          answer.chain, observedAtMs: answer.askedAtMs, claim: work.claim, completes: work.completes,
+          reason: work.reason, notSignedBeforeMs: reference.notSignedBeforeMs, revocations: reference.revocations,
+          storeAnswered: true, related: reference.relatedPurchaseIds, expectedVersion: expectedVersion)
+      } catch let conflict as StorageConflict where conflict.kind == .chainChanged {
+        throw OvertakenAnswer(conflict: conflict, answer: answer, olderThanStored: false)
+      } catch let stale as StoreFailure where reusing != nil && stale.kind == .transient {
+        // Applied again over another worker's write, our answer proves older than what that
+        // write holds (`AnswerOrdering`): that write is the newer one, not the store's trouble.
+        throw OvertakenAnswer(
+          conflict: StorageConflict(.chainChanged, stale.message), answer: answer, olderThanStored: true)
       } catch let failure as StoreFailure where failure.countsAsOutage {
         // A stale answer (signed before the stored state, or moving the chain backwards): the
         // store cannot be believed now.
-        await health.failed(reference.store, atMs: askedAtMs)
+        await health.failed(reference.store, atMs: answer.askedAtMs)
         throw failure
       }
-      if await health.succeeded(reference.store, nowMs: reconciler.nowMs()) {
-        _ = try await storage.expediteRetries(
-          store: reference.store, routes: gateway.notificationRoutes.map(\.name), nowMs: reconciler.nowMs())
-      }
-      await acknowledger.afterVerification(chain, outcome: outcome, gateway: gateway)
+      try await answered(reference, gateway: gateway)
+      await acknowledger.afterVerification(answer.chain, outcome: outcome, gateway: gateway)
       // The chains the store says this change touched (a tier change's cancelled receipt) follow.
       try await reconciler.readSoon(
-        store: reference.store, purchaseIds: reference.relatedPurchaseIds.filter { $0 != chain.purchaseId },
+        store: reference.store, purchaseIds: reference.relatedPurchaseIds.filter { $0 != answer.chain.purchaseId },
         nowMs: reconciler.nowMs())
       return outcome
     }
+  }
+
+  /// Asks the store for the chain; a failure (not the buyer's) counts toward the store's outage.
+  private func fetch(_ reference: ChainReference, gateway: any StoreGateway) async throws -> FetchedAnswer {
+    // The store's answer describes the chain as of the moment we asked, not the moment it
+    // arrived: evaluating it at a later `now` could expire a subscription whose renewal the
+    // store recorded in between (the clock can jump, or the call can be slow).
+    let askedAtMs = reconciler.nowMs()
+    do throws(StoreFailure) {
+      return FetchedAnswer(chain: try await gateway.fetchChain(reference), askedAtMs: askedAtMs)
+    } catch {
+      let failure = try await knownChainNotFound(error, reference: reference)
+      if failure.countsAsOutage { await health.failed(reference.store, atMs: askedAtMs) }
+      throw failure
+    }
+  }
+
+  /// The store answered: an outage it was in ends, and its postponed work becomes due at once.
+  func answered(_ reference: ChainReference, gateway: any StoreGateway) async throws {
+    guard await health.succeeded(reference.store, nowMs: reconciler.nowMs()) else { return }
+    _ = try await storage.expediteRetries(
+      store: reference.store, routes: gateway.notificationRoutes.map(\.name), nowMs: reconciler.nowMs())
   }
 
   /// "Not found" for a chain the worker verified before is not the store's word that the purchase

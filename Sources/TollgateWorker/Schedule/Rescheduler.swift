@@ -25,6 +25,8 @@ struct Rescheduler: Sendable {
   /// write of the chain ended it), nothing is written and the check is left to whoever holds it.
   func reverify(_ check: DueCheck) async {
     let subscription = check.subscription
+    // The check fell due no later than now: a write of the chain from a read after this covers it.
+    let dueByMs = nowMs()
     // The claim this check still holds: an apply of our own (the outage policy below) ends it.
     var claimToken: Int64? = check.claimToken
     guard let reference = gateways[subscription.store]?.reference(for: subscription) else {
@@ -48,7 +50,8 @@ struct Rescheduler: Sendable {
       }
     }
     do {
-      try await refresher.refresh(reference, claim: nil, completes: nil, reason: "scheduled check")
+      try await refresher.refresh(
+        reference, claim: nil, completes: nil, reason: "scheduled check", arrivedAtMs: dueByMs)
     } catch let failure as StoreFailure where failure.kind == .gone {
       stats.storeFailure(failure, store: subscription.store, atMs: nowMs())
       do {
