@@ -3,13 +3,15 @@ import PostgresNIO
 import TollgateWorker
 
 extension PostgresWorkerStorage {
-  /// The worker lease row as it stands in this transaction, locked (`FOR UPDATE`) so that a
-  /// take-over cannot commit between this check and this transaction's commit.
+  /// The worker lease row as it stands in this transaction, locked `FOR SHARE`: a take-over (an
+  /// UPDATE of the row) waits until this transaction commits, so it cannot land between this
+  /// check and this transaction's commit, while the holder's own fenced writes, each sharing the
+  /// lock, never wait for one another.
   static func lockedLease(_ connection: PostgresConnection, logger: Logger) async throws -> WorkerLeaseHolder? {
     let rows = try await connection.query(
       """
       SELECT owner_id, host, pid, process_scope, acquired_at_ms, heartbeat_at_ms, generation
-      FROM worker_lease WHERE id = 1 FOR UPDATE
+      FROM worker_lease WHERE id = 1 FOR SHARE
       """, logger: logger
     ).collect()
     guard let row = rows.first else { return nil }

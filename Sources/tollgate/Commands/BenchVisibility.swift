@@ -16,11 +16,15 @@ extension Bench {
         Writes an entitlement for a fresh user into the database (as the worker would: one transaction \
         with its change-feed entry), then asks the service until it answers active; repeats --samples \
         times and prints percentiles of the delay from commit to the first active answer. Run it beside \
-        `tollgate bench` to measure visibility under load. The probe users are removed at the end.
+        `tollgate bench` to measure visibility under load. The probe users are removed at the end. \
+        Given --server more than once (replicas of one database), a write counts as visible when every \
+        replica answers it active.
         """)
 
-    @Option(help: "The service, HOST:PORT.")
-    var server = HostPort(host: "127.0.0.1", port: 7701)
+    @Option(help: "The service, HOST:PORT; repeat it for each replica (default 127.0.0.1:7701).")
+    var server: [HostPort] = []
+
+    var servers: [HostPort] { server.isEmpty ? [HostPort(host: "127.0.0.1", port: 7701)] : server }
 
     @Option(
       help:
@@ -65,7 +69,8 @@ extension Bench {
         )
       } else {
         print(
-          "tollgate bench visibility → \(server): \(samples) writes, commit → first active answer, µs: "
+          "tollgate bench visibility → \(servers.map(\.description).joined(separator: ", ")): \(samples) writes, "
+            + "commit → active answer\(servers.count > 1 ? " on every replica" : ""), µs: "
             + "p50 \(Int(summary.p50Us))  p90 \(Int(summary.p90Us))  p99 \(Int(summary.p99Us))  max \(Int(summary.maxUs))"
             + (lost > 0 ? "; \(lost) not seen within \(timeoutMs) ms" : ""))
       }
@@ -74,7 +79,7 @@ extension Bench {
 
     /// Writes and times the probes, then removes them: the latency summary and how many were not seen.
     private func measure(_ storage: any EntitlementStorage) async throws -> (LatencySummary, lost: Int) {
-      let client = TollgateClient(host: server.host, port: server.port)
+      let clients = servers.map { TollgateClient(host: $0.host, port: $0.port) }
       var latency = LatencyRecorder()
       var lost = 0
       let tag = "visibility-\(getpid())-"
@@ -88,18 +93,20 @@ extension Bench {
         _ = try await storage.replaceEntitlements(
           userId: userId, with: [record], reason: "visibility probe", nowMs: now)
         let committed = ContinuousClock.now
-        var seen = false
-        while ContinuousClock.now - committed < .milliseconds(timeoutMs) {
-          if try await client.isSubscriber(userId: userId, entitlement: "visibility-probe").active {
-            seen = true
-            break
+        var unseen = Array(clients.indices)
+        while !unseen.isEmpty, ContinuousClock.now - committed < .milliseconds(timeoutMs) {
+          var still: [Int] = []
+          for index in unseen
+          where !(try await clients[index].isSubscriber(userId: userId, entitlement: "visibility-probe").active) {
+            still.append(index)
           }
+          unseen = still
         }
-        if seen { latency.record(ContinuousClock.now - committed) } else { lost += 1 }
+        if unseen.isEmpty { latency.record(ContinuousClock.now - committed) } else { lost += 1 }
         try await Task.sleep(for: .milliseconds(intervalMs))
       }
       // (On an error the process exits, which closes the connection as well.)
-      await client.close()
+      for client in clients { await client.close() }
       let cleanup = (0..<samples).map { (userId: tag + String($0), records: [EntitlementRecord]()) }
       try await storage.replaceEntitlements(
         batch: cleanup, reason: "visibility probe cleanup", nowMs: SystemClock.nowMs())
