@@ -31,9 +31,10 @@ struct OvertakenAnswer: Error, Sendable {
 
 /// What follows a conflict (`ChainRefresher.refresh`).
 enum ConflictResolution: Sendable {
-  /// The write that landed first came from a read not newer than ours: ours is applied again,
-  /// conditional on the version it wrote; no store call.
-  case applyAgain(version: Int64)
+  /// Applied again, conditional on the version that write left, with no store call: our own
+  /// answer, when that write came from a read not newer than ours; or, when it came from a newer
+  /// read that did all but bind the submitter, the stored (newer) answer itself with the claim.
+  case apply(FetchedAnswer, version: Int64)
   /// That write came from a newer read and did everything the work needs: the work ends on it.
   case finished(StoredSubscription)
   /// Otherwise the chain is read from the store again.
@@ -55,8 +56,11 @@ extension ChainRefresher {
   ///   conditional on the new version, without asking the store; `Reconciler.apply` still refuses
   ///   it if it proves older than what that write holds (`AnswerOrdering`), which counts as the
   ///   next case;
-  /// - that write is newer and covers the work (`covers`): the work ends as the normal path ends
-  ///   it (the inbox item verified with the stored state; a check as that write scheduled it);
+  /// - that write is newer and answers what the work asks (`answersFor`), and binds the chain as
+  ///   the work's claim would (none, or the owner's own): the work ends as the normal path ends it
+  ///   (the inbox item verified with the stored state; a check as that write scheduled it);
+  /// - the same, but the submitter is not bound yet: the stored answer (never our older one) is
+  ///   applied again with the claim, conditional on the new version;
   /// - otherwise the chain is read from the store again.
   /// At most `conflictAttempts` writes in all; then the conflict is thrown, and the caller retries
   /// the work later as after a transient failure. A conflict never counts toward an outage.
@@ -84,21 +88,21 @@ extension ChainRefresher {
           "stored.verified_at_ms": "\(stored.map { "\($0.verifiedAtMs)" } ?? "none")",
         ]
         switch next {
-        case .applyAgain(let version):
+        case .apply(let answer, let version):
           metadata["stored.version"] = "\(version)"
+          let whose = answer.askedAtMs == overtaken.answer.askedAtMs ? "ours" : "the stored one, binding the submitter"
+          metadata["answer.applied"] = "\(whose)"
           reconciler.logger.info(
-            "another write of the chain landed first, from an older read; applying ours again",
+            "another write of the chain landed first; applying an answer again without asking the store",
             metadata: metadata)
-          reusing = (overtaken.answer, version)
+          reusing = (answer, version)
         case .finished(let stored):
           reconciler.logger.info(
-            "another write of the chain landed first and did this work; ending it there",
-            metadata: metadata)
+            "another write of the chain landed first and did this work; ending it there", metadata: metadata)
           return try await finish(work, on: stored, reference: reference)
         case .readAgain:
           reconciler.logger.info(
-            "another write of the chain landed first, from a newer read; reading it again",
-            metadata: metadata)
+            "another write of the chain landed first, from a newer read; reading it again", metadata: metadata)
           reusing = nil
         }
       }
@@ -109,19 +113,27 @@ extension ChainRefresher {
   func resolution(
     of overtaken: OvertakenAnswer, stored: StoredSubscription?, reference: ChainReference, work: ChainWork
   ) -> ConflictResolution {
-    guard let stored else { return .applyAgain(version: 0) }
+    guard let stored else { return .apply(overtaken.answer, version: 0) }
     if !overtaken.olderThanStored && stored.verifiedAtMs <= overtaken.answer.askedAtMs {
-      return .applyAgain(version: stored.version)
+      return .apply(overtaken.answer, version: stored.version)
     }
-    return covers(stored, reference: reference, work: work) ? .finished(stored) : .readAgain
+    guard answersFor(stored, reference: reference, work: work) else { return .readAgain }
+    guard let claim = work.claim, !bindsAsClaimed(stored, claim) else { return .finished(stored) }
+    // Only the submitter's binding is missing: bound on the stored answer, never on ours (older).
+    var chain = VerifiedChain(
+      store: stored.store, appId: stored.appId, purchaseId: stored.purchaseId, history: stored.history,
+      transactions: [], evidence: stored.evidence, appAccountToken: stored.appAccountToken,
+      storeUserId: stored.storeUserId)
+    // What our read said the store still waits for (an acknowledgement once the purchase is bound).
+    chain.acknowledgement = overtaken.answer.chain.acknowledgement
+    return .apply(FetchedAnswer(chain: chain, askedAtMs: stored.verifiedAtMs), version: stored.version)
   }
 
-  /// Whether the stored write (newer than this work's answer) needs nothing more for `work`: the
-  /// store was asked for it after the work arrived, from the store itself (not a notification's
-  /// own payloads, written while the store could not be read), signed no earlier than what asked
-  /// for the work, holding every refund reported beside it, and binding the chain as the work's
-  /// claim would (the owner's own claim: nothing to change, refuse or record).
-  func covers(_ stored: StoredSubscription, reference: ChainReference, work: ChainWork) -> Bool {
+  /// Whether the stored write (newer than this work's answer) is an answer of the store to what
+  /// the work asks: the store was asked for it after the work arrived, by the store itself (not a
+  /// notification's own payloads, written while the store could not be read), signed no earlier
+  /// than what asked for the work, holding every refund reported beside it.
+  func answersFor(_ stored: StoredSubscription, reference: ChainReference, work: ChainWork) -> Bool {
     guard let arrivedAtMs = work.arrivedAtMs, arrivedAtMs < stored.verifiedAtMs,
       stored.evidence.source != Self.notificationEvidenceSource,
       stored.history.applying(reference.revocations) == stored.history
@@ -131,7 +143,12 @@ extension ChainRefresher {
     {
       return false
     }
-    guard let claim = work.claim else { return true }
+    return true
+  }
+
+  /// Whether `claim` changes nothing on `stored`: the owner's own claim (nothing to bind, refuse
+  /// or record, `ClaimRuling`).
+  func bindsAsClaimed(_ stored: StoredSubscription, _ claim: Claim) -> Bool {
     guard let owner = stored.userId else { return false }
     let chain = VerifiedChain(
       store: stored.store, appId: stored.appId, purchaseId: stored.purchaseId, history: stored.history,

@@ -183,25 +183,66 @@ struct ChainConflictResolutionTests {
     #expect(await parts.storage.events(userId: "alice").map(\.kind) == ["purchased"])
   }
 
-  @Test("a newer read landed first that did not bind the submitter: the store is read again, and it binds")
-  func newerReadWithoutClaimReadsAgain() async throws {
+  @Test("a newer read landed first that did not bind the submitter: the claim is bound on that newer answer")
+  func newerReadWithoutClaimBindsOnIt() async throws {
     let parts = WorkerParts()
     let other = Two.secondWorker(parts)
     parts.gateway.answer("otx-1", .success(parts.boughtNow("otx-1")))
     let item = try await Self.claimedSubmission(parts, "otx-1", user: "alice")
     let fetchedBefore = parts.gateway.fetched.count
+    var written: StoredSubscription?
     // A notification (no user to bind) is read a second after alice's submission and lands first.
     try await Self.overtaken(
       parts, "otx-1", held: { await parts.processor.process(item) },
       meanwhile: {
         parts.clock.advance(byMs: 1_000)
         try await Self.check(other, "otx-1", parts)
-        #expect(await parts.storage.subscription(store: .appStore, purchaseId: "otx-1")?.userId == nil)
+        written = await parts.storage.subscription(store: .appStore, purchaseId: "otx-1")
       })
 
-    #expect(parts.gateway.fetched.count == fetchedBefore + 3, "the submission read the store again")
+    #expect(parts.gateway.fetched.count == fetchedBefore + 2, "one store read each")
     let stored = try #require(await parts.storage.subscription(store: .appStore, purchaseId: "otx-1"))
+    let winner = try #require(written)
+    #expect(winner.userId == nil)
     #expect(stored.userId == "alice")
+    #expect(stored.version == winner.version + 1)
+    #expect(stored.verifiedAtMs == winner.verifiedAtMs, "bound on the newer read, not on the submission's own")
+    #expect(stored.history == winner.history && stored.evidence == winner.evidence)
+    #expect(await parts.storage.item(item.id)?.status == .verified)
+    #expect(await parts.storage.events(userId: "alice").map(\.kind) == ["purchased"])
+    #expect(await Two.entitled(parts, "alice"))
+  }
+
+  @Test("a newer read landed first, signed before the notification that asked: the store is read again")
+  func newerReadNotAnsweringReadsAgain() async throws {
+    let parts = WorkerParts()
+    let other = Two.secondWorker(parts)
+    let bought = parts.boughtNow("otx-1")
+    parts.gateway.answer("otx-1", .success(bought))
+    try await parts.refresher.refresh(Two.reference(parts, "otx-1"), claimant: "alice", completes: nil, reason: "buy")
+    parts.clock.advance(byMs: 60_000)
+    // The notification's own payloads are signed now; so is the store's up-to-date answer. B's
+    // read, a second after A's, gets a lagging copy signed at the purchase.
+    var fresh = bought
+    fresh.evidence.payloads = fresh.evidence.payloads.map {
+      var payload = $0
+      payload.signedAtMs = parts.now
+      return payload
+    }
+    parts.gateway.state.withLock { $0.notificationEvidence["otx-1"] = fresh }
+    parts.gateway.answer("otx-1", .success(fresh), .success(bought), .success(fresh))
+    let item = try await Self.claimedNotification(parts, "otx-1")
+    let fetchedBefore = parts.gateway.fetched.count
+    try await Self.overtaken(
+      parts, "otx-1", held: { await parts.processor.process(item) },
+      meanwhile: {
+        parts.clock.advance(byMs: 1_000)
+        try await Self.check(other, "otx-1", parts)
+      })
+
+    #expect(parts.gateway.fetched.count == fetchedBefore + 3, "the notification's work read the store again")
+    let stored = try #require(await parts.storage.subscription(store: .appStore, purchaseId: "otx-1"))
+    #expect(stored.evidence.newestSignedAtMs == fresh.evidence.newestSignedAtMs)
     #expect(await parts.storage.item(item.id)?.status == .verified)
     #expect(await Two.entitled(parts, "alice"))
   }
