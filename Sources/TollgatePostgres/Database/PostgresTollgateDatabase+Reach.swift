@@ -85,6 +85,12 @@ extension PostgresTollgateDatabase {
   /// starting, or full (no connection, no socket, SQLSTATE 57P03, 53300); not when it answered no
   /// (a wrong password, no such database or user).
   private static func isTransient(_ error: any Error) -> Bool {
+    // The server asks for a password (or a method this client lacks): no later try changes that.
+    if let error = error as? PSQLError,
+      [.authMechanismRequiresPassword, .unsupportedAuthMechanism].contains(error.code)
+    {
+      return false
+    }
     guard let error = error as? PSQLError, error.serverInfo != nil else { return true }
     return ["57P03", "53300"].contains(PostgresStorageError.sqlState(error) ?? "")
   }
@@ -93,6 +99,10 @@ extension PostgresTollgateDatabase {
   /// (connection refused, no such socket): never a parameter or the password.
   private static func reason(_ error: any Error) -> String {
     if let error = error as? PSQLError {
+      if error.code == .authMechanismRequiresPassword {
+        return "the server asks for a password and none was given: set \(PostgresPassword.variable) "
+          + "or \(PostgresPassword.fileVariable) (a file holding it)"
+      }
       if error.serverInfo != nil { return PostgresStorageError.describe(error) }
       if let underlying = error.underlying { return "\(underlying)" }
       return "\(error.code)"
