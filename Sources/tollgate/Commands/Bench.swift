@@ -4,8 +4,8 @@ import TollgateBench
 
 struct Bench: ParsableCommand {
   static let configuration = CommandConfiguration(
-    abstract: "Measure a running service: load (the default) or change-feed visibility.",
-    subcommands: [Load.self, Visibility.self, Client.self, Inbox.self], defaultSubcommand: Load.self)
+    abstract: "Measure a running service: load (the default), change-feed visibility, the inbox, worker throughput.",
+    subcommands: [Load.self, Visibility.self, Client.self, Inbox.self, Workers.self], defaultSubcommand: Load.self)
 }
 
 extension Bench {
