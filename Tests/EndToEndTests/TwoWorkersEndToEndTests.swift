@@ -15,6 +15,8 @@ struct TwoWorkersEndToEndTests {
   static let dayMs: Int64 = 86_400_000
   /// What the workers log for every verification they apply.
   static let applied = "subscription verified"
+  /// What a worker logs when another write of a chain landed between its read and its write.
+  static let overtaken = "another write of the chain landed first"
 
   @Test("every due check is one store read, and both workers take their share of them")
   func oneStoreReadPerDueCheck() async throws {
@@ -43,6 +45,44 @@ struct TwoWorkersEndToEndTests {
       #expect(applied.reduce(0, +) == chains.count * rounds, "one verification per due check: \(applied)")
       let entitled = try await workers.entitled(chains)
       #expect(entitled == Set(chains.map(\.user)), "every check kept access")
+    }
+  }
+
+  @Test("purchases submitted while their notifications arrive: each chain read once per inbox item, whichever worker")
+  func oneStoreReadPerInboxItem() async throws {
+    // Issue 27: a purchase's submission and the store's notification of it reach the inbox within
+    // milliseconds, and the two workers often take one each: both read the chain, and one write
+    // lands first. The other applies its own answer again, ends on that write, or binds its
+    // submitter on it, without reading the chain from the store a second time.
+    try await Self.withTwoWorkers(prefix: "tollgate-two-workers-inbox") { workers, first, second in
+      workers.sim.clearStoreRequests()
+      let chains = try await workers.buyAndSubmit(40)
+      try await workers.settle(chains, checkedAfterMs: 0)
+      // A second read of a chain, had a worker asked the store again after a conflict, lands by now.
+      try await Task.sleep(for: .milliseconds(500))
+      let requests = workers.sim.storeRequests
+      let notifications = workers.sim.notifications.filter { $0.state == "delivered" }
+      var raced = 0
+      let wrong = chains.compactMap { chain -> String? in
+        // The submission, and each notification about the chain (the worker keeps one per UUID).
+        let notified = Set(notifications.filter { $0.subject == chain.purchaseId }.map(\.notificationUUID)).count
+        let reads = requests.count(where: chain.isRead)
+        if notified > 0 { raced += 1 }
+        return reads <= 1 + notified
+          ? nil : "\(chain.user) (\(chain.store.rawValue)): \(reads) reads, \(notified + 1) items"
+      }
+      #expect(raced == chains.count, "every purchase was notified: \(raced) of \(chains.count)")
+      #expect(wrong.isEmpty, "store reads per chain beyond one per inbox item: \(wrong)")
+      let applied = [first.count(Self.applied), second.count(Self.applied)]
+      #expect(applied.allSatisfy { $0 > 0 }, "both workers take inbox items: \(applied)")
+      let overtaken = first.count(Self.overtaken) + second.count(Self.overtaken)
+      let entitled = try await workers.entitled(chains)
+      #expect(entitled == Set(chains.map(\.user)), "every buyer entitled (\(overtaken) writes overtaken)")
+      let (storage, _) = try workers.storage()
+      for chain in chains {
+        let bound = try await storage.subscription(store: chain.store, purchaseId: chain.purchaseId)?.userId
+        #expect(bound == chain.user, "\(chain.purchaseId) bound to \(bound ?? "nobody")")
+      }
     }
   }
 
