@@ -115,8 +115,8 @@ struct ItemProcessor: Sendable {
     }
   }
 
-  /// The chain kept changing under this item's verification (`ChainRefresher` read it again and
-  /// again): nothing was written, and the item is tried again shortly, under its claim. Not the
+  /// The chain kept changing under this item's verification (`ChainRefresher` tried again each
+  /// time): nothing was written, and the item is tried again shortly, under its claim. Not the
   /// store's trouble, so not counted as a store failure.
   private func retryAfterConflict(_ conflict: StorageConflict, item: InboxItem) async {
     let delay = backoff.delayMs(attempt: 1)

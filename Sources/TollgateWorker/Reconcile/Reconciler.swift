@@ -48,8 +48,8 @@ struct Reconciler: Sendable {
   ///     for the events (a tier change's cancelled receipt is the purchase this one replaced).
   ///   - expectedVersion: the chain's version read before the store was asked (`ChainRefresher`):
   ///     when the chain read now is at another one, another write landed since, and this answer
-  ///     may be older than it: `StorageConflict.chainChanged`, nothing written (read and ask
-  ///     again). Nil: the version read here is the one the write is conditional on.
+  ///     may be older than it: `StorageConflict.chainChanged`, nothing written
+  ///     (`ChainRefresher.refresh` decides what follows). Nil: the version read here is the one the write is conditional on.
   @discardableResult
   func apply(
     _ chain: VerifiedChain, observedAtMs now: Int64, claim: Claim?, completes inboxItem: InboxClaim?, reason: String,

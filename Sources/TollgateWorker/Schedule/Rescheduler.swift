@@ -82,8 +82,8 @@ struct Rescheduler: Sendable {
         }
       }
     } catch let conflict as StorageConflict where conflict.kind == .chainChanged {
-      // Other writes of the chain kept landing first (`ChainRefresher.refresh` read it again each
-      // time): not the store's trouble, so no failure is counted; the check is made again soon.
+      // Other writes of the chain kept landing first (`ChainRefresher.refresh` tried each time):
+      // not the store's trouble, so no failure is counted; the check is made again soon.
       let delay = backoff.delayMs(attempt: 1, retryAfterMs: nil)
       logger.notice(
         "other writes of the chain kept landing first; the check is made again soon",
