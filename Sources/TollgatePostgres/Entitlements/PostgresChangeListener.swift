@@ -18,8 +18,8 @@ import TollgateStorage
 ///   works keeps reading.
 ///
 /// A dropped connection is replaced with back-off (50 ms doubling to 2 s, reset once `LISTEN`
-/// succeeds). So is one that stays silent while the feed moves (`silentLooksAllowed` looks in a
-/// row: a connection cut without a word, whose notifications no longer come). The listening
+/// succeeds). So is one that stays silent while the feed moves (`silentLooksBeforeReconnect` looks
+/// that found it moved with no notification in between: a connection cut without a word). The listening
 /// connection is one of the pool's, leased for as long as it listens and named `tollgate-listen`
 /// (`application_name`) for `pg_stat_activity`. It is closed, never handed back, when listening
 /// ends: postgres-nio never answers a statement written to a connection that has just closed (the
@@ -27,9 +27,6 @@ import TollgateStorage
 final class PostgresChangeListener: Sendable {
   static let firstRetry: Duration = .milliseconds(50)
   static let longestRetry: Duration = .seconds(2)
-  /// Looks in a row that may find the feed moved with no notification before the listening
-  /// connection is taken for dead and replaced.
-  static let silentLooksAllowed = 3
 
   /// What a look sees; a look that sees what the previous one saw found nothing committed.
   struct Mark: Sendable, Hashable {
@@ -136,16 +133,17 @@ final class PostgresChangeListener: Sendable {
           try await Task.sleep(for: self.storage.fallbackInterval)
           let now = try await self.look()
           let heard = self.heard.exchange(false, ordering: .relaxed)
+          // A notification is proof that the connection still listens; a move without one counts.
+          if heard { silent = 0 }
           if now == mark {
-            silent = 0
             self.continuation.quiet()
             continue
           }
-          silent = heard || now.headSeq == mark.headSeq ? 0 : silent + 1
+          if !heard, now.headSeq != mark.headSeq { silent += 1 }
           mark = now
           if !heard { self.continuation.changed() }
-          if silent >= Self.silentLooksAllowed {
-            throw ListeningEnded(description: "the feed moved \(silent) looks in a row with no notification")
+          if silent >= PostgresEntitlementStorage.silentLooksBeforeReconnect {
+            throw ListeningEnded(description: "the feed moved at \(silent) looks with no notification since")
           }
         }
       }

@@ -5,6 +5,10 @@ extension PostgresEntitlementStorage {
   /// (`pg_stat_activity` shows it; the pool's other connections are `tollgate`).
   public static let listenerApplicationName = "tollgate-listen"
 
+  /// Looks that may find the feed moved, with no notification in between, before the listening
+  /// connection is taken for dead (cut without a word) and replaced.
+  public static let silentLooksBeforeReconnect = 3
+
   /// Signals from `LISTEN tollgate_changes` on a connection of its own, one at once, one per
   /// notification, one whenever the listening connection is (re)established and one from a slow
   /// look when a commit came without one (`PostgresChangeListener`). `interval` is not used: a

@@ -107,6 +107,40 @@ struct PostgresChangeSignalsTests {
     }
   }
 
+  @Test("a listening connection that stays silent while the feed moves, look after look, is replaced")
+  func replacesASilentConnection() async throws {
+    try await PostgresEntitlements.withStorages(count: 2, fallbackInterval: .milliseconds(100)) { _, storages in
+      let (listening, writer) = (storages[0], storages[1])
+      let following = Following(listening)
+      defer { following.task.cancel() }
+      #expect(try await PostgresEntitlements.waitForListeners(writer, 1))
+      let name = PostgresEntitlementStorage.listenerApplicationName
+      let pid = { () async throws -> Int32? in
+        try await writer.database.query(
+          """
+          SELECT pid FROM pg_stat_activity WHERE application_name = \(name) AND datname = current_database()
+          """
+        )
+        .first?.decode(Int32.self)
+      }
+      let first = try #require(try await pid())
+      // Listening, and looking: a quiet look comes only after the look that took the first mark.
+      #expect(await eventually(timeout: .seconds(20)) { following.quiets.count >= 1 } != nil)
+      // Appends that notify nobody, each seen by a look of its own (its signal) before the next.
+      for round in 1...PostgresEntitlementStorage.silentLooksBeforeReconnect {
+        let before = following.signals.count
+        _ = try await writer.database.query(
+          "INSERT INTO change_feed (user_id, reason, at_ms) VALUES ('silent', 't', \(Int64(round)))")
+        #expect(await following.reach(before + 1), "look \(round) did not signal")
+      }
+      let replaced = try await eventually(timeout: .seconds(20)) {
+        let now = try await pid()
+        return now != nil && now != first
+      }
+      #expect(replaced != nil, "the silent connection was kept")
+    }
+  }
+
   @Test("the listener ends with its follower: its connection stops listening once the follower stops")
   func endsWithTheFollower() async throws {
     try await PostgresEntitlements.withStorages(count: 2, fallbackInterval: .milliseconds(100)) { _, storages in
