@@ -13,6 +13,9 @@ struct WorkersMeasurement: Encodable, Sendable {
   /// When the last submission was acknowledged.
   var submittedMs: Int64
   var notAcknowledged: Int
+  /// Submissions sent again after a refusal or no answer (over serve's submitsPerSecondPerCaller,
+  /// for one): a bench that measures that limit instead of the workers says so.
+  var resubmitted: Int
   var notEntitled: Int
 
   struct Unanswered: Error, CustomStringConvertible {
@@ -44,14 +47,14 @@ struct WorkersMeasurement: Encodable, Sendable {
       pending = pending.dropFirst(batch.count) + still
       if !still.isEmpty { try await Task.sleep(for: .milliseconds(10)) }
     }
-    let (notAcknowledged, submittedAt) = await unacknowledged
+    let (notAcknowledged, resubmitted, submittedAt) = await unacknowledged
     let last = entitledAfter.last ?? (clock.now - started)
     let half = entitledAfter.isEmpty ? last : entitledAfter[(entitledAfter.count - 1) / 2]
     return WorkersMeasurement(
       purchases: requests.count,
       verificationsPerSecond: Double(entitledAfter.count) / max(last / .seconds(1), 1e-9),
       lastEntitledMs: milliseconds(last), halfEntitledMs: milliseconds(half),
-      submittedMs: milliseconds(submittedAt - started), notAcknowledged: notAcknowledged,
+      submittedMs: milliseconds(submittedAt - started), notAcknowledged: notAcknowledged, resubmitted: resubmitted,
       notEntitled: pending.count)
   }
 
@@ -60,25 +63,35 @@ struct WorkersMeasurement: Encodable, Sendable {
   private static func submit(
     _ requests: [Tollgate_V1_SubmitPurchaseRequest], client: TollgateClient, inFlight: Int,
     deadline: ContinuousClock.Instant
-  ) async -> (failed: Int, at: ContinuousClock.Instant) {
-    await withTaskGroup(of: Bool.self) { group in
+  ) async -> (failed: Int, resent: Int, at: ContinuousClock.Instant) {
+    // Each task: acknowledged or not, and how many times it was sent again.
+    await withTaskGroup(of: (Bool, Int).self) { group in
       var failed = 0
+      var resent = 0
       for (position, request) in requests.enumerated() {
-        if position >= inFlight, let acknowledged = await group.next(), !acknowledged { failed += 1 }
+        if position >= inFlight, let (acknowledged, again) = await group.next() {
+          failed += acknowledged ? 0 : 1
+          resent += again
+        }
         group.addTask {
+          var again = 0
           while ContinuousClock.now < deadline {
             if let answer = try? await client.submitPurchase(request, timeout: .seconds(10)),
               !answer.submissionID.isEmpty
             {
-              return true
+              return (true, again)
             }
+            again += 1
             try? await Task.sleep(for: .milliseconds(100))
           }
-          return false
+          return (false, again)
         }
       }
-      for await acknowledged in group where !acknowledged { failed += 1 }
-      return (failed, ContinuousClock.now)
+      for await (acknowledged, again) in group {
+        failed += acknowledged ? 0 : 1
+        resent += again
+      }
+      return (failed, resent, ContinuousClock.now)
     }
   }
 

@@ -112,6 +112,9 @@ extension Bench {
         + "(App Store, Google Play, Amazon in turn): \(Int(m.verificationsPerSecond.rounded())) verifications/s; "
         + "last entitled after \(m.lastEntitledMs) ms (submitting took \(m.submittedMs) ms; "
         + "half entitled after \(m.halfEntitledMs) ms)"
+      if m.resubmitted > 0 {
+        line += "; \(m.resubmitted) submissions sent again after a refusal (serve's submitsPerSecondPerCaller?)"
+      }
       if m.notAcknowledged > 0 { line += "; \(m.notAcknowledged) submissions not acknowledged" }
       if m.notEntitled > 0 { line += "; \(m.notEntitled) users not entitled within \(timeoutMs) ms" }
       print(line)
