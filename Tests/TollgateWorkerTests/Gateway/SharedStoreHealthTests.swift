@@ -189,10 +189,10 @@ struct SharedStoreHealthTests {
     await withTaskGroup(of: Void.self) { group in
       group.addTask { await w.b.health.keepFresh(everyMs: 5) }
       await w.a.health.failed(.appStore, atMs: w.now)
-      let seen = await eventually(timeout: .seconds(5)) { w.b.health.failingStores == [.appStore] }
+      let seen = await eventually(timeout: .seconds(20)) { w.b.health.failingStores == [.appStore] }
       #expect(seen != nil)
       #expect(await w.a.health.succeeded(.appStore, nowMs: w.now))
-      let ended = await eventually(timeout: .seconds(5)) { w.b.health.failingStores.isEmpty }
+      let ended = await eventually(timeout: .seconds(20)) { w.b.health.failingStores.isEmpty }
       #expect(ended != nil)
       group.cancelAll()
     }
