@@ -45,7 +45,7 @@ extension PostgresWorkerStorage {
     for event in events {
       var details = event.details
       if let userId = event.userId, let change = records[userId] {
-        details.entitlements = affected(by: event, before: change.before, after: change.after, nowMs: nowMs)
+        details.entitlements = event.affectedEntitlements(before: change.before, after: change.after, nowMs: nowMs)
       }
       let json = String(decoding: try encoder.encode(details), as: UTF8.self)
       let uuid = UUID().uuidString.lowercased()
@@ -56,30 +56,6 @@ extension PostgresWorkerStorage {
         VALUES (\(event.userId), \(event.kind), \(event.store.rawValue), \(event.purchaseId), \(event.productId),
           \(event.state?.rawValue), \(event.atMs), \(event.detail), \(uuid), \(json))
         """, logger: logger)
-    }
-  }
-
-  /// The user's entitlements `event` touched: those its purchase (or the purchase it replaced, or
-  /// its grant) gave before or gives after, each as the user's best record now has it. The same
-  /// rule as `SQLiteWorkerStorage.affected(by:before:after:nowMs:)`: a webhook payload is the
-  /// same whichever database the worker runs on.
-  static func affected(
-    by event: WorkerEvent, before: [EntitlementRecord], after: [EntitlementRecord], nowMs: Int64
-  ) -> [AffectedEntitlement] {
-    var sources: Set<String> = ["\(event.store.rawValue):\(event.purchaseId)"]
-    if let replaced = event.details.productChange?.fromPurchaseId {
-      sources.insert("\(event.store.rawValue):\(replaced)")
-    }
-    var names = Set((before + after).filter { sources.contains($0.source) }.map(\.entitlement))
-    if let grant = event.details.grant { names.insert(grant.entitlement) }
-    return names.sorted().map { name in
-      guard let best = after.filter({ $0.entitlement == name }).bestEvaluation(at: nowMs) else {
-        return AffectedEntitlement(
-          entitlement: name, active: false, state: nil, expiresAtMs: nil, accessEndsAtMs: nil, source: nil)
-      }
-      return AffectedEntitlement(
-        entitlement: name, active: best.active, state: best.state, expiresAtMs: best.record.expiresAtMs,
-        accessEndsAtMs: best.record.accessEndsAtMs, source: best.record.source)
     }
   }
 }

@@ -27,12 +27,7 @@ extension PostgresWorkerStorage {
   static func checkFence(_ fence: LeaseFence, _ connection: PostgresConnection, logger: Logger) async throws {
     let current = try await lockedLease(connection, logger: logger)
     if current?.ownerId != fence.ownerId || current?.generation != fence.generation {
-      throw WorkerLeaseError(
-        code: .lost,
-        message: "this worker no longer holds the database's worker lease"
-          + (current.map { " (pid \($0.pid) on \($0.host) took it over)" } ?? " (it was released)")
-          + "; nothing was written, and this worker stops",
-        holder: current)
+      throw WorkerLeaseError.lost(current: current)
     }
   }
 }

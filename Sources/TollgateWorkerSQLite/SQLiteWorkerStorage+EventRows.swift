@@ -43,7 +43,7 @@ extension SQLiteWorkerStorage {
     for event in events {
       var details = event.details
       if let userId = event.userId, let change = records[userId] {
-        details.entitlements = affected(by: event, before: change.before, after: change.after, nowMs: nowMs)
+        details.entitlements = event.affectedEntitlements(before: change.before, after: change.after, nowMs: nowMs)
       }
       let json = String(decoding: try encoder.encode(details), as: UTF8.self)
       try statement.bind([
@@ -52,28 +52,6 @@ extension SQLiteWorkerStorage {
         DatabaseValue(event.detail), .text(UUID().uuidString.lowercased()), .text(json),
       ])
       while try statement.step() {}
-    }
-  }
-
-  /// The user's entitlements `event` touched: those its purchase (or the purchase it replaced, or
-  /// its grant) gave before or gives after, each as the user's best record now has it.
-  static func affected(
-    by event: WorkerEvent, before: [EntitlementRecord], after: [EntitlementRecord], nowMs: Int64
-  ) -> [AffectedEntitlement] {
-    var sources: Set<String> = ["\(event.store.rawValue):\(event.purchaseId)"]
-    if let replaced = event.details.productChange?.fromPurchaseId {
-      sources.insert("\(event.store.rawValue):\(replaced)")
-    }
-    var names = Set((before + after).filter { sources.contains($0.source) }.map(\.entitlement))
-    if let grant = event.details.grant { names.insert(grant.entitlement) }
-    return names.sorted().map { name in
-      guard let best = after.filter({ $0.entitlement == name }).bestEvaluation(at: nowMs) else {
-        return AffectedEntitlement(
-          entitlement: name, active: false, state: nil, expiresAtMs: nil, accessEndsAtMs: nil, source: nil)
-      }
-      return AffectedEntitlement(
-        entitlement: name, active: best.active, state: best.state, expiresAtMs: best.record.expiresAtMs,
-        accessEndsAtMs: best.record.accessEndsAtMs, source: best.record.source)
     }
   }
 }

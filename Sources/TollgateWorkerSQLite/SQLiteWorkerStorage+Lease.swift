@@ -60,12 +60,7 @@ extension SQLiteWorkerStorage {
       if let fence {
         let current = try Self.lease(db)
         if current?.ownerId != fence.ownerId || current?.generation != fence.generation {
-          throw WorkerLeaseError(
-            code: .lost,
-            message: "this worker no longer holds the database's worker lease"
-              + (current.map { " (pid \($0.pid) on \($0.host) took it over)" } ?? " (it was released)")
-              + "; nothing was written, and this worker stops",
-            holder: current)
+          throw WorkerLeaseError.lost(current: current)
         }
       }
       return try body(db)

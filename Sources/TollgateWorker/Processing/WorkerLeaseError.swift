@@ -25,4 +25,15 @@ public struct WorkerLeaseError: Error, Sendable, CustomStringConvertible {
   }
 
   public var description: String { message }
+
+  /// What a fenced write throws when the lease row no longer names its worker (`current`: who
+  /// holds it now, nil when it was released): the same words on every storage.
+  public static func lost(current: WorkerLeaseHolder?) -> WorkerLeaseError {
+    WorkerLeaseError(
+      code: .lost,
+      message: "this worker no longer holds the database's worker lease"
+        + (current.map { " (pid \($0.pid) on \($0.host) took it over)" } ?? " (it was released)")
+        + "; nothing was written, and this worker stops",
+      holder: current)
+  }
 }
