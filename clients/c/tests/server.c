@@ -127,3 +127,27 @@ void test_server_stop(test_server *server) {
     waitpid(server->pid, &status, 0);
     server->pid = -1;
 }
+
+bool test_live_setup(char *dir, size_t dir_size, char *database, size_t database_size, int users,
+                     const char *inactive_share) {
+    if (access(test_tollgate_bin(), X_OK) != 0) {
+        fprintf(stderr, "no tollgate binary at %s: run `swift build` or set TOLLGATE_BIN\n", test_tollgate_bin());
+        return false;
+    }
+    if (!test_make_dir(dir, dir_size)) return false;
+    snprintf(database, database_size, "%s/tollgate.sqlite", dir);
+    if (!test_seed(database, users, inactive_share)) {
+        fprintf(stderr, "could not seed the database; files kept in %s\n", dir);
+        return false;
+    }
+    return true;
+}
+
+int test_live_finish(const char *dir, int status) {
+    if (status == 0) {
+        test_remove_dir(dir);
+    } else {
+        fprintf(stderr, "server logs kept in %s\n", dir);
+    }
+    return status;
+}

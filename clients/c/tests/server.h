@@ -26,6 +26,15 @@ bool test_make_certs(const char *dir);
 /* `tollgate seed --database DATABASE --users USERS --inactive-share SHARE` */
 bool test_seed(const char *database, int users, const char *inactive_share);
 
+/* A live test's start: the tollgate binary exists, a fresh directory (DIR), and DATABASE in it
+ * (DIR/tollgate.sqlite) seeded with `users` users (`inactive_share` of them without access). False,
+ * saying why on stderr, when any step fails. */
+bool test_live_setup(char *dir, size_t dir_size, char *database, size_t database_size, int users,
+                     const char *inactive_share);
+
+/* A live test's end: DIR removed when status is 0, else kept and named on stderr; returns status. */
+int test_live_finish(const char *dir, int status);
+
 /* Starts `tollgate serve` and waits until it listens. config may be NULL. */
 bool test_server_start(test_server *server, const char *database, const char *config, uint16_t port,
                        const char *log_path);

@@ -283,15 +283,10 @@ static void too_many_pending(void) {
 
 int main(void) {
     printf("tollgate binary: %s\n", test_tollgate_bin());
-    if (access(test_tollgate_bin(), X_OK) != 0) {
-        fprintf(stderr, "no tollgate binary at %s: run `swift build` or set TOLLGATE_BIN\n", test_tollgate_bin());
-        return 2;
-    }
+    if (!test_live_setup(dir, sizeof dir, database, sizeof database, USERS, "0.2")) return 2;
     char log_path[700];
-    if (!test_make_dir(dir, sizeof dir)) return 2;
-    snprintf(database, sizeof database, "%s/tollgate.sqlite", dir);
     snprintf(log_path, sizeof log_path, "%s/serve.log", dir);
-    if (!test_seed(database, USERS, "0.2") || !test_server_start(&shared_server, database, NULL, 0, log_path)) {
+    if (!test_server_start(&shared_server, database, NULL, 0, log_path)) {
         fprintf(stderr, "could not start tollgate serve; files kept in %s\n", dir);
         return 2;
     }
@@ -308,10 +303,5 @@ int main(void) {
     };
     int status = run_tests("c/live", cases, sizeof cases / sizeof cases[0]);
     test_server_stop(&shared_server);
-    if (status == 0) {
-        test_remove_dir(dir);
-    } else {
-        fprintf(stderr, "server logs kept in %s\n", dir);
-    }
-    return status;
+    return test_live_finish(dir, status);
 }

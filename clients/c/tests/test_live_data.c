@@ -196,15 +196,10 @@ static void google_play_billing_data_is_sent(void) {
 }
 
 int main(void) {
-    if (access(test_tollgate_bin(), X_OK) != 0) {
-        fprintf(stderr, "no tollgate binary at %s: run `swift build` or set TOLLGATE_BIN\n", test_tollgate_bin());
-        return 2;
-    }
+    if (!test_live_setup(dir, sizeof dir, database, sizeof database, 2, "0")) return 2;
     char log_path[700];
-    if (!test_make_dir(dir, sizeof dir)) return 2;
-    snprintf(database, sizeof database, "%s/tollgate.sqlite", dir);
     snprintf(log_path, sizeof log_path, "%s/serve.log", dir);
-    if (!test_seed(database, 2, "0") || !prepare() || !test_server_start(&server, database, NULL, 0, log_path)) {
+    if (!prepare() || !test_server_start(&server, database, NULL, 0, log_path)) {
         fprintf(stderr, "could not prepare and start tollgate serve; files kept in %s\n", dir);
         return 2;
     }
@@ -215,10 +210,5 @@ int main(void) {
     };
     int status = run_tests("c/live-data", cases, sizeof cases / sizeof cases[0]);
     test_server_stop(&server);
-    if (status == 0) {
-        test_remove_dir(dir);
-    } else {
-        fprintf(stderr, "server log kept in %s\n", dir);
-    }
-    return status;
+    return test_live_finish(dir, status);
 }

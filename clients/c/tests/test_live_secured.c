@@ -214,14 +214,19 @@ static bool start_tls_server(test_server *server, uint16_t *tls_port, bool clien
     return *tls_port && write_config(config, extra) && test_server_start(server, database, config, 0, log_path);
 }
 
+/* Default options with TLS, verifying the server against the test CA. */
+static void tls_options(tollgate_options *options) {
+    tollgate_options_init(options);
+    options->tls = true;
+    options->tls_ca_file = cert_path("ca.pem");
+}
+
 static void tls_with_a_key(void) {
     test_server server;
     uint16_t port;
     REQUIRE(start_tls_server(&server, &port, false, "tls"));
     tollgate_options options;
-    tollgate_options_init(&options);
-    options.tls = true;
-    options.tls_ca_file = cert_path("ca.pem");
+    tls_options(&options);
     tollgate_client *client = NULL;
     tollgate_error error = {0};
     CHECK_INT(connect_as("127.0.0.1", port, WEB, &options, &client, &error), TOLLGATE_OK);
@@ -258,9 +263,7 @@ static void mutual_tls_with_a_key(void) {
     uint16_t port;
     REQUIRE(start_tls_server(&server, &port, true, "mtls"));
     tollgate_options options;
-    tollgate_options_init(&options);
-    options.tls = true;
-    options.tls_ca_file = cert_path("ca.pem");
+    tls_options(&options);
     options.tls_certificate_file = cert_path("client.pem");
     options.tls_private_key_file = cert_path("client.key");
     tollgate_client *client = NULL;
@@ -297,16 +300,7 @@ static bool start_secured(void) {
 
 int main(void) {
     printf("tollgate binary: %s\n", test_tollgate_bin());
-    if (access(test_tollgate_bin(), X_OK) != 0) {
-        fprintf(stderr, "no tollgate binary at %s: run `swift build` or set TOLLGATE_BIN\n", test_tollgate_bin());
-        return 2;
-    }
-    if (!test_make_dir(dir, sizeof dir)) return 2;
-    snprintf(database, sizeof database, "%s/tollgate.sqlite", dir);
-    if (!test_seed(database, USERS, "0.2")) {
-        fprintf(stderr, "could not seed the database; files kept in %s\n", dir);
-        return 2;
-    }
+    if (!test_live_setup(dir, sizeof dir, database, sizeof database, USERS, "0.2")) return 2;
     static const test_case secured_cases[] = {
         {"authenticated_caller_calls", authenticated_caller_calls},
         {"wrong_key_or_unknown_caller_is_unauthenticated", wrong_key_or_unknown_caller_is_unauthenticated},
@@ -326,10 +320,5 @@ int main(void) {
         status = run_tests("c/live-secured", secured_cases, sizeof secured_cases / sizeof secured_cases[0]);
         test_server_stop(&secured);
     }
-    if (status == 0) {
-        test_remove_dir(dir);
-    } else {
-        fprintf(stderr, "server logs kept in %s\n", dir);
-    }
-    return status;
+    return test_live_finish(dir, status);
 }

@@ -186,13 +186,7 @@ static void submissions_are_never_sent_twice(void) {
 }
 
 int main(void) {
-    if (access(test_tollgate_bin(), X_OK) != 0) {
-        fprintf(stderr, "no tollgate binary at %s: run `swift build` or set TOLLGATE_BIN\n", test_tollgate_bin());
-        return 2;
-    }
-    if (!test_make_dir(dir, sizeof dir)) return 2;
-    snprintf(database, sizeof database, "%s/tollgate.sqlite", dir);
-    if (!test_seed(database, 10, "0")) return 2;
+    if (!test_live_setup(dir, sizeof dir, database, sizeof database, 10, "0")) return 2;
     static const test_case cases[] = {
         {"calls_spread_and_fail_over", calls_spread_and_fail_over},
         {"submissions_are_never_sent_twice", submissions_are_never_sent_twice},
@@ -200,10 +194,5 @@ int main(void) {
     int status = run_tests("c/replicas", cases, sizeof cases / sizeof cases[0]);
     test_server_stop(&a);
     test_server_stop(&b);
-    if (status == 0) {
-        test_remove_dir(dir);
-    } else {
-        fprintf(stderr, "server logs kept in %s\n", dir);
-    }
-    return status;
+    return test_live_finish(dir, status);
 }
