@@ -54,6 +54,10 @@ final class ReconnectingEntitlementStorage: EntitlementStorage {
 
   func feedMark(at seq: Int64) async throws -> FeedMark { try await storage().feedMark(at: seq) }
 
+  func catchUp(after seq: Int64, limit: Int) async throws -> FeedCatchUp {
+    try await storage().catchUp(after: seq, limit: limit)
+  }
+
   func problem() -> String? {
     if let storage = opened.withLock({ $0 }) { return storage.problem() }
     return lastFailure.withLock { $0 }

@@ -135,34 +135,36 @@ public final class ChangeFeedFollower: Service, Sendable {
       ])
   }
 
-  /// Applies every change after the applied position; returns how many entries it applied.
+  /// Applies every change after the applied position; returns how many entries it applied. Each
+  /// read is one `catchUp` (one round trip on a server database): the mark, checked first (a feed
+  /// replaced under the index reloads it), the saved access levels, the entries and their users'
+  /// records.
   @discardableResult
   public func poll() async throws -> Int {
-    if let reason = try await feedReplaced() {
-      try await reload(because: reason)
-      return 0
-    }
-    await refreshAccessLevels()
     var applied = 0
     while true {
       let after = position.withLock { $0.appliedSeq }
-      let entries = try await storage.changes(after: after, limit: config.batchSize)
+      let catchUp = try await storage.catchUp(after: after, limit: config.batchSize)
+      if let reason = feedReplaced(catchUp.mark, applied: after) {
+        try await reload(because: reason)
+        return applied
+      }
+      useAccessLevels(catchUp.accessLevels)
+      let entries = catchUp.entries
       let now = nowMs()
       guard let last = entries.last else {
         position.withLock {
           $0.lastReadAtMs = now
-          $0.headSeq = max($0.headSeq, $0.appliedSeq)
+          $0.headSeq = max($0.headSeq, $0.appliedSeq, catchUp.mark.headSeq)
         }
         return applied
       }
-      let users = Array(Set(entries.map(\.userId)))
-      let current = try await storage.entitlements(forUsers: users)
-      for userId in users {
-        index.replace(userId: userId, with: current[userId] ?? [])
+      for userId in Set(entries.map(\.userId)) {
+        index.replace(userId: userId, with: catchUp.records[userId] ?? [])
       }
       position.withLock {
         $0.appliedSeq = last.seq
-        $0.headSeq = max($0.headSeq, last.seq)
+        $0.headSeq = max($0.headSeq, last.seq, catchUp.mark.headSeq)
         $0.lastReadAtMs = now
       }
       anchor.withLock { $0.entry = last }
@@ -216,17 +218,28 @@ public final class ChangeFeedFollower: Service, Sendable {
     return true
   }
 
-  /// Gives the index the access levels of the catalog the worker saved, when they changed (a
-  /// worker started with another catalog). A poll reads them: saving the catalog is a commit.
-  /// Levels that cannot be read (a newer worker's catalog naming a state this service does not
-  /// know) keep the levels the index has, with one error logged, and never stop the feed.
+  /// Gives the index the access levels of the catalog the worker saved (a snapshot load reads
+  /// them on their own; a poll's `catchUp` brings them).
   private func refreshAccessLevels() async {
-    let saved: AccessLevelPolicy?
     do {
-      saved = try await storage.savedAccessLevels()
-      accessLevelsProblem.withLock { $0 = nil }
+      useAccessLevels(.success(try await storage.savedAccessLevels()))
     } catch {
-      let problem = "\(error)"
+      useAccessLevels(.failure(UnreadableAccessLevels("\(error)")))
+    }
+  }
+
+  /// Gives the index the saved access levels when they changed (a worker started with another
+  /// catalog): saving the catalog is a commit, and every read brings them. Levels that cannot be
+  /// read (a newer worker's catalog naming a state this service does not know) keep the levels
+  /// the index has, with one error logged, and never stop the feed.
+  private func useAccessLevels(_ read: Result<AccessLevelPolicy?, UnreadableAccessLevels>) {
+    let saved: AccessLevelPolicy?
+    switch read {
+    case .success(let levels):
+      saved = levels
+      accessLevelsProblem.withLock { $0 = nil }
+    case .failure(let unreadable):
+      let problem = unreadable.description
       let isNew = accessLevelsProblem.withLock { stored in
         defer { stored = problem }
         return stored != problem
@@ -250,9 +263,7 @@ public final class ChangeFeedFollower: Service, Sendable {
   /// Why the stored feed no longer continues the one the index follows, or nil: another
   /// database's id, a head behind what was applied, or another entry at the applied sequence (an
   /// older copy restored, and written to since).
-  private func feedReplaced() async throws -> String? {
-    let applied = position.withLock { $0.appliedSeq }
-    let mark = try await storage.feedMark(at: applied)
+  private func feedReplaced(_ mark: FeedMark, applied: Int64) -> String? {
     let anchor = anchor.withLock { $0 }
     if mark.databaseId != anchor.databaseId {
       return "the database behind the change feed changed (id \(anchor.databaseId) became \(mark.databaseId))"

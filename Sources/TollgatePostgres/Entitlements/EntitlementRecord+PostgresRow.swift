@@ -12,21 +12,35 @@ enum EntitlementRecordRow {
   /// decode to the most conservative reading rather than failing the whole load, as on SQLite.
   static func record(_ row: PostgresRow) throws -> EntitlementRecord {
     let cells = row.makeRandomAccess()
-    return EntitlementRecord(
+    return record(
       userId: try cells[0].decode(String.self),
       entitlement: try cells[1].decode(String.self),
       source: try cells[2].decode(String.self),
-      store: Store(rawValue: try cells[3].decode(String.self)) ?? .promotional,
+      store: try cells[3].decode(String.self),
       productId: try cells[4].decode(String.self),
-      environment: StoreEnvironment(rawValue: try cells[5].decode(String.self)) ?? .production,
-      state: SubscriptionState(rawValue: try cells[6].decode(String.self)) ?? .expired,
-      willRenew: try cells[7].decode(Int64.self) != 0,
+      environment: try cells[5].decode(String.self),
+      state: try cells[6].decode(String.self),
+      willRenew: try cells[7].decode(Int64.self),
       expiresAtMs: try cells[8].decode(Int64.self),
       accessEndsAtMs: try cells[9].decode(Int64.self),
       verifiedAtMs: try cells[10].decode(Int64.self),
-      reason: StateReason(rawValue: try cells[11].decode(String.self)),
-      replaces: try cells[12].decode(String.self).split(separator: " ").map(String.init)
-    )
+      reason: try cells[11].decode(String.self),
+      replaces: try cells[12].decode(String.self))
+  }
+
+  /// A record from the stored values of its columns (a row's cells, or one element of each
+  /// column's array: `PostgresEntitlementStorage.catchUp`).
+  static func record(
+    userId: String, entitlement: String, source: String, store: String, productId: String, environment: String,
+    state: String, willRenew: Int64, expiresAtMs: Int64, accessEndsAtMs: Int64, verifiedAtMs: Int64, reason: String,
+    replaces: String
+  ) -> EntitlementRecord {
+    EntitlementRecord(
+      userId: userId, entitlement: entitlement, source: source, store: Store(rawValue: store) ?? .promotional,
+      productId: productId, environment: StoreEnvironment(rawValue: environment) ?? .production,
+      state: SubscriptionState(rawValue: state) ?? .expired, willRenew: willRenew != 0, expiresAtMs: expiresAtMs,
+      accessEndsAtMs: accessEndsAtMs, verifiedAtMs: verifiedAtMs, reason: StateReason(rawValue: reason),
+      replaces: replaces.split(separator: " ").map(String.init))
   }
 
   /// An `INSERT` of every record at once: one array per column, unnested by the server (one

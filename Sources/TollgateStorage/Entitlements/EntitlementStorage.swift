@@ -29,6 +29,17 @@ public protocol EntitlementStorage: Sendable {
   /// newest sequence, and the entry at `seq` as stored now (nil if there is none).
   func feedMark(at seq: Int64) async throws -> FeedMark
 
+  /// Everything a follower reads when woken, in one call (`FeedCatchUp`): `feedMark(at: seq)`,
+  /// `savedAccessLevels()` (a failure to read them is part of the answer, not an error),
+  /// `changes(after: seq, limit:)` and `entitlements(forUsers:)` of the users those entries name.
+  /// Each part is read no earlier than the one before it in that list, so the records are at least
+  /// as new as the entries and the entries continue the feed the mark describes; a storage behind
+  /// a network reads them in one round trip and one snapshot (PostgreSQL: one statement, which
+  /// also notes the database's id for `problem()` as `feedMark` does), and then the mark's head
+  /// is at or past the last entry. The default (`FeedCatchUp.swift`) makes the four calls in
+  /// that order.
+  func catchUp(after seq: Int64, limit: Int) async throws -> FeedCatchUp
+
   /// Why the storage can no longer be trusted (an SQLite file deleted or replaced since it was
   /// opened: what is written there is lost), in a sentence for Health and the logs; nil when all
   /// is well. Cheap, but it may touch the file system: not on an event loop or the cooperative
