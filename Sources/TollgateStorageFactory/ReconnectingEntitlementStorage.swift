@@ -97,6 +97,14 @@ final class ReconnectingEntitlementStorage: EntitlementStorage {
   func submission(id: Int64) async throws -> SubmissionRecord? { try await storage().submission(id: id) }
 
   func savedAccessLevels() async throws -> AccessLevelPolicy? { try await storage().savedAccessLevels() }
+
+  func recordFeedPosition(readerId: String, seq: Int64, nowMs: Int64) async throws {
+    try await storage().recordFeedPosition(readerId: readerId, seq: seq, nowMs: nowMs)
+  }
+
+  func removeFeedReader(readerId: String) async throws {
+    try await storage().removeFeedReader(readerId: readerId)
+  }
 }
 
 /// Opens the storage once for every caller: the attempt under way is a task the callers await

@@ -21,12 +21,27 @@ extension PostgresWorkerStorage {
           SELECT COUNT(*) FROM gone
           """, logger: logger
         ).collect())
+      // Readers not seen lately go first; the feed goes as a prefix, as on SQLite: below the
+      // first entry young enough to keep (writers' clocks differ: `at_ms` is not in `seq` order),
+      // below the newest, and below the lowest position of the readers still seen.
+      counts.feedReaders = try await Self.count(
+        connection.query(
+          """
+          WITH gone AS (
+            DELETE FROM feed_readers WHERE seen_at_ms < \(plan.changeFeedReadersSeenSinceMs) RETURNING 1)
+          SELECT COUNT(*) FROM gone
+          """, logger: logger
+        ).collect())
+      let before = plan.changeFeedBeforeMs
       counts.changeFeed = try await Self.count(
         connection.query(
           """
           WITH gone AS (
             DELETE FROM change_feed
-            WHERE at_ms < \(plan.changeFeedBeforeMs) AND seq < (SELECT MAX(seq) FROM change_feed)
+            WHERE at_ms < \(before) AND seq < (SELECT MAX(seq) FROM change_feed)
+              AND seq < COALESCE(
+                (SELECT seq FROM change_feed WHERE at_ms >= \(before) ORDER BY seq LIMIT 1), \(Int64.max))
+              AND seq < COALESCE((SELECT MIN(seq) FROM feed_readers), \(Int64.max))
             RETURNING 1)
           SELECT COUNT(*) FROM gone
           """, logger: logger

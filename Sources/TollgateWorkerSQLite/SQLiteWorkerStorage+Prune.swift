@@ -13,8 +13,15 @@ extension SQLiteWorkerStorage {
         """, [.integer(plan.finishedInboxBeforeMs)])
       counts.inbox = db.changes
       try db.execute(
-        "DELETE FROM change_feed WHERE at_ms < ? AND seq < (SELECT MAX(seq) FROM change_feed)",
-        [.integer(plan.changeFeedBeforeMs)])
+        "DELETE FROM feed_readers WHERE seen_at_ms < ?", [.integer(plan.changeFeedReadersSeenSinceMs)])
+      counts.feedReaders = db.changes
+      try db.execute(
+        """
+        DELETE FROM change_feed
+        WHERE at_ms < ? AND seq < (SELECT MAX(seq) FROM change_feed)
+          AND seq < COALESCE((SELECT seq FROM change_feed WHERE at_ms >= ? ORDER BY seq LIMIT 1), \(Int64.max))
+          AND seq < COALESCE((SELECT MIN(seq) FROM feed_readers), \(Int64.max))
+        """, [.integer(plan.changeFeedBeforeMs), .integer(plan.changeFeedBeforeMs)])
       counts.changeFeed = db.changes
       if let delivered = plan.eventsDeliveredThroughId {
         try db.execute(
@@ -28,6 +35,11 @@ extension SQLiteWorkerStorage {
       return counts
     }
   }
+
+  // The change feed goes as a prefix (`PrunePlan.changeFeedBeforeMs`): entries below the first
+  // one young enough to keep (writers' clocks differ, so `at_ms` is not in `seq` order), below
+  // the newest, and below the lowest position of the readers still seen (the others' rows went
+  // first), so the entry at a live reader's position, and all after it, stay.
 
   /// A parked webhook event stays until it is delivered again (`tollgate webhooks redeliver`).
   /// The newest event always stays: `events.id` is a rowid, so deleting the newest would let the

@@ -29,6 +29,7 @@ public enum PostgresSchema {
     PostgresMigration("v17-job-leases", jobLeases),
     PostgresMigration("v18-store-health", storeHealth),
     PostgresMigration("v19-store-call-budgets", storeCallBudgets),
+    PostgresMigration("v20-feed-readers", feedReaders),
   ]
 
   /// Constant DDL (no values to bind).

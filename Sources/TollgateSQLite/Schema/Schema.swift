@@ -22,6 +22,7 @@ public enum Schema {
     migrator.register("v17-job-leases", jobLeases)
     migrator.register("v18-store-health", storeHealth)
     migrator.register("v19-store-call-budgets", storeCallBudgets)
+    migrator.register("v20-feed-readers", feedReaders)
     return migrator
   }
 

@@ -18,6 +18,9 @@ public final class EntitlementServer: Service, Sendable {
     public var rpc: RPCServer.Config
     public var feed: ChangeFeedFollower.Config
     public var responder: EntitlementsResponder.Config
+    /// This replica's name in `feed_readers` and how often it records its change-feed position
+    /// there (`FeedPositionRecorder`): a fresh id per server, every 10 s, unless set.
+    public var feedReader: FeedPositionRecorder.Config = .defaults
 
     public init(
       host: String, port: Int, rpc: RPCServer.Config = .defaults, feed: ChangeFeedFollower.Config = .defaults,
@@ -40,12 +43,18 @@ public final class EntitlementServer: Service, Sendable {
   public let index: EntitlementIndex
   public let follower: ChangeFeedFollower
   public let rpcServer: RPCServer
+  /// Records the follower's position in `feed_readers`, so the feed is not pruned past it.
+  public let feedReader: FeedPositionRecorder
   private let logger: Logger
 
-  private init(index: EntitlementIndex, follower: ChangeFeedFollower, rpcServer: RPCServer, logger: Logger) {
+  private init(
+    index: EntitlementIndex, follower: ChangeFeedFollower, rpcServer: RPCServer, feedReader: FeedPositionRecorder,
+    logger: Logger
+  ) {
     self.index = index
     self.follower = follower
     self.rpcServer = rpcServer
+    self.feedReader = feedReader
     self.logger = logger
   }
 
@@ -75,19 +84,23 @@ public final class EntitlementServer: Service, Sendable {
     let rpcServer = try RPCServer.bind(
       listeners: config.listeners, config: config.rpc, handler: responder, threads: threads, logger: logger)
     logger.info("serving", metadata: ["rpc.listeners": "\(rpcServer.listeners.map(\.address.description))"])
-    return EntitlementServer(index: index, follower: follower, rpcServer: rpcServer, logger: logger)
+    let feedReader = FeedPositionRecorder(
+      config: config.feedReader, follower: follower, storage: storage, nowMs: nowMs, logger: logger)
+    return EntitlementServer(
+      index: index, follower: follower, rpcServer: rpcServer, feedReader: feedReader, logger: logger)
   }
 
   public var port: Int { rpcServer.port }
 
-  /// Follows the change feed and answers RPCs until graceful shutdown, then shuts down in order:
-  /// the RPC server (stop accepting, drain), then the follower. If either ends on its own, the
-  /// other is stopped too.
+  /// Follows the change feed, records its position (`FeedPositionRecorder`) and answers RPCs
+  /// until graceful shutdown, then shuts down in order: the RPC server (stop accepting, drain),
+  /// the position's row removed, then the follower. If one ends on its own, the others stop too.
   public func run() async throws {
     let group = ServiceGroup(
       configuration: .init(
         services: [
           .init(service: follower),
+          .init(service: feedReader),
           // Closed by `shutdown()`: the group then stops the follower as graceful shutdown would.
           .init(service: rpcServer, successTerminationBehavior: .gracefullyShutdownGroup),
         ],

@@ -94,6 +94,19 @@ public protocol EntitlementStorage: Sendable {
   /// `access_level` with them.
   func savedAccessLevels() async throws -> AccessLevelPolicy?
 
+  /// Records that the reader `readerId` (one `serve` replica's process run) has applied the
+  /// change feed up to `seq`, at `nowMs` (the replica's clock): inserts or replaces its row in
+  /// `feed_readers`. Housekeeping's prune keeps every entry from the lowest position of the
+  /// readers seen lately (`PrunePlan.changeFeedReadersSeenSinceMs`), so a replica that is behind
+  /// never finds the entries it has yet to read deleted. A replica records every few seconds
+  /// (`FeedPositionRecorder`), also when it did not move: `nowMs` says it is alive. The default
+  /// records nothing (a storage with no feed to prune: test fakes).
+  func recordFeedPosition(readerId: String, seq: Int64, nowMs: Int64) async throws
+
+  /// Removes the row of the reader `readerId` (a replica shutting down): it holds no entry back
+  /// any more. Removing a reader that has no row does nothing. The default does nothing.
+  func removeFeedReader(readerId: String) async throws
+
   /// Ends this storage: whoever opened it (`StorageLocation.entitlementStorage`) calls it once,
   /// when nothing will use it again. A server database closes its connection pool (and its
   /// `LISTEN` connection) and returns once they are closed; calls after it fail. The default does
@@ -134,6 +147,10 @@ public struct TooManyPendingSubmissions: Error, Sendable, Hashable {
 
 extension EntitlementStorage {
   public func close() async {}
+
+  public func recordFeedPosition(readerId: String, seq: Int64, nowMs: Int64) async throws {}
+
+  public func removeFeedReader(readerId: String) async throws {}
 
   public func changeSignals(every interval: Duration, quiet: @escaping @Sendable () -> Void) -> ChangeSignals {
     .every(interval)

@@ -37,6 +37,7 @@ enum StorageCopyTables {
     CopiedTable("job_leases", key: ["name"]),
     CopiedTable("store_health", key: ["store"]),
     CopiedTable("store_call_budgets", key: ["store"]),
+    CopiedTable("feed_readers", key: ["reader_id"]),
   ]
 
   /// The one table a freshly created schema already fills (its id and creation time): replaced by

@@ -49,6 +49,11 @@ public struct WorkerSettings: Sendable, Decodable, Hashable {
   public var inboxRetentionMs: Int64 = 30 * 86_400_000
   public var changeFeedRetentionMs: Int64 = 7 * 86_400_000
   public var eventRetentionMs: Int64 = 90 * 86_400_000
+  /// Housekeeping: a `serve` replica that recorded its change-feed position within this long
+  /// (replicas record every 10 s, `FeedPositionRecorder`) holds the feed: no entry it has not read
+  /// is pruned. One not seen for longer (crashed, or cut off from the database) holds nothing,
+  /// and reloads its index if its position was pruned meanwhile.
+  public var feedReaderExpiryMs: Int64 = 600_000
   /// Re-verify this long after an expiry or grace boundary.
   public var recheckDelayMs: Int64 = 60_000
   /// Backoff after a failed store call: first delay and ceiling.
@@ -86,7 +91,7 @@ public struct WorkerSettings: Sendable, Decodable, Hashable {
     case listen, adminListen, idleTimeoutMs, headerTimeoutMs, maxNotificationBytes, database, pollMs, leaseMs,
       requestTimeoutMs, minBodyBytesPerSecond, bodyRateGraceMs, maxConnections, adminMaxConnections,
       sweepIntervalMs, dormantAfterMs, dormantSweepIntervalMs, finalCheckAfterMs, recheckDelayMs,
-      inboxRetentionMs, changeFeedRetentionMs, eventRetentionMs,
+      inboxRetentionMs, changeFeedRetentionMs, eventRetentionMs, feedReaderExpiryMs,
       backoffBaseMs, backoffMaxMs,
       notFoundRetryWindowMs, clockSkewToleranceMs, storeOutageLeewayMs, storeConcurrency, followClockURL,
       bindAppAccountToken, exclusive, storeRequestsPerMinute
@@ -119,6 +124,7 @@ public struct WorkerSettings: Sendable, Decodable, Hashable {
     changeFeedRetentionMs =
       try c.decodeIfPresent(Int64.self, forKey: .changeFeedRetentionMs) ?? d.changeFeedRetentionMs
     eventRetentionMs = try c.decodeIfPresent(Int64.self, forKey: .eventRetentionMs) ?? d.eventRetentionMs
+    feedReaderExpiryMs = try c.decodeIfPresent(Int64.self, forKey: .feedReaderExpiryMs) ?? d.feedReaderExpiryMs
     backoffBaseMs = try c.decodeIfPresent(Int64.self, forKey: .backoffBaseMs) ?? d.backoffBaseMs
     backoffMaxMs = try c.decodeIfPresent(Int64.self, forKey: .backoffMaxMs) ?? d.backoffMaxMs
     notFoundRetryWindowMs =
@@ -210,6 +216,9 @@ public struct WorkerSettings: Sendable, Decodable, Hashable {
       ("eventRetentionMs", eventRetentionMs),
     ] where value < 3_600_000 {
       problems.append("\(name) must be at least 3600000 (an hour)")
+    }
+    if feedReaderExpiryMs < 30_000 {
+      problems.append("feedReaderExpiryMs must be at least 30000 (three of a replica's 10 s position records)")
     }
     if finalCheckAfterMs < dormantAfterMs {
       problems.append("finalCheckAfterMs must be at least dormantAfterMs")

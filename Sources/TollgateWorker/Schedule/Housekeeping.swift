@@ -2,7 +2,8 @@ import Logging
 import TollgateCore
 
 /// Once a day (on the worker's clock), deletes what is past its use: finished inbox items, old
-/// change-feed entries (the newest stays), and events every webhook endpoint has acknowledged,
+/// change-feed entries (the newest stays, and so does every entry a `serve` replica seen within
+/// `feedReaderExpiryMs` has not read), and events every webhook endpoint has acknowledged,
 /// each after its retention (`WorkerSettings`). Nothing here touches subscriptions or anyone's
 /// entitlements.
 struct Housekeeping: Sendable {
@@ -39,12 +40,13 @@ struct Housekeeping: Sendable {
         PrunePlan(
           finishedInboxBeforeMs: now - settings.inboxRetentionMs,
           changeFeedBeforeMs: now - settings.changeFeedRetentionMs,
-          eventsBeforeMs: now - settings.eventRetentionMs, eventsDeliveredThroughId: delivered, lease: lease))
+          eventsBeforeMs: now - settings.eventRetentionMs, eventsDeliveredThroughId: delivered,
+          changeFeedReadersSeenSinceMs: now - settings.feedReaderExpiryMs, lease: lease))
       logger.info(
         "housekeeping",
         metadata: [
           "pruned.inbox": "\(counts.inbox)", "pruned.change_feed": "\(counts.changeFeed)",
-          "pruned.events": "\(counts.events)",
+          "pruned.events": "\(counts.events)", "pruned.feed_readers": "\(counts.feedReaders)",
         ])
       return counts
     } catch let conflict as StorageConflict where conflict.kind == .leaseLost {

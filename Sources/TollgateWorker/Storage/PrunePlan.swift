@@ -2,9 +2,18 @@
 public struct PrunePlan: Sendable, Hashable {
   /// Finished inbox items (verified, rejected, failed) completed before this moment.
   public var finishedInboxBeforeMs: Int64
-  /// Change-feed entries written before this moment; the newest entry always stays (a service
-  /// that follows the feed compares it), and a service further behind reloads its index.
+  /// Change-feed entries written before this moment, deleted only as a prefix of the feed: from
+  /// the oldest entry up to (not including) the first entry written at or after this moment, the
+  /// newest entry, and the lowest position of the readers seen lately
+  /// (`changeFeedReadersSeenSinceMs`). A follower compares the entry at its position, so a
+  /// replica whose position was deleted all the same (it was not seen lately) finds it missing
+  /// and reloads its index.
   public var changeFeedBeforeMs: Int64
+  /// Feed readers (`serve` replicas, `EntitlementStorage.recordFeedPosition`) that recorded their
+  /// position at or after this moment hold the feed: no entry from the lowest of their positions
+  /// on is deleted. Readers last seen before it (a replica that crashed) hold nothing, and their
+  /// rows are deleted. `Int64.min`: every recorded reader holds the feed and none is deleted.
+  public var changeFeedReadersSeenSinceMs: Int64
   /// Events before this moment, when every webhook endpoint has acknowledged them. Parked events
   /// (and those queued for redelivery) stay, and so does the newest event: an event id is never
   /// handed out again (`WorkerStorage.events(after:limit:)`).
@@ -16,10 +25,11 @@ public struct PrunePlan: Sendable, Hashable {
 
   public init(
     finishedInboxBeforeMs: Int64, changeFeedBeforeMs: Int64, eventsBeforeMs: Int64, eventsDeliveredThroughId: Int64?,
-    lease: JobLease? = nil
+    changeFeedReadersSeenSinceMs: Int64 = .min, lease: JobLease? = nil
   ) {
     self.finishedInboxBeforeMs = finishedInboxBeforeMs
     self.changeFeedBeforeMs = changeFeedBeforeMs
+    self.changeFeedReadersSeenSinceMs = changeFeedReadersSeenSinceMs
     self.eventsBeforeMs = eventsBeforeMs
     self.eventsDeliveredThroughId = eventsDeliveredThroughId
     self.lease = lease
@@ -31,10 +41,13 @@ public struct PruneCounts: Sendable, Hashable {
   public var inbox: Int
   public var changeFeed: Int
   public var events: Int
+  /// Feed readers not seen since `PrunePlan.changeFeedReadersSeenSinceMs` (their rows).
+  public var feedReaders: Int
 
-  public init(inbox: Int = 0, changeFeed: Int = 0, events: Int = 0) {
+  public init(inbox: Int = 0, changeFeed: Int = 0, events: Int = 0, feedReaders: Int = 0) {
     self.inbox = inbox
     self.changeFeed = changeFeed
     self.events = events
+    self.feedReaders = feedReaders
   }
 }

@@ -109,9 +109,12 @@ struct Serve: AsyncParsableCommand {
     // SQLite's file modes; nothing on PostgreSQL.
     FileExposure.warn(database: location, logger: logger)
     try await StorageLifetime.using(storage) { storage in
+      var serverConfig = EntitlementServer.Config(listeners: rpcListeners, rpc: rpc, feed: feed, responder: responder)
+      // This run's row in feed_readers: which host and process, for operators reading it.
+      serverConfig.feedReader.readerId = FeedPositionRecorder.readerId(
+        host: ProcessInfo.processInfo.hostName, processId: ProcessInfo.processInfo.processIdentifier)
       let server = try await EntitlementServer.start(
-        config: .init(listeners: rpcListeners, rpc: rpc, feed: feed, responder: responder),
-        storage: storage, nowMs: clock.nowMs, threads: threads ?? settings.eventLoopThreads,
+        config: serverConfig, storage: storage, nowMs: clock.nowMs, threads: threads ?? settings.eventLoopThreads,
         waitForStorage: location.isServer, logger: logger)
       // Written unbuffered: scripts and tests wait for this line to learn the port. The database
       // as `StorageLocation` describes it: a path, or a PostgreSQL URL (never with a password).
