@@ -6,64 +6,16 @@ import TollgateTesting
 
 @testable import TollgateSQLite
 
-/// Pending submissions are counted per (caller, user), signed ones apart (issue 25).
+/// Pending submissions are counted per (caller, user), signed ones apart (issue 25): on SQLite, the
+/// migration that gives the submissions stored before it their caller. The counting itself is a
+/// case of the storage conformance suite (`WorkerStorageConformance.admissionCountedPerCallerAndUser`),
+/// run on every storage.
 @Suite("Pending submissions per caller and user")
 struct SubmissionAdmissionTests {
   static func submission(_ userId: String, caller: String?, receipt: String = "2000000001") -> PurchaseSubmission {
     var submission = PurchaseSubmission(userId: userId, store: .appStore, receipt: receipt)
     submission.caller = caller
     return submission
-  }
-
-  static let unsigned = SubmissionAdmission(signed: false, maximumPending: 3)
-  static let signed = SubmissionAdmission(signed: true, maximumPending: 2)
-
-  @Test("one caller's pending submissions for a user never hold back another caller's, nor a signed one")
-  func countedPerCallerAndUser() async throws {
-    let dir = try TemporaryDirectory()
-    defer { dir.remove() }
-    let storage = try SQLiteEntitlementStorage(path: dir.file("db.sqlite"), nowMs: 1)
-    var ids: [Int64] = []
-    for _ in 0..<3 {
-      ids.append(
-        try await storage.submitPurchase(
-          Self.submission("victim", caller: "attacker"), nowMs: 2, admission: Self.unsigned))
-    }
-    await #expect(throws: TooManyPendingSubmissions(limit: 3, signed: false)) {
-      try await storage.submitPurchase(
-        Self.submission("victim", caller: "attacker"), nowMs: 3, admission: Self.unsigned)
-    }
-    // Another caller for the same user, the same caller for another user, and a server without
-    // callers (its own caller) are each counted on their own.
-    _ = try await storage.submitPurchase(
-      Self.submission("victim", caller: "backend"), nowMs: 3, admission: Self.unsigned)
-    _ = try await storage.submitPurchase(
-      Self.submission("other", caller: "attacker"), nowMs: 3, admission: Self.unsigned)
-    _ = try await storage.submitPurchase(Self.submission("victim", caller: nil), nowMs: 3, admission: Self.unsigned)
-
-    // Signed submissions have their own allowance: the unsigned ones do not hold them back.
-    for _ in 0..<2 {
-      _ = try await storage.submitPurchase(
-        Self.submission("victim", caller: "attacker"), nowMs: 4, admission: Self.signed)
-    }
-    await #expect(throws: TooManyPendingSubmissions(limit: 2, signed: true)) {
-      try await storage.submitPurchase(Self.submission("victim", caller: "attacker"), nowMs: 5, admission: Self.signed)
-    }
-
-    // Once the worker finishes one, the caller may submit another; a processing one still counts.
-    let (finished, processing) = (ids[0], ids[1])
-    try await storage.writer.write { db in
-      try db.execute("UPDATE inbox SET status = 'rejected' WHERE id = ?", [.integer(finished)])
-      try db.execute("UPDATE inbox SET status = 'processing' WHERE id = ?", [.integer(processing)])
-    }
-    _ = try await storage.submitPurchase(
-      Self.submission("victim", caller: "attacker"), nowMs: 6, admission: Self.unsigned)
-    await #expect(throws: TooManyPendingSubmissions.self) {
-      try await storage.submitPurchase(
-        Self.submission("victim", caller: "attacker"), nowMs: 7, admission: Self.unsigned)
-    }
-    // The stored submission keeps its caller.
-    #expect(try await storage.submission(id: ids[2])?.submission.caller == "attacker")
   }
 
   @Test("the migration gives the pending submissions stored before it their caller from their payload")

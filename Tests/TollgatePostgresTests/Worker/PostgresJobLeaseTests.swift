@@ -42,11 +42,11 @@ struct PostgresJobLeaseTests {
       let name = JobLease.webhook(WebhookSettings(url: endpoint, secretEnv: "HOOKS_SECRET"))
       _ = try await first.addGrant(
         userId: "vip", entitlement: "premium", expiresAtMs: 9_000, note: nil, actor: nil, nowMs: 5,
-        recompute: PostgresWorkerDatabase.grantRecompute)
+        recompute: WorkerStorageConformance.grantRecompute)
       #expect(try await first.webhookCursor(endpoint: endpoint, nowMs: 6) == 1, "a new cursor starts at the newest")
       _ = try await first.addGrant(
         userId: "vip", entitlement: "gold", expiresAtMs: 9_000, note: nil, actor: nil, nowMs: 7,
-        recompute: PostgresWorkerDatabase.grantRecompute)
+        recompute: WorkerStorageConformance.grantRecompute)
       let held = try #require(try await first.takeJobLease(name: name, ownerId: "a", nowMs: 10, ttlMs: 60_000))
       try await first.releaseJobLease(held)
       await #expect {
@@ -71,7 +71,7 @@ struct PostgresJobLeaseTests {
       let gone = try #require(
         try await left.takeJobLease(name: "sweep:app_store", ownerId: "a", nowMs: 10, ttlMs: 60_000))
       #expect(try await exclusive.takeJobLease(name: "sweep:app_store", ownerId: "b", nowMs: 20, ttlMs: 60_000) == nil)
-      #expect(try await exclusive.takeWorkerLease(PostgresWorkerDatabase.holder("b", heartbeat: 30), replacing: nil))
+      #expect(try await exclusive.takeWorkerLease(WorkerStorageConformance.holder("b", heartbeat: 30), replacing: nil))
       let taken = try #require(
         try await exclusive.takeJobLease(name: "sweep:app_store", ownerId: "b", nowMs: 40, ttlMs: 60_000))
       #expect(taken.generation == gone.generation + 1)
@@ -83,7 +83,7 @@ struct PostgresJobLeaseTests {
     try await PostgresWorkerDatabase.withTwoStorages { first, second in
       _ = try await first.addGrant(
         userId: "vip", entitlement: "premium", expiresAtMs: 9_000, note: nil, actor: nil, nowMs: 5,
-        recompute: PostgresWorkerDatabase.grantRecompute)
+        recompute: WorkerStorageConformance.grantRecompute)
       let storages = [first, second]
       let cursors = try await withThrowingTaskGroup(of: Int64.self) { group in
         for n in 0..<8 {
