@@ -24,14 +24,15 @@ public final class AmazonGateway: StoreGateway {
   /// - Parameters:
   ///   - environment: where the shared secrets named by the settings are read from.
   ///   - concurrency: RVS calls in flight at once.
+  ///   - budget: the deployment's budget for the store's calls (`StoreCallBudget.configured`), if any.
   public init(
     settings: AmazonSettings, environment: [String: String], httpClient: HTTPClient, concurrency: Int,
-    nowMs: @escaping @Sendable () -> Int64, logger: Logger
+    budget: StoreCallBudget? = nil, nowMs: @escaping @Sendable () -> Int64, logger: Logger
   ) throws {
     apps = try settings.apps.map {
       try AmazonApp(settings: $0, environment: environment, httpClient: httpClient, logger: logger)
     }
-    limiter = StoreCallLimiter(permits: concurrency)
+    limiter = StoreCallLimiter(permits: concurrency, budget: budget)
     self.nowMs = nowMs
     self.logger = logger
     admission = AmazonSNSAdmission(apps: settings.apps, httpClient: httpClient, logger: logger)

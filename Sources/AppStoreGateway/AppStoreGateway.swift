@@ -20,14 +20,15 @@ public final class AppStoreGateway: StoreGateway {
   /// - Parameters:
   ///   - environment: where API keys and shared secrets named by the settings are read from.
   ///   - concurrency: App Store calls in flight at once.
+  ///   - budget: the deployment's budget for the store's calls (`StoreCallBudget.configured`), if any.
   public init(
     settings: AppStoreSettings, environment: [String: String], httpClient: HTTPClient, concurrency: Int,
-    nowMs: @escaping @Sendable () -> Int64, logger: Logger
+    budget: StoreCallBudget? = nil, nowMs: @escaping @Sendable () -> Int64, logger: Logger
   ) throws {
     apps = try settings.apps.map {
       try AppleApp(settings: $0, environment: environment, httpClient: httpClient, nowMs: nowMs, logger: logger)
     }
-    limiter = StoreCallLimiter(permits: concurrency)
+    limiter = StoreCallLimiter(permits: concurrency, budget: budget)
     self.nowMs = nowMs
     self.logger = logger
   }

@@ -26,14 +26,15 @@ public final class GooglePlayGateway: StoreGateway {
   /// - Parameters:
   ///   - environment: where service-account keys named by the settings are read from.
   ///   - concurrency: Google Play calls in flight at once.
+  ///   - budget: the deployment's budget for the store's calls (`StoreCallBudget.configured`), if any.
   public init(
     settings: GooglePlaySettings, environment: [String: String], httpClient: HTTPClient, concurrency: Int,
-    nowMs: @escaping @Sendable () -> Int64, logger: Logger
+    budget: StoreCallBudget? = nil, nowMs: @escaping @Sendable () -> Int64, logger: Logger
   ) throws {
     apps = try settings.apps.map {
       try GooglePlayApp(settings: $0, environment: environment, httpClient: httpClient, nowMs: nowMs, logger: logger)
     }
-    limiter = StoreCallLimiter(permits: concurrency)
+    limiter = StoreCallLimiter(permits: concurrency, budget: budget)
     self.nowMs = nowMs
     self.logger = logger
     admission = Self.admission(apps: settings.apps, httpClient: httpClient, nowMs: nowMs, logger: logger)

@@ -184,20 +184,24 @@ public struct LocalStack: Sendable {
       ]) { $1 }
       try configuration.validate(
         environment: workerEnvironment, stores: [appStoreSettings, googlePlaySettings, amazonSettings])
-      let appStore = try AppStoreGateway(
-        settings: appStoreSettings, environment: workerEnvironment, httpClient: .shared,
-        concurrency: settings.storeConcurrency, nowMs: now, logger: logger)
-      let googlePlay = try GooglePlayGateway(
-        settings: googlePlaySettings, environment: workerEnvironment, httpClient: .shared,
-        concurrency: settings.storeConcurrency, nowMs: now, logger: logger)
-      let amazon = try AmazonGateway(
-        settings: amazonSettings, environment: workerEnvironment, httpClient: .shared,
-        concurrency: settings.storeConcurrency, nowMs: now, logger: logger)
       let workerStorage = try await database.workerStorage(
         nowMs: now(), create: true, connections: StorageConnections.worker(configuration),
         environment: workerEnvironment, logger: logger)
       let result: Result
       do {
+        // Built on the storage: a store's call budget (worker.storeRequestsPerMinute) is kept there.
+        func budget(_ store: Store) -> StoreCallBudget? {
+          StoreCallBudget.configured(for: store, settings: configuration.worker, storage: workerStorage, logger: logger)
+        }
+        let appStore = try AppStoreGateway(
+          settings: appStoreSettings, environment: workerEnvironment, httpClient: .shared,
+          concurrency: settings.storeConcurrency, budget: budget(.appStore), nowMs: now, logger: logger)
+        let googlePlay = try GooglePlayGateway(
+          settings: googlePlaySettings, environment: workerEnvironment, httpClient: .shared,
+          concurrency: settings.storeConcurrency, budget: budget(.googlePlay), nowMs: now, logger: logger)
+        let amazon = try AmazonGateway(
+          settings: amazonSettings, environment: workerEnvironment, httpClient: .shared,
+          concurrency: settings.storeConcurrency, budget: budget(.amazon), nowMs: now, logger: logger)
         let worker = try VerifierWorker(
           configuration: configuration, storage: workerStorage, gateways: [appStore, googlePlay, amazon],
           environment: workerEnvironment,

@@ -38,6 +38,15 @@ public actor StoreCallBudget {
     self.logger = logger
   }
 
+  /// The budget `settings` give `store` (`worker.storeRequestsPerMinute`), taken from `storage`;
+  /// nil when they give it none. Passed to the store's gateway, whose `StoreCallLimiter` takes
+  /// each call from it.
+  public static func configured(
+    for store: Store, settings: WorkerSettings, storage: any WorkerStorage, logger: Logger
+  ) -> StoreCallBudget? {
+    settings.requestsPerMinute[store].map { StoreCallBudget(store: store, limit: $0, storage: storage, logger: logger) }
+  }
+
   /// Calls reserved per storage round trip.
   var blockSize: Int { max(1, min(limit / 20, 20)) }
 

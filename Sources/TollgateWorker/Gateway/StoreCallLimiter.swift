@@ -19,23 +19,22 @@ public final class StoreCallLimiter: Sendable {
   private let overtimeAfter: Duration
   /// The deployment's request budget for the store, when one is configured: each call takes one
   /// call from it (waiting for the next window when it is spent) before it takes a permit.
-  private let budget = Mutex<StoreCallBudget?>(nil)
+  private let budget: StoreCallBudget?
 
-  public init(permits: Int, overtimeAfter: Duration = .seconds(2)) {
+  /// - Parameters:
+  ///   - permits: calls in flight at once.
+  ///   - budget: the store's budget shared by every worker on the database, for a store with
+  ///     `worker.storeRequestsPerMinute` (`StoreCallBudget.configured`); nil: none.
+  public init(permits: Int, overtimeAfter: Duration = .seconds(2), budget: StoreCallBudget? = nil) {
     state = Mutex(State(permits: permits))
     self.overtimeAfter = overtimeAfter
+    self.budget = budget
   }
 
-  /// Makes every call through this limiter take one call from `budget` first (the worker does,
-  /// for a store with `worker.storeRequestsPerMinute`).
-  public func share(_ budget: StoreCallBudget) {
-    self.budget.withLock { $0 = budget }
-  }
-
-  /// Runs `body` once the store's budget allows a call (when one is shared) and a permit is free,
+  /// Runs `body` once the store's budget allows a call (when there is one) and a permit is free,
   /// and frees the permit after (or once `body` has run for `overtimeAfter`, whichever is first).
   public func withPermit<T: Sendable, E: Error>(_ body: () async throws(E) -> T) async throws(E) -> T {
-    if let budget = budget.withLock({ $0 }) {
+    if let budget {
       // Cancelled while waiting for the budget: the call goes on to see its own cancellation.
       try? await budget.take()
     }

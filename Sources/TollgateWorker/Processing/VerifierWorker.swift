@@ -46,7 +46,9 @@ public final class VerifierWorker: Service, Sendable {
   /// the gateways are built from it first); throws if `worker.listen` or `worker.adminListen` is
   /// not HOST:PORT.
   /// - Parameters:
-  ///   - gateways: one per store the worker verifies purchases of.
+  ///   - gateways: one per store the worker verifies purchases of, each built with its store's
+  ///     budget on `storage` (`StoreCallBudget.configured`) when `worker.storeRequestsPerMinute`
+  ///     gives it one.
   ///   - metrics: where the worker's counters go, and how to render them for `GET /metrics` on
   ///     the admin listener (the executable passes a Prometheus registry); without it, no
   ///     /metrics route.
@@ -73,9 +75,6 @@ public final class VerifierWorker: Service, Sendable {
     self.logger = logger
     self.storage = storage
     storeHealth = StoreHealth(storage: storage, stores: gateways.stores, logger: logger)
-    for (store, limit) in settings.requestsPerMinute {
-      gateways[store]?.callLimiter?.share(StoreCallBudget(store: store, limit: limit, storage: storage, logger: logger))
-    }
     self.lease = WorkerLease(storage: storage, config: lease, logger: logger)
     jobs = SingletonJobs(storage: storage, ttl: lease.staleAfter, renewEvery: lease.heartbeat, logger: logger)
     self.gateways = gateways

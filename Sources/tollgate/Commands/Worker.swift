@@ -60,23 +60,13 @@ struct Worker: AsyncParsableCommand {
     let logger = logging.makeLogger(label: "tollgate.worker")
     let clock = try await ProcessClock.make(followURL: configuration.worker.followClockURL, logger: logger)
     let environment = ProcessInfo.processInfo.environment
-    let httpClient: HTTPClient
-    let gateways: [any StoreGateway]
     do {
       try configuration.validate(
         environment: environment, stores: [appStoreSettings, googlePlaySettings, amazonSettings])
-      httpClient = Self.httpClient(for: configuration.worker)
-      do {
-        gateways = try Self.gateways(
-          configuration: configuration, stores: (appStoreSettings, googlePlaySettings, amazonSettings),
-          httpClient: httpClient, clock: clock, environment: environment, logger: logger)
-      } catch {
-        try? await httpClient.shutdown()
-        throw error
-      }
-    } catch let error as WorkerConfigurationError {
+    } catch {
       throw ValidationError("config file \(config): \(error)")
     }
+    let httpClient = Self.httpClient(for: configuration.worker)
     do {
       // On PostgreSQL, a pool sized for this worker's store calls in flight, webhooks and loop.
       let storage = try await location.workerStorage(
@@ -85,6 +75,10 @@ struct Worker: AsyncParsableCommand {
       try await StorageLifetime.using(storage) { storage in
         let worker: VerifierWorker
         do {
+          // Built on the storage: a store's call budget (worker.storeRequestsPerMinute) is kept there.
+          let gateways = try Self.gateways(
+            configuration: configuration, stores: (appStoreSettings, googlePlaySettings, amazonSettings),
+            storage: storage, httpClient: httpClient, clock: clock, environment: environment, logger: logger)
           worker = try Self.worker(
             configuration: configuration, gateways: gateways, httpClient: httpClient, storage: storage,
             location: location, clock: clock, environment: environment, logger: logger)
@@ -116,30 +110,37 @@ struct Worker: AsyncParsableCommand {
     return HTTPClient(eventLoopGroupProvider: .singleton, configuration: configuration)
   }
 
-  /// The gateway of each store the file configures.
+  /// The gateway of each store the file configures, each with its store's call budget on `storage`.
   private static func gateways(
     configuration: WorkerConfiguration, stores: (AppStoreSettings, GooglePlaySettings, AmazonSettings),
-    httpClient: HTTPClient, clock: ProcessClock, environment: [String: String], logger: Logger
+    storage: any WorkerStorage, httpClient: HTTPClient, clock: ProcessClock, environment: [String: String],
+    logger: Logger
   ) throws -> [any StoreGateway] {
     let (appStoreSettings, googlePlaySettings, amazonSettings) = stores
+    func budget(_ store: Store) -> StoreCallBudget? {
+      StoreCallBudget.configured(for: store, settings: configuration.worker, storage: storage, logger: logger)
+    }
     var gateways: [any StoreGateway] = []
     if !appStoreSettings.isEmpty {
       gateways.append(
         try AppStoreGateway(
           settings: appStoreSettings, environment: environment, httpClient: httpClient,
-          concurrency: configuration.worker.storeConcurrency, nowMs: clock.nowMs, logger: logger))
+          concurrency: configuration.worker.storeConcurrency, budget: budget(.appStore), nowMs: clock.nowMs,
+          logger: logger))
     }
     if !googlePlaySettings.isEmpty {
       gateways.append(
         try GooglePlayGateway(
           settings: googlePlaySettings, environment: environment, httpClient: httpClient,
-          concurrency: configuration.worker.storeConcurrency, nowMs: clock.nowMs, logger: logger))
+          concurrency: configuration.worker.storeConcurrency, budget: budget(.googlePlay), nowMs: clock.nowMs,
+          logger: logger))
     }
     if !amazonSettings.isEmpty {
       gateways.append(
         try AmazonGateway(
           settings: amazonSettings, environment: environment, httpClient: httpClient,
-          concurrency: configuration.worker.storeConcurrency, nowMs: clock.nowMs, logger: logger))
+          concurrency: configuration.worker.storeConcurrency, budget: budget(.amazon), nowMs: clock.nowMs,
+          logger: logger))
     }
     return gateways
   }

@@ -1,4 +1,7 @@
+import Logging
+import Synchronization
 import Testing
+import TollgateTesting
 import TollgateWorker
 
 @Suite("Store call limiter")
@@ -44,6 +47,28 @@ struct StoreCallLimiterTests {
     }
     #expect(await running.most <= 2)
   }
+
+  @Test("built with a budget, every call takes one call from it first: past the window's limit, calls wait")
+  func takesFromItsBudget() async throws {
+    let clock = ManualClock(nowMs: 10_000)
+    let budget = StoreCallBudget(
+      store: .googlePlay, limit: 3, windowMs: 1_000, storage: FakeWorkerStorage(), nowMs: clock.function,
+      logger: Logger(label: "budget"))
+    let limiter = StoreCallLimiter(permits: 10, budget: budget)
+    let calls = Calls()
+    await withTaskGroup(of: Void.self) { group in
+      for _ in 0..<5 {
+        group.addTask { _ = await limiter.withPermit { calls.value.add(1, ordering: .relaxed) } }
+      }
+      let first = await eventually(timeout: .seconds(10)) { calls.value.load(ordering: .relaxed) >= 3 }
+      #expect(first != nil, "the window's three calls go through")
+      try? await Task.sleep(for: .milliseconds(300))
+      #expect(calls.value.load(ordering: .relaxed) == 3, "no more than the window's limit, however many permits")
+      clock.advance(byMs: 1_000)
+      await group.waitForAll()
+    }
+    #expect(calls.value.load(ordering: .relaxed) == 5, "the rest in the next window")
+  }
 }
 
 private actor Running {
@@ -54,4 +79,9 @@ private actor Running {
     most = max(most, now)
   }
   func leave() { now -= 1 }
+}
+
+/// Calls let through so far, shared by the test's tasks.
+private final class Calls: Sendable {
+  let value = Atomic<Int>(0)
 }
