@@ -46,7 +46,10 @@ extension StorageLocation {
       let open: @Sendable () async throws -> any EntitlementStorage = {
         let database = try await Self.connect(
           location, nowMs: nowMs, create: create, connections: connections, environment: environment, logger: logger)
-        return PostgresEntitlementStorage(database: database, logger: logger)
+        // Submissions and the waits on their verdicts never take the change feed's connections.
+        return PostgresEntitlementStorage(
+          database: database, otherCallsAtOnce: max(1, connections - PostgresEntitlementStorage.feedConnections),
+          logger: logger)
       }
       do {
         return try await open()
@@ -114,7 +117,9 @@ extension StorageLocation {
 
 /// How many connections a process's PostgreSQL pool holds, by what it runs. SQLite ignores them.
 public enum StorageConnections {
-  /// `serve`: the follower's reads, submissions and the waits on their verdicts.
+  /// `serve`: the change feed's listener, catch-up and fallback look
+  /// (`PostgresEntitlementStorage.feedConnections`, kept free of the rest), submissions and the
+  /// waits on their verdicts.
   public static let service = 8
   /// A command that runs once (admin, `webhooks`, `seed`, `bench`): a few statements at a time.
   public static let tool = 2

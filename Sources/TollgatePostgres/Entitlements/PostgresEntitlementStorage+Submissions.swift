@@ -23,7 +23,17 @@ extension PostgresEntitlementStorage {
     let payload = try JSONEncoder().encode(submission)
     let caller = submission.caller ?? ""  // '' on a server without callers, as on SQLite
     let signed: Int64 = admission.signed ? 1 : 0
-    return try await database.transaction { connection in
+    return try await otherCall {
+      try await submit(submission, payload, caller: caller, signed: signed, admission, nowMs: nowMs)
+    }
+  }
+
+  /// `submitPurchase`'s transaction.
+  private func submit(
+    _ submission: PurchaseSubmission, _ payload: Data, caller: String, signed: Int64, _ admission: SubmissionAdmission,
+    nowMs: Int64
+  ) async throws -> Int64 {
+    try await database.transaction { connection in
       if admission.maximumPending < Int.max {
         // Only this caller's submissions for this user, of the same kind (issue 25).
         try await connection.query(
@@ -59,8 +69,10 @@ extension PostgresEntitlementStorage {
   }
 
   public func submission(id: Int64) async throws -> SubmissionRecord? {
-    let rows = try await database.query(
-      "SELECT payload, status, received_at_ms, outcome FROM inbox WHERE id = \(id) AND kind = 'purchase'")
+    let rows = try await otherCall {
+      try await database.query(
+        "SELECT payload, status, received_at_ms, outcome FROM inbox WHERE id = \(id) AND kind = 'purchase'")
+    }
     guard let row = rows.first else { return nil }
     let (payload, status, received, outcome) = try row.decode((Data, String, Int64, String?).self)
     let submission = try JSONDecoder().decode(PurchaseSubmission.self, from: payload)

@@ -18,15 +18,34 @@ public final class PostgresEntitlementStorage: EntitlementStorage {
   /// Why this storage cannot be trusted, as last found (`problem()`): set by any read that sees
   /// the database's id (`feedMark`, the change signals' look) differ from the one opened.
   private let replaced = Mutex<String?>(nil)
+  /// Bounds the calls that are not the change feed's (submissions, the waits on their verdicts,
+  /// writes) so that they never hold every pooled connection; nil: no bound.
+  let otherCalls: PostgresCallGate?
 
-  /// A storage on `database`, which it owns from now on (`close()` closes it).
+  /// Pooled connections the change feed may need at once, kept free of other calls when the
+  /// pool is bounded (`otherCallsAtOnce`): the listener's, the follower's catch-up and the
+  /// fallback look.
+  public static let feedConnections = 3
+
+  /// A storage on `database`, which it owns from now on (`close()` closes it). `otherCallsAtOnce`
+  /// bounds the calls that are not the change feed's (`submitPurchase`, `submission(id:)`,
+  /// `headSeq`, `entitlements(forUsers:)`, the writes): `serve` passes its pool's size less
+  /// `feedConnections`, so that a flood of submissions waiting on the database never leaves the
+  /// follower waiting for a connection. Nil: no bound (tools, tests).
   public init(
-    database: PostgresTollgateDatabase, fallbackInterval: Duration = .seconds(1),
+    database: PostgresTollgateDatabase, fallbackInterval: Duration = .seconds(1), otherCallsAtOnce: Int? = nil,
     logger: Logger = Logger(label: "tollgate.postgres")
   ) {
     self.database = database
     self.fallbackInterval = fallbackInterval
+    self.otherCalls = otherCallsAtOnce.map(PostgresCallGate.init(limit:))
     self.logger = logger
+  }
+
+  /// Runs a call that is not the change feed's under `otherCalls`.
+  func otherCall<Value>(_ body: () async throws -> Value) async throws -> Value {
+    guard let otherCalls else { return try await body() }
+    return try await otherCalls.run(body)
   }
 
   /// Closes the pool this storage owns and waits for it to stop.
@@ -56,7 +75,9 @@ public final class PostgresEntitlementStorage: EntitlementStorage {
   }
 
   public func headSeq() async throws -> Int64 {
-    try await database.withConnection { connection in try await Self.headSeq(connection, logger: logger) }
+    try await otherCall {
+      try await database.withConnection { connection in try await Self.headSeq(connection, logger: logger) }
+    }
   }
 
   /// Entries after `seq` in order. Writers make numbers visible in the order they are handed out
@@ -112,11 +133,13 @@ public final class PostgresEntitlementStorage: EntitlementStorage {
   public func entitlements(forUsers userIds: [String]) async throws -> [String: [EntitlementRecord]] {
     guard !userIds.isEmpty else { return [:] }
     let users = Array(Set(userIds))
-    let rows = try await database.query(
-      """
-      SELECT \(unescaped: EntitlementRecordRow.columns) FROM entitlements WHERE user_id = ANY(\(users)::text[])
-      ORDER BY user_id, entitlement, source
-      """)
+    let rows = try await otherCall {
+      try await database.query(
+        """
+        SELECT \(unescaped: EntitlementRecordRow.columns) FROM entitlements WHERE user_id = ANY(\(users)::text[])
+        ORDER BY user_id, entitlement, source
+        """)
+    }
     var result: [String: [EntitlementRecord]] = [:]
     for row in rows {
       let record = try EntitlementRecordRow.record(row)
@@ -130,10 +153,12 @@ public final class PostgresEntitlementStorage: EntitlementStorage {
     userId: String, with records: [EntitlementRecord], reason: String, nowMs: Int64
   ) async throws -> Int64 {
     precondition(records.allSatisfy { $0.userId == userId }, "records of another user")
-    return try await database.transaction { connection in
-      try await PostgresEntitlementWriter.lockFeed(connection, logger: logger)
-      return try await PostgresEntitlementWriter.replace(
-        connection, userId: userId, records: records, reason: reason, nowMs: nowMs, logger: logger)
+    return try await otherCall {
+      try await database.transaction { connection in
+        try await PostgresEntitlementWriter.lockFeed(connection, logger: logger)
+        return try await PostgresEntitlementWriter.replace(
+          connection, userId: userId, records: records, reason: reason, nowMs: nowMs, logger: logger)
+      }
     }
   }
 
@@ -143,14 +168,16 @@ public final class PostgresEntitlementStorage: EntitlementStorage {
     batch: [(userId: String, records: [EntitlementRecord])], reason: String, nowMs: Int64
   ) async throws -> Int64 {
     guard !batch.isEmpty else { return 0 }
-    return try await database.transaction { connection in
-      try await PostgresEntitlementWriter.lockFeed(connection, logger: logger)
-      return try await PostgresEntitlementWriter.replace(
-        connection, batch: batch, reason: reason, nowMs: nowMs, logger: logger)
+    return try await otherCall {
+      try await database.transaction { connection in
+        try await PostgresEntitlementWriter.lockFeed(connection, logger: logger)
+        return try await PostgresEntitlementWriter.replace(
+          connection, batch: batch, reason: reason, nowMs: nowMs, logger: logger)
+      }
     }
   }
 
-  static func headSeq(_ connection: PostgresConnection, logger: Logger) async throws -> Int64 {
+  static func headSeq(_ connection: PostgresSession, logger: Logger) async throws -> Int64 {
     let rows = try await connection.query("SELECT COALESCE(MAX(seq), 0) FROM change_feed", logger: logger)
     return try await rows.collect().first?.decode(Int64.self) ?? 0
   }
