@@ -1,6 +1,7 @@
 import Logging
 import PostgresNIO
 import TollgateCore
+import TollgatePostgres
 import TollgateStorage
 import TollgateWorker
 
@@ -12,7 +13,7 @@ extension PostgresWorkerStorage {
   /// change-feed lock every `apply` takes first, so every earlier `apply` has committed and is
   /// visible to this statement (READ COMMITTED reads what committed before each statement), and
   /// the row is locked (`FOR UPDATE`) until the commit: nobody writes the chain in between.
-  static func checkVersion(_ connection: PostgresConnection, _ change: SubscriptionChange, logger: Logger)
+  static func checkVersion(_ connection: PostgresSession, _ change: SubscriptionChange, logger: Logger)
     async throws
   {
     let s = change.subscription

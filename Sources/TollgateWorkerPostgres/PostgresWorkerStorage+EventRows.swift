@@ -1,6 +1,7 @@
 import Logging
 import PostgresNIO
 import TollgateCore
+import TollgatePostgres
 import TollgateStorage
 import TollgateWorker
 
@@ -37,7 +38,7 @@ extension PostgresWorkerStorage {
   /// after it). The caller took `PostgresLocks.events` at the start of its transaction
   /// (`fencedTransaction(appendsToFeeds: true)`); this takes no lock.
   static func insert(
-    _ connection: PostgresConnection, events: [WorkerEvent], records: RecordChanges, nowMs: Int64, logger: Logger
+    _ connection: PostgresSession, events: [WorkerEvent], records: RecordChanges, nowMs: Int64, logger: Logger
   ) async throws {
     guard !events.isEmpty else { return }
     let encoder = JSONEncoder()

@@ -1,5 +1,6 @@
 import Logging
 import PostgresNIO
+import TollgatePostgres
 import TollgateWorker
 
 extension PostgresWorkerStorage {
@@ -7,7 +8,7 @@ extension PostgresWorkerStorage {
   /// UPDATE of the row) waits until this transaction commits, so it cannot land between this
   /// check and this transaction's commit, while the holder's own fenced writes, each sharing the
   /// lock, never wait for one another.
-  static func lockedLease(_ connection: PostgresConnection, logger: Logger) async throws -> WorkerLeaseHolder? {
+  static func lockedLease(_ connection: PostgresSession, logger: Logger) async throws -> WorkerLeaseHolder? {
     let rows = try await connection.query(
       """
       SELECT owner_id, host, pid, process_scope, acquired_at_ms, heartbeat_at_ms, generation
@@ -24,7 +25,7 @@ extension PostgresWorkerStorage {
 
   /// Throws `WorkerLeaseError` (`.lost`) when the lease row no longer names `fence`'s owner and
   /// generation: another worker took the database over, and this one must write nothing more.
-  static func checkFence(_ fence: LeaseFence, _ connection: PostgresConnection, logger: Logger) async throws {
+  static func checkFence(_ fence: LeaseFence, _ connection: PostgresSession, logger: Logger) async throws {
     let current = try await lockedLease(connection, logger: logger)
     if current?.ownerId != fence.ownerId || current?.generation != fence.generation {
       throw WorkerLeaseError.lost(current: current)

@@ -2,6 +2,7 @@ import Logging
 import NIOCore
 import PostgresNIO
 import TollgateCore
+import TollgatePostgres
 import TollgateStorage
 import TollgateWorker
 
@@ -108,7 +109,7 @@ extension PostgresWorkerStorage {
   /// `StorageConflict` (`.claimLost`) when that claim is not the item's current one, so the
   /// caller's transaction rolls back and nothing it wrote lands.
   static func finish(
-    _ connection: PostgresConnection, _ completion: InboxCompletion, nowMs: Int64, logger: Logger
+    _ connection: PostgresSession, _ completion: InboxCompletion, nowMs: Int64, logger: Logger
   ) async throws {
     let rows = try await connection.query(
       """
@@ -123,7 +124,7 @@ extension PostgresWorkerStorage {
   }
 
   /// The refusal of a write under a claim that is no longer the item's current one, saying why.
-  static func claimLost(_ connection: PostgresConnection, id: Int64, doing: String, logger: Logger) async throws
+  static func claimLost(_ connection: PostgresSession, id: Int64, doing: String, logger: Logger) async throws
     -> StorageConflict
   {
     let status = try await connection.query("SELECT status FROM inbox WHERE id = \(id)", logger: logger).collect()

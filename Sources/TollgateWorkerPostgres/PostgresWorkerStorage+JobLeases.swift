@@ -1,5 +1,6 @@
 import Logging
 import PostgresNIO
+import TollgatePostgres
 import TollgateStorage
 import TollgateWorker
 
@@ -52,7 +53,7 @@ extension PostgresWorkerStorage {
   /// its row no longer names the same owner and generation (taken over, or released). The row is
   /// held (`FOR SHARE`) until the write commits: a take-over waits for it, and a write that waited
   /// for a take-over reads the new holder. Nil: no job lease to check.
-  static func checkJobLease(_ connection: PostgresConnection, _ lease: JobLease?, logger: Logger) async throws {
+  static func checkJobLease(_ connection: PostgresSession, _ lease: JobLease?, logger: Logger) async throws {
     guard let lease else { return }
     let rows = try await connection.query(
       "SELECT owner_id, generation, expires_at_ms FROM job_leases WHERE name = \(lease.name) FOR SHARE",

@@ -1,5 +1,6 @@
 import Logging
 import PostgresNIO
+import TollgatePostgres
 import TollgateStorage
 import TollgateWorker
 
@@ -73,7 +74,7 @@ extension PostgresWorkerStorage {
   /// The inbox items a previous holder claimed and did not finish, pending again, their claims
   /// ended. They were due when it claimed them (`next_attempt_at_ms` is unchanged by a claim), so
   /// they are due now.
-  static func reclaimInFlight(_ connection: PostgresConnection, logger: Logger) async throws {
+  static func reclaimInFlight(_ connection: PostgresSession, logger: Logger) async throws {
     try await connection.query(
       "UPDATE inbox SET status = 'pending', lease_until_ms = NULL, claim_token = 0 WHERE status = 'processing'",
       logger: logger)

@@ -91,7 +91,7 @@ extension PostgresWorkerStorage {
   /// records with their change-feed entry. A chain that does not decode throws
   /// (`StoredRowError`) and so rolls the whole write back.
   static func recompute(
-    _ connection: PostgresConnection, userId: String, reason: String, nowMs: Int64,
+    _ connection: PostgresSession, userId: String, reason: String, nowMs: Int64,
     recompute: EntitlementRecompute, logger: Logger
   ) async throws -> (before: [EntitlementRecord], after: [EntitlementRecord]) {
     let before = try await PostgresEntitlementWriter.records(connection, userId: userId, logger: logger)
@@ -106,7 +106,7 @@ extension PostgresWorkerStorage {
   /// The user's chains, oldest first. A row that does not decode throws (`StoredRowError`): it
   /// must never read as a missing subscription, which the next recompute would turn into lost
   /// entitlements.
-  static func subscriptions(_ connection: PostgresConnection, userId: String, logger: Logger) async throws
+  static func subscriptions(_ connection: PostgresSession, userId: String, logger: Logger) async throws
     -> [StoredSubscription]
   {
     try await connection.query(
@@ -117,7 +117,7 @@ extension PostgresWorkerStorage {
     ).collect().map(subscription)
   }
 
-  static func grants(_ connection: PostgresConnection, userId: String, logger: Logger) async throws
+  static func grants(_ connection: PostgresSession, userId: String, logger: Logger) async throws
     -> [PromotionalGrant]
   {
     try await connection.query(
@@ -136,7 +136,7 @@ extension PostgresWorkerStorage {
 
   /// Writes the chain at `version`, ending any claim of its check (`check_token`); returns its row id.
   static func upsert(
-    _ connection: PostgresConnection, _ s: StoredSubscription, version: Int64, nowMs: Int64, logger: Logger
+    _ connection: PostgresSession, _ s: StoredSubscription, version: Int64, nowMs: Int64, logger: Logger
   ) async throws -> Int64 {
     if let userId = s.userId {
       try await connection.query(
@@ -172,7 +172,7 @@ extension PostgresWorkerStorage {
   }
 
   static func upsert(
-    _ connection: PostgresConnection, transactions: [TransactionRow], subscriptionRowId: Int64, store: Store,
+    _ connection: PostgresSession, transactions: [TransactionRow], subscriptionRowId: Int64, store: Store,
     nowMs: Int64, logger: Logger
   ) async throws {
     for t in transactions {

@@ -43,7 +43,7 @@ public final class PostgresWorkerStorage: Sendable {
   /// other write of that user's subscriptions and grants.
   @discardableResult
   func fencedTransaction<T: Sendable>(
-    appendsToFeeds: Bool = false, _ body: (PostgresConnection) async throws -> T
+    appendsToFeeds: Bool = false, _ body: (PostgresSession) async throws -> T
   ) async throws -> T {
     let fence = self.fence.withLock { $0 }
     return try await database.transaction { connection in

@@ -120,25 +120,30 @@ public final class PostgresTollgateDatabase: Sendable {
   /// back when it throws (its error is rethrown as it is, so callers see `StorageConflict` and the
   /// like, not a wrapper). READ COMMITTED, as PostgreSQL's default: each statement sees what was
   /// committed before it started; writers that must not interleave take row locks (`FOR UPDATE`)
-  /// or the advisory locks of `PostgresLocks`.
+  /// or the advisory locks of `PostgresLocks`. Every statement, the body's too, goes through a
+  /// `PostgresSession`: one the server closed (a restart) fails at once instead of waiting forever.
   public func transaction<Result: Sendable>(
-    _ body: (PostgresConnection) async throws -> Result
+    _ body: (PostgresSession) async throws -> Result
   ) async throws -> Result {
     try await client.withConnection { connection in
-      try await connection.query("BEGIN", logger: logger)
+      let session = PostgresSession(connection)
+      try await session.query("BEGIN", logger: logger)
       let result: Result
       do {
-        result = try await body(connection)
+        result = try await body(session)
       } catch {
-        do {
-          try await connection.query("ROLLBACK", logger: logger)
-        } catch let rollbackError {
-          logger.warning(
-            "rollback failed", metadata: ["error": "\(PostgresStorageError.describe(rollbackError))"])
+        // A connection the server closed took its transaction with it: nothing to roll back.
+        if !session.isClosed {
+          do {
+            try await session.query("ROLLBACK", logger: logger)
+          } catch let rollbackError {
+            logger.warning(
+              "rollback failed", metadata: ["error": "\(PostgresStorageError.describe(rollbackError))"])
+          }
         }
         throw error
       }
-      try await connection.query("COMMIT", logger: logger)
+      try await session.query("COMMIT", logger: logger)
       return result
     }
   }
@@ -146,15 +151,15 @@ public final class PostgresTollgateDatabase: Sendable {
   /// Runs `body` on one pooled connection, outside any transaction (each statement commits on its
   /// own): reads that need no snapshot across statements.
   public func withConnection<Result: Sendable>(
-    _ body: (PostgresConnection) async throws -> Result
+    _ body: (PostgresSession) async throws -> Result
   ) async throws -> Result {
-    try await client.withConnection { connection in try await body(connection) }
+    try await client.withConnection { connection in try await body(PostgresSession(connection)) }
   }
 
   /// Runs one statement on a pooled connection and collects its rows.
   public func query(_ query: PostgresQuery) async throws -> [PostgresRow] {
     try await client.withConnection { connection in
-      try await connection.query(query, logger: logger).collect()
+      try await PostgresSession(connection).query(query, logger: logger).collect()
     }
   }
 }

@@ -27,12 +27,12 @@ public enum PostgresEntitlementWriter {
 
   /// Takes the change-feed order lock (`pg_advisory_xact_lock(PostgresLocks.changeFeed)`) for the
   /// rest of the caller's transaction. Run it as the transaction's first statement.
-  public static func lockFeed(_ connection: PostgresConnection, logger: Logger) async throws {
+  public static func lockFeed(_ connection: PostgresSession, logger: Logger) async throws {
     try await connection.query("SELECT pg_advisory_xact_lock(\(PostgresLocks.changeFeed))", logger: logger)
   }
 
   /// The records of `userId` as the caller's transaction sees them, in key order.
-  public static func records(_ connection: PostgresConnection, userId: String, logger: Logger) async throws
+  public static func records(_ connection: PostgresSession, userId: String, logger: Logger) async throws
     -> [EntitlementRecord]
   {
     var records: [EntitlementRecord] = []
@@ -50,7 +50,7 @@ public enum PostgresEntitlementWriter {
   /// Returns the change-feed sequence number of the write.
   @discardableResult
   public static func replace(
-    _ connection: PostgresConnection, userId: String, records: [EntitlementRecord], reason: String, nowMs: Int64,
+    _ connection: PostgresSession, userId: String, records: [EntitlementRecord], reason: String, nowMs: Int64,
     logger: Logger
   ) async throws -> Int64 {
     precondition(records.allSatisfy { $0.userId == userId }, "records of another user")
@@ -74,7 +74,7 @@ public enum PostgresEntitlementWriter {
   /// Returns the last sequence number, 0 for an empty batch.
   @discardableResult
   public static func replace(
-    _ connection: PostgresConnection, batch: [(userId: String, records: [EntitlementRecord])], reason: String,
+    _ connection: PostgresSession, batch: [(userId: String, records: [EntitlementRecord])], reason: String,
     nowMs: Int64, logger: Logger
   ) async throws -> Int64 {
     var last: Int64 = 0
@@ -112,7 +112,7 @@ public enum PostgresEntitlementWriter {
   /// once, in a subquery the planner keeps as it is (volatile functions are never pulled up or
   /// dropped), before the first `seq` is drawn.
   private static func append(
-    _ connection: PostgresConnection, userIds: [String], reason: String, nowMs: Int64, logger: Logger
+    _ connection: PostgresSession, userIds: [String], reason: String, nowMs: Int64, logger: Logger
   ) async throws -> [Int64] {
     let rows = try await connection.query(
       """

@@ -10,6 +10,7 @@ enum PostgresSchemaCheck {
     client: PostgresClient, location: PostgresLocation, nowMs: Int64, create: Bool, logger: Logger
   ) async throws -> String {
     try await client.withConnection { connection in
+      let connection = PostgresSession(connection)
       try await connection.query("SELECT pg_advisory_lock(\(PostgresLocks.migrations))", logger: logger)
       do {
         let databaseId = try await migrate(
@@ -25,7 +26,7 @@ enum PostgresSchemaCheck {
   }
 
   private static func migrate(
-    _ connection: PostgresConnection, location: PostgresLocation, nowMs: Int64, create: Bool, logger: Logger
+    _ connection: PostgresSession, location: PostgresLocation, nowMs: Int64, create: Bool, logger: Logger
   ) async throws -> String {
     let exists =
       try await connection.query(

@@ -57,7 +57,7 @@ enum PostgresCopyEnd {
 /// opened. Table and column names are plain identifiers (`StorageCopyTables.quoted`) written into
 /// the SQL; every value is bound.
 struct PostgresCopyConnection: CopyReader, CopyWriter {
-  let connection: PostgresConnection
+  let connection: PostgresSession
   let logger: Logger
 
   /// Bound parameters per INSERT statement (PostgreSQL's limit is 65,535).

@@ -1,0 +1,84 @@
+import Logging
+import NIOCore
+import PostgresNIO
+
+/// One pooled connection, lent to a body of `PostgresTollgateDatabase.transaction` or
+/// `withConnection`: its statements are written as `PostgresConnection`'s are
+/// (`session.query(…)`, then `.collect()`, `for try await row in …` or `.decode(…)`), but never to
+/// a connection that is already closed.
+///
+/// postgres-nio (1.33) never answers a statement written to a connection the server has already
+/// closed (a restart, a failover, `pg_terminate_backend`, a dropped link): the closed channel
+/// drops the write and its caller waits forever, holding its pooled connection and whatever waits
+/// on it (a worker's whole inbox loop stopped claiming after PostgreSQL restarted). A statement
+/// in flight when the connection closes is failed by postgres-nio; one written after is not. So
+/// each statement is written on the connection's event loop, right after checking there that the
+/// connection is still open: on that loop, the write either reaches the connection before its
+/// close (which then fails it) or is refused here (`PostgresConnectionClosed`). Either way the
+/// caller gets an error at once and its transaction ends; the pool replaces the connection.
+public struct PostgresSession: Sendable {
+  let connection: PostgresConnection
+
+  init(_ connection: PostgresConnection) {
+    self.connection = connection
+  }
+
+  /// Runs `query` and returns its rows (collected), or throws at once when the connection has
+  /// closed before the statement could be written (`PostgresConnectionClosed`).
+  @discardableResult
+  public func query(_ query: PostgresQuery, logger: Logger, file: String = #fileID, line: Int = #line) async throws
+    -> PostgresRows
+  {
+    let connection = self.connection
+    let result = try await connection.eventLoop.flatSubmit { () -> EventLoopFuture<PostgresQueryResult> in
+      // On the connection's event loop: nothing can close it between this check and the write.
+      guard !connection.isClosed else {
+        return connection.eventLoop.makeFailedFuture(PostgresConnectionClosed())
+      }
+      return connection.query(query, logger: logger, file: file, line: line)
+    }.get()
+    return PostgresRows(rows: result.rows)
+  }
+
+  /// Whether the connection is closed (the server ended it, or the pool did).
+  public var isClosed: Bool { connection.isClosed }
+
+  /// Listens on `channel` while `consume` runs (postgres-nio's `listen(on:consume:)`), or throws
+  /// at once when the connection is already closed.
+  public func listen<Value>(
+    on channel: String, consume: (PostgresNotificationSequence) async throws -> Value
+  ) async throws -> Value {
+    guard !connection.isClosed else { throw PostgresConnectionClosed() }
+    return try await connection.listen(on: channel, consume: consume)
+  }
+
+  /// Closes the connection (the pool then replaces it).
+  public func close() async throws {
+    try await connection.close()
+  }
+}
+
+/// The rows of one statement (`PostgresSession.query`), read as postgres-nio's row sequence is:
+/// `collect()`, `for try await row in rows`, or `rows.decode(…)`.
+public struct PostgresRows: AsyncSequence, Sendable {
+  public typealias Element = PostgresRow
+  public let rows: [PostgresRow]
+
+  /// Every row.
+  public func collect() async throws -> [PostgresRow] { rows }
+
+  public func makeAsyncIterator() -> Iterator { Iterator(base: rows.makeIterator()) }
+
+  public struct Iterator: AsyncIteratorProtocol {
+    var base: IndexingIterator<[PostgresRow]>
+    public mutating func next() async throws -> PostgresRow? { base.next() }
+  }
+}
+
+/// The connection closed before a statement could be written to it: the server ended it (a
+/// restart, a failover, an administrator) or the link dropped. Nothing of the statement ran; the
+/// transaction it belonged to, if any, ended with the connection.
+public struct PostgresConnectionClosed: Error, Sendable, CustomStringConvertible {
+  public init() {}
+  public var description: String { "the connection to PostgreSQL closed before the statement could be sent" }
+}
