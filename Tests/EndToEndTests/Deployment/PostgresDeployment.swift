@@ -101,19 +101,8 @@ struct PostgresDeployment {
   /// Starts a worker and waits until it listens; the one that `receivesNotifications` listens on
   /// the port the stores post to (Amazon's subscription is confirmed by it before this returns).
   func startWorker(_ name: String, receivesNotifications: Bool = false) async throws -> LoggedWorker {
-    var arguments = ["worker", "--config", config, "--create", "--log-level", "info"]
-    if receivesNotifications { arguments += ["--listen", "127.0.0.1:\(notificationPort)"] }
-    let worker = try LoggedWorker(
-      name: name, arguments: arguments, environment: environment, output: dir.file("\(name).out"),
-      log: dir.file("\(name).log"))
-    let deadline = ContinuousClock.now + .seconds(30)
-    while !worker.output.contains("notifications on") {
-      guard worker.process.isRunning, ContinuousClock.now < deadline else {
-        _ = await worker.stop()
-        throw WorkerDidNotStart(stderr: worker.log)
-      }
-      try await Task.sleep(for: .milliseconds(20))
-    }
+    let worker = try await LoggedWorker.start(
+      name, config: config, in: dir, environment: environment, listen: receivesNotifications ? notificationPort : nil)
     if receivesNotifications {
       try await sim.amazonSetNotificationURL("http://127.0.0.1:\(notificationPort)/notifications/amazon")
       let confirmed = try await eventually(timeout: .seconds(10)) {
@@ -130,8 +119,16 @@ struct PostgresDeployment {
       nowMs: sim.followedNowMs, create: false, environment: [:], logger: Logger(label: "deployment.storage"))
   }
 
+  /// Stops the simulator and the PostgreSQL server and removes their files. With
+  /// `TOLLGATE_E2E_KEEP_LOGS` set to a directory, the workers' logs and the server's are copied
+  /// into a directory of this deployment's name there first (what a stalled run left behind).
   func remove() async {
     await sim.stop()
+    if let keep = ProcessInfo.processInfo.environment["TOLLGATE_E2E_KEEP_LOGS"] {
+      let target = keep + "/" + URL(fileURLWithPath: dir.path).lastPathComponent
+      try? FileManager.default.copyItem(atPath: dir.path, toPath: target)
+      try? FileManager.default.copyItem(atPath: server.directory + "/server.log", toPath: target + "/server.log")
+    }
     await server.remove()
     dir.remove()
   }
