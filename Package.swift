@@ -249,11 +249,23 @@ let package = Package(
       swiftSettings: strict
     ),
 
+    // Callers, keys, scopes and their limits, with no transport: the one set every door (the fast
+    // port, gRPC, HTTP) checks its callers against (issue 28).
+    .target(
+      name: "TollgateCallers",
+      dependencies: [
+        "TollgateCrypto", "CTollgateNet",
+        .product(name: "Logging", package: "swift-log"),
+        .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
+      ],
+      swiftSettings: strict
+    ),
+
     // The RPC server (Linux): its own epoll event loops answering the Entitlements service.
     .target(
       name: "TollgateServer",
       dependencies: [
-        "TollgateContract", "TollgateWire", "CTollgateNet", "TollgateCore", "TollgateCrypto",
+        "TollgateContract", "TollgateWire", "CTollgateNet", "TollgateCore", "TollgateCrypto", "TollgateCallers",
         .product(name: "NIOCore", package: "swift-nio"),
         .product(name: "SwiftProtobuf", package: "swift-protobuf"),
         .product(name: "Logging", package: "swift-log"),
@@ -293,6 +305,7 @@ let package = Package(
       name: "TollgateService",
       dependencies: [
         "TollgateCore", "TollgateStorage", "TollgateIndex", "TollgateContract", "TollgateWire", "TollgateServer",
+        "TollgateCallers",
         .product(name: "Logging", package: "swift-log"),
         .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
       ],
@@ -317,7 +330,7 @@ let package = Package(
         "TollgateIndex", "TollgateService", "AppStore", "GooglePlay", "AmazonAppstore", "TollgateCrypto",
         "TollgateWorker", "AppStoreGateway", "GooglePlayGateway", "AmazonGateway",
         "StoreSimulator",
-        "TollgateDemo", "TollgateBench",
+        "TollgateDemo", "TollgateBench", "TollgateCallers",
         .product(name: "ArgumentParser", package: "swift-argument-parser"),
         .product(name: "NIOSSL", package: "swift-nio-ssl"),
         .product(name: "AsyncHTTPClient", package: "async-http-client"),
@@ -490,7 +503,7 @@ let package = Package(
     .testTarget(
       name: "TollgateServerTests",
       dependencies: [
-        "TollgateContract", "TollgateWire", "TollgateServer", "TollgateClient", "TollgateTesting",
+        "TollgateContract", "TollgateWire", "TollgateServer", "TollgateClient", "TollgateTesting", "TollgateCallers",
         .product(name: "NIOCore", package: "swift-nio"),
         .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
         .product(name: "Logging", package: "swift-log"),
@@ -510,7 +523,7 @@ let package = Package(
       dependencies: [
         "TollgateService", "TollgateIndex", "TollgateStorage", "TollgateSQLite", "TollgateCore", "TollgateContract",
         "TollgateWire",
-        "TollgateServer", "TollgateTesting",
+        "TollgateServer", "TollgateTesting", "TollgateCallers",
         .product(name: "NIOCore", package: "swift-nio"),
       ],
       swiftSettings: strict
@@ -518,9 +531,14 @@ let package = Package(
     .testTarget(
       name: "TollgateBenchTests",
       dependencies: [
-        "TollgateBench", "TollgateContract", "TollgateWire", "TollgateServer", "TollgateTesting",
+        "TollgateBench", "TollgateContract", "TollgateWire", "TollgateServer", "TollgateTesting", "TollgateCallers",
         .product(name: "NIOCore", package: "swift-nio"),
       ],
+      swiftSettings: strict
+    ),
+    .testTarget(
+      name: "TollgateCallersTests",
+      dependencies: ["TollgateCallers", "TollgateCrypto"],
       swiftSettings: strict
     ),
     .testTarget(name: "FuzzCorpusTests", dependencies: ["FuzzTargets"], swiftSettings: strict),

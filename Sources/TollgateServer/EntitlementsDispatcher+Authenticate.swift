@@ -1,6 +1,7 @@
 import CTollgateNet
 import Logging
 import NIOCore
+import TollgateCallers
 import TollgateContract
 import TollgateCore
 

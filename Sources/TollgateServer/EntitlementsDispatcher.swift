@@ -2,6 +2,7 @@ import CTollgateNet
 import Logging
 import NIOCore
 import SwiftProtobuf
+import TollgateCallers
 import TollgateContract
 import TollgateCore
 import TollgateWire
@@ -10,7 +11,7 @@ import TollgateWire
 /// maps a method index to code.
 struct EntitlementsDispatcher: Sendable {
   let handler: any EntitlementsHandler
-  let access: ServerAccess
+  let access: CallerAccess
   let submitLimiter: SubmitRateLimiter
   /// Failed Authenticate calls after which a connection is closed.
   let maximumFailedAuthentications: Int
@@ -22,7 +23,7 @@ struct EntitlementsDispatcher: Sendable {
   let logSampler = LogSampler(perMinute: 10)
 
   init(
-    handler: any EntitlementsHandler, access: ServerAccess = .open,
+    handler: any EntitlementsHandler, access: CallerAccess = .open,
     submitLimiter: SubmitRateLimiter = SubmitRateLimiter(perSecond: 50, burst: 100),
     maximumFailedAuthentications: Int = 3,
     authenticationLimiter: AuthenticationLimiter = AuthenticationLimiter(

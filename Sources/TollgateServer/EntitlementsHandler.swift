@@ -1,3 +1,4 @@
+import TollgateCallers
 import TollgateContract
 import TollgateWire
 

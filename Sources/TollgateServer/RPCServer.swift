@@ -4,6 +4,7 @@ import Logging
 import NIOCore
 import ServiceLifecycle
 import Synchronization
+import TollgateCallers
 
 /// A TCP server speaking protobuf-c-rpc's default protocol for `service Entitlements`, on its own
 /// event-loop threads (`ServerLoop`), as a `Service`.
@@ -25,7 +26,7 @@ public final class RPCServer: Service, Sendable {
     /// connections close anyway.
     public var shutdownGracePeriod: Duration
     /// Who may call: everyone (no callers configured) or configured callers.
-    public var access: ServerAccess = .open
+    public var access: CallerAccess = .open
     /// Connections open at once, over every listener; more are closed as soon as accepted.
     public var maximumConnections = 10_000
     /// A connection with nothing received, pending or unwritten for this long is closed.

@@ -1,6 +1,7 @@
 import Foundation
 import Logging
 import Testing
+import TollgateCallers
 import TollgateServer
 import TollgateTesting
 
@@ -14,7 +15,7 @@ struct LoadGeneratorAccessTests {
   static let submitterKey = "tgk_bench_submitter"
   static let logger = Logger(label: "bench-test.access")
 
-  static func callers() -> ServerAccess {
+  static func callers() -> CallerAccess {
     .callers(
       CallerRegistry([
         CallerKey(name: "reader", keySha256: CallerKey.digest(of: readerKey), scopes: [.read]),
@@ -24,7 +25,7 @@ struct LoadGeneratorAccessTests {
 
   /// Serves `listeners` with `access` while `body` runs.
   static func withServer(
-    _ listeners: [RPCListener], access: ServerAccess = .open,
+    _ listeners: [RPCListener], access: CallerAccess = .open,
     _ body: (RPCServer, CountingHandler) async throws -> Void
   ) async throws {
     var config = RPCServer.Config.defaults

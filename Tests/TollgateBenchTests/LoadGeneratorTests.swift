@@ -2,6 +2,7 @@ import Foundation
 import Logging
 import Synchronization
 import Testing
+import TollgateCallers
 import TollgateContract
 import TollgateServer
 import TollgateWire

@@ -1,5 +1,6 @@
 import Synchronization
 import Testing
+import TollgateCallers
 import TollgateContract
 import TollgateServer
 import TollgateTesting

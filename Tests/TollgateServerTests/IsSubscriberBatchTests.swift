@@ -1,6 +1,7 @@
 import NIOCore
 import Synchronization
 import Testing
+import TollgateCallers
 import TollgateContract
 import TollgateTesting
 import TollgateWire

@@ -2,6 +2,7 @@ import Foundation
 import Logging
 import NIOCore
 import Testing
+import TollgateCallers
 import TollgateContract
 import TollgateServer
 import TollgateTesting

@@ -1,5 +1,6 @@
 import Logging
 import Testing
+import TollgateCallers
 import TollgateContract
 import TollgateCore
 import TollgateIndex

@@ -1,5 +1,6 @@
 import Foundation
 import Testing
+import TollgateCallers
 import TollgateContract
 import TollgateCore
 import TollgateServer

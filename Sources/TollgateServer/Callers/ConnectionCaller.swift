@@ -1,3 +1,5 @@
+import TollgateCallers
+
 /// A connection's caller as its loop keeps it: who authenticated (if anyone), against which
 /// version of the callers, and how many attempts failed.
 struct ConnectionCaller {
@@ -17,7 +19,7 @@ struct ConnectionCaller {
   /// The source, once told (nothing is asked of the socket before an Authenticate).
   var source: PeerSource?
 
-  init(access: ServerAccess, socket: Int32 = -1) {
+  init(access: CallerAccess, socket: Int32 = -1) {
     self.socket = socket
     switch access {
     case .open: identity = .anyone
@@ -60,10 +62,4 @@ struct ConnectionCaller {
 
   /// May answer IsSubscriber calls on the hot path.
   var mayRead: Bool { identity?.scopes.allow(.read) ?? false }
-}
-
-/// How a server decides who may call: everyone (no callers configured), or configured callers.
-public enum ServerAccess: Sendable {
-  case open
-  case callers(CallerRegistry)
 }

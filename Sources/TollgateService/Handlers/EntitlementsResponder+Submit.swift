@@ -1,4 +1,5 @@
 import Logging
+import TollgateCallers
 import TollgateContract
 import TollgateCore
 import TollgateServer

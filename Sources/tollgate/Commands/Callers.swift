@@ -1,5 +1,6 @@
 import ArgumentParser
 import Foundation
+import TollgateCallers
 import TollgateServer
 import TollgateService
 

@@ -2,6 +2,7 @@ import ArgumentParser
 import Foundation
 import Logging
 import ServiceLifecycle
+import TollgateCallers
 import TollgateIndex
 import TollgateServer
 import TollgateService
@@ -132,7 +133,7 @@ struct Serve: AsyncParsableCommand {
   }
 
   /// Configured callers (inline or from their file), or open access when there are none.
-  static func access(settings: ServeSettings) throws -> ServerAccess {
+  static func access(settings: ServeSettings) throws -> CallerAccess {
     do throws(CallerList.Problem) {
       if let path = settings.callersFile {
         return .callers(CallerRegistry(try CallersFileWatcher.load(path: path)))

@@ -1,4 +1,5 @@
 import Foundation
+import TollgateCallers
 import TollgateServer
 import TollgateService
 import TollgateWorker

@@ -1,29 +1,16 @@
-import CTollgateNet
-
 /// Where a connection comes from, as the authentication limiter counts it: an IPv4 address, an
 /// IPv6 address's /64 (one host usually holds the whole /64, so counting addresses would let it
 /// pick a fresh one per guess), or the local user on the other end of a Unix domain socket (each
 /// user id is a source of its own, so one local account cannot lock out the others).
-enum PeerSource: Hashable, Sendable, CustomStringConvertible {
+public enum PeerSource: Hashable, Sendable, CustomStringConvertible {
   case ipv4(UInt32)
   case ipv6Prefix(UInt64)
   case localUser(uid: UInt32)
   /// The address could not be read (the peer already gone): counted together.
   case unknown
 
-  /// The peer of the connected socket `fd` (one `getpeername`, plus `SO_PEERCRED` for a Unix socket).
-  init(peerOf fd: Int32) {
-    var value: UInt64 = 0
-    switch tg_net_peer_source(fd, &value) {
-    case 4: self = .ipv4(UInt32(truncatingIfNeeded: value))
-    case 6: self = .ipv6Prefix(value)
-    case 1: self = .localUser(uid: UInt32(truncatingIfNeeded: value))
-    default: self = .unknown
-    }
-  }
-
   /// For logs: the address, the /64, or the user id.
-  var description: String {
+  public var description: String {
     switch self {
     case .ipv4(let address):
       (0..<4).map { "\((address >> (24 - 8 * UInt32($0))) & 0xff)" }.joined(separator: ".")

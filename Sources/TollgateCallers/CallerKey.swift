@@ -17,5 +17,5 @@ public struct CallerKey: Sendable, Hashable {
   public static func digest(of key: String) -> [UInt8] { SHA256.hash(key) }
 
   /// Whether `key` is this caller's, compared in time independent of where it differs.
-  func matches(key: String) -> Bool { HMACSHA256.isEqual(Self.digest(of: key), keySha256) }
+  package func matches(key: String) -> Bool { HMACSHA256.isEqual(Self.digest(of: key), keySha256) }
 }

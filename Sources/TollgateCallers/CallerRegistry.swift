@@ -28,7 +28,7 @@ public final class CallerRegistry: Sendable {
   }
 
   /// The caller named `name` if `key` is its key.
-  func authenticate(name: String, key: String) -> CallerKey? {
+  public func authenticate(name: String, key: String) -> CallerKey? {
     guard let caller = callers.withLock({ $0[name] }) else {
       // The same work as a wrong key, so that the answer's timing does not tell which names exist.
       _ = CallerKey.digest(of: key)
@@ -38,7 +38,7 @@ public final class CallerRegistry: Sendable {
   }
 
   /// The caller named `name` as configured now, if its key is still `keySha256`.
-  func current(name: String, keySha256: [UInt8]) -> CallerKey? {
+  public func current(name: String, keySha256: [UInt8]) -> CallerKey? {
     guard let caller = callers.withLock({ $0[name] }), caller.keySha256 == keySha256 else { return nil }
     return caller
   }

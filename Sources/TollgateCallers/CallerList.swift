@@ -1,5 +1,3 @@
-import TollgateServer
-
 #if canImport(FoundationEssentials)
   import FoundationEssentials
 #else

@@ -14,7 +14,7 @@ import Synchronization
 /// at most once a second, and when none has, it shares one overflow bucket with every other source
 /// not in the table. An attacker with more addresses than the table holds gets the overflow
 /// bucket's rate, not a rate per address.
-final class AuthenticationLimiter: Sendable {
+public final class AuthenticationLimiter: Sendable {
   private struct Bucket {
     var tokens: Double
     var refilledAtNs: UInt64
@@ -27,23 +27,24 @@ final class AuthenticationLimiter: Sendable {
   }
 
   /// Failures a source may make at once.
-  let burst: Double
+  public let burst: Double
   /// Failures a source's bucket regains per minute.
-  let perMinute: Double
-  let maximumSources: Int
+  public let perMinute: Double
+  public let maximumSources: Int
   private let table = Mutex(Table())
 
-  init(perMinute: Int, burst: Int, maximumSources: Int) {
+  public init(perMinute: Int, burst: Int, maximumSources: Int) {
     self.perMinute = Double(max(1, perMinute))
     self.burst = Double(max(1, burst))
     self.maximumSources = max(1, maximumSources)
   }
 
   /// How many sources have a bucket of their own now.
-  var trackedSources: Int { table.withLock { $0.buckets.count } }
+  public var trackedSources: Int { table.withLock { $0.buckets.count } }
 
   /// Whether `source` may have a key checked now; when not, how long until it may (ms).
-  func mayAttempt(_ source: PeerSource, nowNs: UInt64 = tg_net_now_ns()) -> (allowed: Bool, retryAfterMs: Int64) {
+  public func mayAttempt(_ source: PeerSource, nowNs: UInt64 = tg_net_now_ns()) -> (allowed: Bool, retryAfterMs: Int64)
+  {
     table.withLock { table in
       let bucket: Bucket?
       if let own = table.buckets[source] {
@@ -61,7 +62,7 @@ final class AuthenticationLimiter: Sendable {
   }
 
   /// Counts a failed Authenticate against `source`.
-  func recordFailure(_ source: PeerSource, nowNs: UInt64 = tg_net_now_ns()) {
+  public func recordFailure(_ source: PeerSource, nowNs: UInt64 = tg_net_now_ns()) {
     table.withLock { table in
       if let own = table.buckets[source] {
         table.buckets[source] = charged(own, nowNs: nowNs)

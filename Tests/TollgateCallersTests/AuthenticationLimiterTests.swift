@@ -1,6 +1,5 @@
 import Testing
-
-@testable import TollgateServer
+import TollgateCallers
 
 @Suite("Failed authentications per source: a token bucket per address in a bounded table")
 struct AuthenticationLimiterTests {

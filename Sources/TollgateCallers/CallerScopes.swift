@@ -1,19 +1,22 @@
-/// What an authenticated caller may call (docs/protocol.md, "Authentication").
+/// What an authenticated caller may call (docs/protocol.md, "Authentication"); which scope each
+/// operation needs is `CallerOperation.requiredScope`. The members are inlinable: the fast port
+/// checks `allow(.read)` once per read burst, and that check stays a couple of integer operations.
 public struct CallerScopes: OptionSet, Sendable, Hashable {
   public let rawValue: UInt8
 
+  @inlinable
   public init(rawValue: UInt8) {
     self.rawValue = rawValue
   }
 
   /// IsSubscriber, GetSubscription, Health.
-  public static let read = CallerScopes(rawValue: 1)
+  @inlinable public static var read: CallerScopes { CallerScopes(rawValue: 1) }
   /// SubmitPurchase, GetSubmission (its own submissions).
-  public static let submit = CallerScopes(rawValue: 2)
+  @inlinable public static var submit: CallerScopes { CallerScopes(rawValue: 2) }
   /// Everything; any caller's submissions; bare App Store transaction ids in SubmitPurchase.
-  public static let admin = CallerScopes(rawValue: 4)
+  @inlinable public static var admin: CallerScopes { CallerScopes(rawValue: 4) }
 
-  public static let all: CallerScopes = [.read, .submit, .admin]
+  @inlinable public static var all: CallerScopes { [.read, .submit, .admin] }
 
   /// The scopes by their configured names.
   public static let byName: [(name: String, scope: CallerScopes)] = [
@@ -41,5 +44,6 @@ public struct CallerScopes: OptionSet, Sendable, Hashable {
   public var names: [String] { Self.byName.filter { contains($0.scope) }.map(\.name) }
 
   /// Whether these scopes allow a call that needs `needed` (admin allows everything).
+  @inlinable
   public func allow(_ needed: CallerScopes) -> Bool { contains(.admin) || isSuperset(of: needed) }
 }

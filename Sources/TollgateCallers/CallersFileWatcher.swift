@@ -1,6 +1,5 @@
 import Logging
 import ServiceLifecycle
-import TollgateServer
 
 #if canImport(FoundationEssentials)
   import FoundationEssentials
