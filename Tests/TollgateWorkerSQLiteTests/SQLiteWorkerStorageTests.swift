@@ -6,6 +6,8 @@ import TollgateTesting
 import TollgateWorker
 import TollgateWorkerSQLite
 
+/// SQLite's worker storage beyond the storage conformance suite (`WorkerStorageConformance`, run on
+/// SQLite by `SQLiteStorageConformanceTests`), which holds the inbox's deduplication and claims.
 @Suite("SQLite worker storage")
 struct SQLiteWorkerStorageTests {
   func history(_ id: String, expires: Int64) -> SubscriptionHistory {
@@ -28,41 +30,6 @@ struct SQLiteWorkerStorageTests {
 
   let recompute: EntitlementRecompute = { userId, subscriptions, _ in
     subscriptions.map { .sample(userId: userId, source: $0.history.source, expiresAtMs: $0.expiresAtMs) }
-  }
-
-  @Test("a notification with the same dedupe key is stored once")
-  func dedupe() async throws {
-    let dir = try TemporaryDirectory()
-    defer { dir.remove() }
-    let storage = try SQLiteWorkerStorage(path: dir.file("db.sqlite"), nowMs: 1)
-    let first = try await storage.storeNotification(route: "r", dedupeKey: "k", payload: [1], nowMs: 1)
-    let second = try await storage.storeNotification(route: "r", dedupeKey: "k", payload: [1], nowMs: 2)
-    #expect(!first.duplicate)
-    #expect(second.duplicate)
-    #expect(second.id == first.id)
-    #expect(try await storage.inboxCounts() == ["pending": 1])
-  }
-
-  @Test("claimed items are leased; a retry waits; an expired lease makes an item claimable again")
-  func leases() async throws {
-    let dir = try TemporaryDirectory()
-    defer { dir.remove() }
-    let storage = try SQLiteWorkerStorage(path: dir.file("db.sqlite"), nowMs: 1)
-    let (id, _) = try await storage.storeNotification(route: "r", dedupeKey: "k", payload: [7], nowMs: 100)
-    let claimed = try await storage.claimInbox(nowMs: 100, limit: 10, leaseMs: 1_000)
-    #expect(claimed.map(\.id) == [id])
-    #expect(claimed.first?.attempts == 0)
-    #expect(try await storage.claimInbox(nowMs: 500, limit: 10, leaseMs: 1_000).isEmpty)  // leased
-    // The worker died: after the lease the item is claimable again, with its attempt counted.
-    let again = try await storage.claimInbox(nowMs: 1_100, limit: 10, leaseMs: 1_000)
-    #expect(again.map(\.attempts) == [1])
-    try await storage.retryInbox(id: id, claimToken: again[0].claimToken, atMs: 5_000, error: "HTTP 500")
-    #expect(try await storage.claimInbox(nowMs: 4_999, limit: 10, leaseMs: 1_000).isEmpty)
-    let third = try await storage.claimInbox(nowMs: 5_000, limit: 10, leaseMs: 1_000)
-    #expect(third.count == 1)
-    try await storage.finishInbox(
-      id: id, claimToken: third[0].claimToken, state: .verified, outcome: "ok", nowMs: 5_001)
-    #expect(try await storage.claimInbox(nowMs: 99_999, limit: 10, leaseMs: 1_000).isEmpty)
   }
 
   @Test("apply writes the subscription, entitlements, change feed, events and inbox completion together")

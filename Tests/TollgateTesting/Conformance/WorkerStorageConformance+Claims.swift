@@ -112,8 +112,8 @@ extension WorkerStorageConformance {
     }
   }
 
-  /// A retry or a finish ends the claim: the same token cannot end the item again, and the next
-  /// claim of the item hands out another token.
+  /// A retry or a finish ends the claim: the same token cannot end the item again, a retried item
+  /// waits for its time, and the next claim of the item hands out another token.
   public static func retryAndFinishEndTheClaim(_ sut: WorkerStorageUnderTest) async throws {
     try await sut.withDatabase { database in
       let storage = database.storage
@@ -126,6 +126,9 @@ extension WorkerStorageConformance {
         try await storage.finishInbox(id: id, claimToken: first.claimToken, state: .verified, outcome: "x", nowMs: 201)
       }
       #expect(try await storage.inboxCounts() == ["pending": 1], "\(sut.name): the refused finish changed nothing")
+      #expect(
+        try await storage.claimInbox(nowMs: 199, limit: 10, leaseMs: 60_000).isEmpty,
+        "\(sut.name): a retried item waits for its time")
       let again = try #require(
         try await storage.claimInbox(nowMs: 200, limit: 10, leaseMs: 60_000).first, "\(sut.name): claimed again")
       #expect(again.claimToken != first.claimToken, "\(sut.name): the next claim has a new token")
