@@ -23,9 +23,10 @@ struct ItemProcessor: Sendable {
   let logger: Logger
 
   func process(_ item: InboxItem) async {
+    let takenUpAtMs = nowMs()
     do {
       switch item.kind {
-      case .purchase: try await processPurchase(item)
+      case .purchase: try await processPurchase(item, takenUpAtMs: takenUpAtMs)
       case .notification: try await processNotification(item)
       }
       stats.verified()
@@ -44,7 +45,11 @@ struct ItemProcessor: Sendable {
     }
   }
 
-  private func processPurchase(_ item: InboxItem) async throws {
+  /// `takenUpAtMs`: when this worker took the item up, on its own clock. A submission's
+  /// `receivedAtMs` is the `serve` replica's clock, which may run ahead of the workers' (another
+  /// host); compared with another worker's read, it could make a read after the submission look
+  /// older than it, and the store be asked again on a conflict (`ChainRefresher.answersFor`).
+  private func processPurchase(_ item: InboxItem, takenUpAtMs: Int64) async throws {
     let submission: PurchaseSubmission
     do {
       submission = try JSONDecoder().decode(PurchaseSubmission.self, from: Data(item.payload))
@@ -57,7 +62,7 @@ struct ItemProcessor: Sendable {
     let reference = try await gateway.identify(submission)
     try await refresher.refresh(
       reference, claim: Claim(submission, evidence: reference.claimEvidence), completes: item.claim,
-      reason: "purchase", arrivedAtMs: item.receivedAtMs)
+      reason: "purchase", arrivedAtMs: takenUpAtMs)
   }
 
   private func processNotification(_ item: InboxItem) async throws {

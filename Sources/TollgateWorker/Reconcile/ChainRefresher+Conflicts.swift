@@ -9,8 +9,10 @@ struct ChainWork: Sendable {
   /// The inbox item the verification finishes, under the worker's claim of it.
   var completes: InboxClaim?
   var reason: String
-  /// When the work arrived (an inbox item's receipt) or fell due (a scheduled check); nil when
-  /// unknown, and then no other write is taken to have done it.
+  /// When the work arrived or fell due, on the workers' clock (what other workers' reads are
+  /// stamped with): a notification's receipt (a worker stamped it), the moment this worker took a
+  /// submission up (a `serve` replica stamped its receipt, on a clock of its own), a scheduled
+  /// check's due time; nil when unknown, and then no other write is taken to have done it.
   var arrivedAtMs: Int64?
 }
 
@@ -86,6 +88,7 @@ extension ChainRefresher {
           "subscription.purchase_id": "\(chain.store.loggable(chain.purchaseId))",
           "attempt": "\(attempt)", "answer.asked_at_ms": "\(overtaken.answer.askedAtMs)",
           "stored.verified_at_ms": "\(stored.map { "\($0.verifiedAtMs)" } ?? "none")",
+          "work.arrived_at_ms": "\(work.arrivedAtMs.map { "\($0)" } ?? "unknown")",
         ]
         switch next {
         case .apply(let answer, let version):

@@ -20,12 +20,17 @@ struct ChainConflictResolutionTests {
     return try #require(await parts.storage.claimInbox(nowMs: parts.now, limit: 1, leaseMs: 60_000).first)
   }
 
-  /// A submission of chain `id` by `user`, received now, and this worker's claim of it.
-  static func claimedSubmission(_ parts: WorkerParts, _ id: String, user: String) async throws -> InboxItem {
+  /// A submission of chain `id` by `user`, received now by a `serve` replica whose clock reads
+  /// `replicaAheadMs` more than the workers' (its own clock stamps the item), and this worker's
+  /// claim of it.
+  static func claimedSubmission(_ parts: WorkerParts, _ id: String, user: String, replicaAheadMs: Int64 = 0)
+    async throws -> InboxItem
+  {
     _ = try await parts.storage.enqueue(
       PurchaseSubmission(userId: user, store: parts.gateway.store, receipt: id, appId: FakeStoreGateway.appId),
-      nowMs: parts.now)
-    return try #require(await parts.storage.claimInbox(nowMs: parts.now, limit: 1, leaseMs: 60_000).first)
+      nowMs: parts.now + replicaAheadMs)
+    return try #require(
+      await parts.storage.claimInbox(nowMs: parts.now + replicaAheadMs, limit: 1, leaseMs: 60_000).first)
   }
 
   /// Runs `first` until its write of chain `id` is held, then `second` until its write is held
@@ -211,6 +216,32 @@ struct ChainConflictResolutionTests {
     #expect(await parts.storage.item(item.id)?.status == .verified)
     #expect(await parts.storage.events(userId: "alice").map(\.kind) == ["purchased"])
     #expect(await Two.entitled(parts, "alice"))
+  }
+
+  @Test(
+    "a submission stamped by a replica whose clock runs ahead of the workers': a newer read that landed first still binds it, one store read each"
+  )
+  func replicaClockAheadOfWorkers() async throws {
+    let parts = WorkerParts()
+    let other = Two.secondWorker(parts)
+    parts.gateway.answer("otx-1", .success(parts.boughtNow("otx-1")))
+    // The replica that took the submission stamped it 2 s ahead of the workers' clock (hosts
+    // whose clocks disagree, or a test's workers following a simulator's clock).
+    let item = try await Self.claimedSubmission(parts, "otx-1", user: "alice", replicaAheadMs: 2_000)
+    let fetchedBefore = parts.gateway.fetched.count
+    // A notification is read a second after this worker took the submission up, and lands first.
+    try await Self.overtaken(
+      parts, "otx-1", held: { await parts.processor.process(item) },
+      meanwhile: {
+        parts.clock.advance(byMs: 1_000)
+        try await Self.check(other, "otx-1", parts)
+      })
+
+    #expect(parts.gateway.fetched.count == fetchedBefore + 2, "one store read each")
+    let stored = try #require(await parts.storage.subscription(store: .appStore, purchaseId: "otx-1"))
+    #expect(stored.userId == "alice")
+    #expect(await parts.storage.item(item.id)?.status == .verified)
+    #expect(await parts.storage.events(userId: "alice").map(\.kind) == ["purchased"])
   }
 
   @Test("a newer read landed first, signed before the notification that asked: the store is read again")
