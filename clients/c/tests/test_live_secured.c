@@ -221,20 +221,29 @@ static void tls_options(tollgate_options *options) {
     options->tls_ca_file = cert_path("ca.pem");
 }
 
+/* Connects as WEB with options and asks for user-1's premium, which is active; the client, or
+ * NULL when the connection failed (a failed check). */
+static tollgate_client *connect_and_ask(uint16_t port, tollgate_options *options) {
+    tollgate_client *client = NULL;
+    tollgate_error error = {0};
+    CHECK_INT(connect_as("127.0.0.1", port, WEB, options, &client, &error), TOLLGATE_OK);
+    if (!client) return NULL;
+    tollgate_is_subscriber_result *result = NULL;
+    CHECK_INT(tollgate_is_subscriber(client, "user-1", "premium", &result, &error), TOLLGATE_OK);
+    CHECK(result && result->active);
+    tollgate_is_subscriber_result_free(result);
+    return client;
+}
+
 static void tls_with_a_key(void) {
     test_server server;
     uint16_t port;
     REQUIRE(start_tls_server(&server, &port, false, "tls"));
     tollgate_options options;
     tls_options(&options);
-    tollgate_client *client = NULL;
+    tollgate_client *client = connect_and_ask(port, &options);
     tollgate_error error = {0};
-    CHECK_INT(connect_as("127.0.0.1", port, WEB, &options, &client, &error), TOLLGATE_OK);
     if (client) {
-        tollgate_is_subscriber_result *result = NULL;
-        CHECK_INT(tollgate_is_subscriber(client, "user-1", "premium", &result, &error), TOLLGATE_OK);
-        CHECK(result && result->active);
-        tollgate_is_subscriber_result_free(result);
         /* A batch over TLS: many frames per record, answers split across records. */
         enum { COUNT = 200 };
         static char ids[COUNT][16];
@@ -266,15 +275,9 @@ static void mutual_tls_with_a_key(void) {
     tls_options(&options);
     options.tls_certificate_file = cert_path("client.pem");
     options.tls_private_key_file = cert_path("client.key");
-    tollgate_client *client = NULL;
+    tollgate_client *client = connect_and_ask(port, &options);
+    tollgate_close(client);
     tollgate_error error = {0};
-    CHECK_INT(connect_as("127.0.0.1", port, WEB, &options, &client, &error), TOLLGATE_OK);
-    if (client) {
-        tollgate_is_subscriber_result *result = NULL;
-        CHECK_INT(tollgate_is_subscriber(client, "user-1", "premium", &result, &error), TOLLGATE_OK);
-        tollgate_is_subscriber_result_free(result);
-        tollgate_close(client);
-    }
     static const char *const refused[][2] = {{NULL, NULL}, {"other-client.pem", "other-client.key"}};
     for (size_t i = 0; i < 2; i++) {
         options.tls_certificate_file = refused[i][0] ? cert_path(refused[i][0]) : NULL;
