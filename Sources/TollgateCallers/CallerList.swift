@@ -40,9 +40,11 @@ public enum CallerList {
     return try keys(entries, source: source)
   }
 
-  /// Checks entries: names unique and non-empty, digests 64 hex digits, scopes known and not empty.
+  /// Checks entries: names unique and non-empty, digests 64 hex digits and each caller's own (a
+  /// bearer key on gRPC and HTTP finds its caller by its digest alone), scopes known and not empty.
   public static func keys(_ entries: [Entry], source: String) throws(Problem) -> [CallerKey] {
     var seen = Set<String>()
+    var owners: [[UInt8]: String] = [:]
     var keys: [CallerKey] = []
     for (position, entry) in entries.enumerated() {
       let at = "\(source)[\(position)]"
@@ -54,6 +56,9 @@ public enum CallerList {
       }
       guard let digest = hexBytes(entry.keySha256), digest.count == 32 else {
         throw Problem(description: "\(at).keySha256 must be the key's SHA-256 as 64 hex digits")
+      }
+      if let owner = owners.updateValue(entry.name, forKey: digest) {
+        throw Problem(description: "\(at).keySha256 is also caller \"\(owner)\"'s: each caller needs its own key")
       }
       let scopes: CallerScopes
       switch CallerScopes.parse(entry.scopes) {

@@ -26,29 +26,29 @@ extension EntitlementsDispatcher {
       return response
     }
     let source = caller.peerSource()
-    let attempt = authenticationLimiter.mayAttempt(source)
-    guard attempt.allowed else {
-      caller.mustClose = true
-      sampledWarning(
-        "authentication refused: too many failures from the source", key: "authenticate|refused", caller: nil,
-        source: source)
-      let seconds = (attempt.retryAfterMs + 999) / 1_000
-      response.error = Tollgate_V1_Error(
-        .resourceExhausted, "too many failed Authenticate calls from this address; retry in \(seconds) s")
-      return response
-    }
-    // Too long to be any caller's, or undecodable: a failure like a wrong key.
+    // Too long to be any caller's, or undecodable: a failure like a wrong key (no caller has an
+    // empty name). Decoded only once the gate has let the source try.
     let request =
-      payload.readableBytes <= Self.maximumAuthenticateLength
+      gate.authenticationLimiter.mayAttempt(source).allowed && payload.readableBytes <= Self.maximumAuthenticateLength
       ? try? Tollgate_V1_AuthenticateRequest(serializedBytes: payload.readableBytesSpan) : nil
-    guard let request, let key = registry.authenticate(name: request.caller, key: request.key) else {
-      authenticationLimiter.recordFailure(source)
+    let key: CallerKey
+    switch gate.authenticate(name: request?.caller ?? "", key: request?.key ?? "", source: source) {
+    case .success(let authenticated): key = authenticated
+    case .failure(let refusal):
+      if case .sourceBlocked = refusal.kind {
+        caller.mustClose = true
+        sampledWarning(
+          "authentication refused: too many failures from the source", key: "authenticate|refused", caller: nil,
+          source: source)
+        response.error = Tollgate_V1_Error(.resourceExhausted, refusal.message)
+        return response
+      }
       caller.failedAttempts += 1
       if caller.failedAttempts >= maximumFailedAuthentications { caller.mustClose = true }
       sampledWarning(
         "authentication failed", key: "authenticate|failed", caller: request?.caller, source: source,
         requestBytes: payload.readableBytes)
-      response.error = Tollgate_V1_Error(.unauthenticated, "unknown caller or wrong key")
+      response.error = Tollgate_V1_Error(.unauthenticated, refusal.message)
       return response
     }
     caller.key = key

@@ -11,30 +11,26 @@ import TollgateWire
 /// maps a method index to code.
 struct EntitlementsDispatcher: Sendable {
   let handler: any EntitlementsHandler
+  /// The callers, the failed-authentication budget per source and the submission rate per
+  /// caller, shared with the other doors.
+  let gate: CallerGate
+  /// `gate.access`, kept here so that the event loops' per-read check loads no more than before.
   let access: CallerAccess
-  let submitLimiter: SubmitRateLimiter
   /// Failed Authenticate calls after which a connection is closed.
   let maximumFailedAuthentications: Int
-  /// Failed Authenticate calls per source address, over every connection.
-  let authenticationLimiter: AuthenticationLimiter
   let logger: Logger
   /// Failed authentications reach the log a few times a minute per kind of failure, refused
   /// submissions per configured caller: keys from a small vocabulary, never a stranger's name.
   let logSampler = LogSampler(perMinute: 10)
 
   init(
-    handler: any EntitlementsHandler, access: CallerAccess = .open,
-    submitLimiter: SubmitRateLimiter = SubmitRateLimiter(perSecond: 50, burst: 100),
-    maximumFailedAuthentications: Int = 3,
-    authenticationLimiter: AuthenticationLimiter = AuthenticationLimiter(
-      perMinute: 10, burst: 10, maximumSources: 16_384),
-    logger: Logger = Logger(label: "tollgate.rpc")
+    handler: any EntitlementsHandler, gate: CallerGate = RPCServer.Config.defaults.makeGate(),
+    maximumFailedAuthentications: Int = 3, logger: Logger = Logger(label: "tollgate.rpc")
   ) {
     self.handler = handler
-    self.access = access
-    self.submitLimiter = submitLimiter
+    self.gate = gate
+    self.access = gate.access
     self.maximumFailedAuthentications = maximumFailedAuthentications
-    self.authenticationLimiter = authenticationLimiter
     self.logger = logger
   }
 
@@ -59,7 +55,7 @@ struct EntitlementsDispatcher: Sendable {
     }
     do {
       if method != .authenticate {
-        if let refusal = Self.refusal(of: method, by: caller.identity) {
+        if let refusal = refusal(of: method, by: caller.identity) {
           try output.writeResponseFrame(
             methodIndex: methodIndex, requestId: requestId, message: Self.errorResponse(for: method, refusal))
           return .answered
@@ -84,14 +80,14 @@ struct EntitlementsDispatcher: Sendable {
           methodIndex: methodIndex, requestId: requestId, message: authenticate(payload, caller: &caller))
       case .submitPurchase:
         let request = try Tollgate_V1_SubmitPurchaseRequest(serializedBytes: payload.readableBytesSpan)
-        guard submitLimiter.admit(identity.name) else {
+        guard gate.admitSubmission(by: identity) else {
           // The sampler's key is a configured caller's name (or none): a bounded vocabulary.
           sampledWarning(
             "submissions over the caller's rate refused", key: "submit|\(identity.name ?? "")", caller: identity.name)
           var response = Tollgate_V1_SubmitPurchaseResponse()
           response.error = Tollgate_V1_Error(
             .resourceExhausted,
-            "over \(Int(submitLimiter.perSecond)) SubmitPurchase calls per second for this caller; retry later")
+            "over \(Int(gate.submitLimiter.perSecond)) SubmitPurchase calls per second for this caller; retry later")
           try output.writeResponseFrame(methodIndex: methodIndex, requestId: requestId, message: response)
           return .answered
         }
@@ -111,23 +107,28 @@ struct EntitlementsDispatcher: Sendable {
     return .answered
   }
 
-  /// Why `identity` may not call `method`, or nil when it may.
-  static func refusal(of method: EntitlementsMethod, by identity: CallerIdentity?) -> Tollgate_V1_Error? {
+  /// Why `identity` may not call `method`, or nil when it may: the gate's scope table
+  /// (`CallerOperation`), answered in the method's response.
+  func refusal(of method: EntitlementsMethod, by identity: CallerIdentity?) -> Tollgate_V1_Error? {
     guard let identity else {
       return Tollgate_V1_Error(.unauthenticated, "authenticate first (call Authenticate with a caller name and key)")
     }
-    let needed: CallerScopes =
-      switch method {
-      case .isSubscriber, .getSubscription, .health: .read
-      case .submitPurchase, .getSubmission: .submit
-      case .authenticate: []
-      }
-    guard identity.scopes.allow(needed) else {
-      return Tollgate_V1_Error(
-        .permissionDenied,
-        "caller \(identity.name ?? "") may not call \(method.name): it needs the \(needed.names.joined()) scope")
+    guard let operation = Self.operation(of: method), let refused = gate.authorize(identity, for: operation) else {
+      return nil
     }
-    return nil
+    return Tollgate_V1_Error(.permissionDenied, refused.message)
+  }
+
+  /// The caller operation a method is; nil for Authenticate, which needs no scope.
+  static func operation(of method: EntitlementsMethod) -> CallerOperation? {
+    switch method {
+    case .isSubscriber: .isSubscriber
+    case .getSubscription: .getSubscription
+    case .health: .health
+    case .submitPurchase: .submitPurchase
+    case .getSubmission: .getSubmission
+    case .authenticate: nil
+    }
   }
 
   /// The method's response carrying only `error`.

@@ -27,6 +27,10 @@ public final class RPCServer: Service, Sendable {
     public var shutdownGracePeriod: Duration
     /// Who may call: everyone (no callers configured) or configured callers.
     public var access: CallerAccess = .open
+    /// The gate every door shares (`tollgate serve` builds one with `makeGate()` and gives it to
+    /// each). When set, it replaces `access` and the two limiters' numbers below; nil: the server
+    /// builds its own from them.
+    public var gate: CallerGate?
     /// Connections open at once, over every listener; more are closed as soon as accepted.
     public var maximumConnections = 10_000
     /// A connection with nothing received, pending or unwritten for this long is closed.
@@ -172,13 +176,8 @@ public final class RPCServer: Service, Sendable {
       throw error
     }
     let dispatcher = EntitlementsDispatcher(
-      handler: handler, access: config.access,
-      submitLimiter: SubmitRateLimiter(perSecond: config.submitsPerSecondPerCaller, burst: config.submitBurstPerCaller),
-      maximumFailedAuthentications: max(1, config.maximumFailedAuthentications),
-      authenticationLimiter: AuthenticationLimiter(
-        perMinute: config.failedAuthenticationsPerMinutePerSource, burst: config.failedAuthenticationBurstPerSource,
-        maximumSources: config.authenticationSourcesTracked),
-      logger: logger)
+      handler: handler, gate: config.gate ?? config.makeGate(),
+      maximumFailedAuthentications: max(1, config.maximumFailedAuthentications), logger: logger)
     let shared = ServerLoop.Shared(
       dispatcher: dispatcher, config: config, listeners: sockets, deferredCalls: DeferredCalls(),
       counters: ServerCounters(), logger: logger)

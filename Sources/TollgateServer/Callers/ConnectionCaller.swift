@@ -60,6 +60,7 @@ struct ConnectionCaller {
     }
   }
 
-  /// May answer IsSubscriber calls on the hot path.
-  var mayRead: Bool { identity?.scopes.allow(.read) ?? false }
+  /// May answer IsSubscriber calls on the hot path: the scope table's answer for IsSubscriber,
+  /// folded to a constant (both inlinable), so a couple of integer operations per read burst.
+  var mayRead: Bool { identity?.scopes.allow(CallerOperation.isSubscriber.requiredScope) ?? false }
 }

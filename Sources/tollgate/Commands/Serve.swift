@@ -98,6 +98,9 @@ struct Serve: AsyncParsableCommand {
     var responder = EntitlementsResponder.Config.defaults
     settings.apply(to: &rpc, responder: &responder)
     rpc.access = access
+    // One gate (callers, failed authentications per source, submissions per caller) for every door.
+    let gate = rpc.makeGate()
+    rpc.gate = gate
     var feed = ChangeFeedFollower.Config.defaults
     if let value = settings.feedPollMs { feed.pollInterval = .milliseconds(value) }
 
@@ -123,7 +126,7 @@ struct Serve: AsyncParsableCommand {
         .joined(separator: " and ")
       FileHandle.standardOutput.write(Data("tollgate serve: listening on \(addresses), database \(location)\n".utf8))
       var services: [ServiceGroupConfiguration.ServiceConfiguration] = [.init(service: server)] + clock.services
-      if case .callers(let registry) = access, let path = settings.callersFile {
+      if case .callers(let registry) = gate.access, let path = settings.callersFile {
         services.append(.init(service: CallersFileWatcher(path: path, registry: registry, logger: logger)))
       }
       let group = ServiceGroup(
