@@ -1,5 +1,5 @@
 /// Every operation a caller can ask for, whatever the door (the fast port, gRPC, HTTP), and the
-/// scope each needs: the one scope table of docs/security.md ("Callers and scopes"). A door maps
+/// scope each needs: the one scope table of docs/protocol.md ("Authentication"). A door maps
 /// its method or route to one of these and asks `CallerGate.authorize(_:for:)`; none keeps a
 /// table of its own. The fast port's Authenticate is not an operation: it needs no scope.
 public enum CallerOperation: String, Sendable, CaseIterable {

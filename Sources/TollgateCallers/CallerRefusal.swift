@@ -1,5 +1,5 @@
 /// Why a caller's call is refused, the same for every door; each door maps the kind to its own
-/// answer (docs/security.md): `unauthenticated` to UNAUTHENTICATED (HTTP 401), `permissionDenied`
+/// answer: `unauthenticated` to UNAUTHENTICATED (HTTP 401), `permissionDenied`
 /// to PERMISSION_DENIED (403), `sourceBlocked` to RESOURCE_EXHAUSTED (429 with Retry-After).
 public struct CallerRefusal: Error, Sendable, Hashable, CustomStringConvertible {
   public enum Kind: Sendable, Hashable {
