@@ -78,6 +78,25 @@ extension PostgresWorkerStorage {
     return claimed.sorted { ($0.dueAtMs, $0.item.id) < ($1.dueAtMs, $1.item.id) }.map(\.item)
   }
 
+  /// Extends the leases of `claims` still current (their token is the item's, still processing),
+  /// in one statement.
+  public func renewInboxClaims(_ claims: [InboxClaim], untilMs: Int64) async throws -> Int {
+    guard !claims.isEmpty else { return 0 }
+    let ids = claims.map(\.id)
+    let tokens = claims.map(\.claimToken)
+    let rows = try await fencedTransaction { connection in
+      try await connection.query(
+        """
+        UPDATE inbox SET lease_until_ms = \(untilMs)
+        FROM unnest(\(ids)::bigint[], \(tokens)::bigint[]) AS claim(id, token)
+        WHERE inbox.id = claim.id AND inbox.claim_token = claim.token AND inbox.status = 'processing'
+        RETURNING inbox.id
+        """, logger: logger
+      ).collect()
+    }
+    return rows.count
+  }
+
   /// Puts an item back to be tried again at `atMs` (store trouble), ending its claim; nothing
   /// else changes. `StorageConflict` (`.claimLost`) when the claim is not the item's current one.
   public func retryInbox(id: Int64, claimToken: Int64, atMs: Int64, error: String) async throws {

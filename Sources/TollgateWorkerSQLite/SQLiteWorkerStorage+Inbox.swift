@@ -76,6 +76,21 @@ extension SQLiteWorkerStorage {
 
   /// Puts an item back to be tried again at `atMs` (store trouble), ending its claim; nothing
   /// else changes. `StorageConflict` (`.claimLost`) when the claim is not the item's current one.
+  /// Extends the leases of `claims` still current (their token is the item's, still processing).
+  public func renewInboxClaims(_ claims: [InboxClaim], untilMs: Int64) async throws -> Int {
+    guard !claims.isEmpty else { return 0 }
+    return try await fencedWrite { db in
+      var renewed = 0
+      for claim in claims {
+        try db.execute(
+          "UPDATE inbox SET lease_until_ms = ? WHERE id = ? AND status = 'processing' AND claim_token = ?",
+          [.integer(untilMs), .integer(claim.id), .integer(claim.claimToken)])
+        renewed += db.changes
+      }
+      return renewed
+    }
+  }
+
   public func retryInbox(id: Int64, claimToken: Int64, atMs: Int64, error: String) async throws {
     try await fencedWrite { db in
       try db.execute(

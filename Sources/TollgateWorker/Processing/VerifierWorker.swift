@@ -147,12 +147,15 @@ public final class VerifierWorker: Service, Sendable {
   func loop() async throws {
     let clock = ContinuousClock()
     var gaugeUpdatedAt = clock.now - .seconds(10)
+    var claimsRenewedAt = clock.now
+    // Well within the lease: an item waiting its turn here keeps its claim.
+    let renewEvery = Duration.milliseconds(max(1, settings.leaseMs / 3))
     let limit = max(1, settings.storeConcurrency) * Self.inFlightPerPermit
     try await withThrowingTaskGroup(of: LoopTask.self) { group in
       var inFlight = 0
       var checking: Set<String> = []
-      /// The inbox items this loop is processing, by id.
-      var processing: Set<Int64> = []
+      /// The inbox items this loop is processing: their claims, by id.
+      var processing: [Int64: InboxClaim] = [:]
       /// Checks claimed again while a check of the same chain was still running, by chain.
       var reclaimed: [String: DueCheck] = [:]
       var ticking = false
@@ -164,13 +167,20 @@ public final class VerifierWorker: Service, Sendable {
         }
         var started = 0
         do {
+          if !processing.isEmpty && clock.now - claimsRenewedAt >= renewEvery {
+            // The claims of items still waiting (a store call permit, their chain's lock) or
+            // running are renewed, so no other worker takes them over and reads them again.
+            claimsRenewedAt = clock.now
+            _ = try await storage.renewInboxClaims(Array(processing.values), untilMs: nowMs() + settings.leaseMs)
+          }
           if inFlight < limit {
             // Never our own running items, even past their lease: taking one over would only
             // make the running one's finish find its claim lost.
             let items = try await storage.claimInbox(
-              nowMs: nowMs(), limit: limit - inFlight, leaseMs: settings.leaseMs, excluding: processing)
+              nowMs: nowMs(), limit: limit - inFlight, leaseMs: settings.leaseMs, excluding: Set(processing.keys))
+            if processing.isEmpty { claimsRenewedAt = clock.now }
             for item in items {
-              processing.insert(item.id)
+              processing[item.id] = item.claim
               group.addTask {
                 await self.processor.process(item)
                 return .item(item.id)
@@ -211,7 +221,8 @@ public final class VerifierWorker: Service, Sendable {
         if !ticking {
           ticking = true
           group.addTask {
-            try? await Task.sleep(for: .milliseconds(self.settings.pollMs))
+            // Never longer than the claims' renewal interval, however long `pollMs` is.
+            try? await Task.sleep(for: min(.milliseconds(self.settings.pollMs), renewEvery))
             return .tick
           }
         }
@@ -219,7 +230,7 @@ public final class VerifierWorker: Service, Sendable {
         case .tick?: ticking = false
         case .item(let id)?:
           inFlight -= 1
-          processing.remove(id)
+          processing.removeValue(forKey: id)
         case .check(let key)?:
           inFlight -= 1
           checking.remove(key)

@@ -42,6 +42,14 @@ public protocol WorkerStorage: Sendable {
   /// processing them under its own claim (a worker never takes its own running items over).
   func claimInbox(nowMs: Int64, limit: Int, leaseMs: Int64, excluding: Set<Int64>) async throws -> [InboxItem]
 
+  /// Extends the leases of `claims` (items the caller is still processing) to `untilMs`, each
+  /// only while it is still its item's current claim, and returns how many it extended. A worker
+  /// renews the claims of its running items well within their lease (`VerifierWorker.loop`), so
+  /// an item that waits its turn there (a store call permit, its chain's lock) is never taken
+  /// over by another worker and read from the store twice; a worker that stops renewing (killed,
+  /// hung) loses its items to the others once their leases end.
+  func renewInboxClaims(_ claims: [InboxClaim], untilMs: Int64) async throws -> Int
+
   /// Puts an item back to be tried again at `atMs` (store trouble), ending its claim; nothing
   /// else changes. Throws `StorageConflict` (`.claimLost`) and writes nothing when the item's
   /// current claim is not `claimToken` (its lease ran out and another claim took it, or the

@@ -4,6 +4,10 @@ import TollgateTesting
 // MARK: Inbox claims and fencing tokens
 
 extension PostgresStorageConformanceTests {
+  @Test func renewedClaimIsNotTakenOver() async throws {
+    try await WorkerStorageConformance.renewedClaimIsNotTakenOver(Self.postgres)
+  }
+
   @Test func claimExcludesOwnRunningItems() async throws {
     try await WorkerStorageConformance.claimExcludesOwnRunningItems(Self.postgres)
   }

@@ -27,6 +27,28 @@ extension WorkerStorageConformance {
     }
   }
 
+  /// A worker renews the claim of an item it is still processing: another handle does not take
+  /// it past its first lease, only once the renewed lease ends; a claim that was replaced is
+  /// not renewed (its item stays with its new holder).
+  public static func renewedClaimIsNotTakenOver(_ sut: WorkerStorageUnderTest) async throws {
+    try await sut.withDatabase { database in
+      let a = database.storage
+      let (id, _) = try await a.storeNotification(route: "r", dedupeKey: "k", payload: [1], nowMs: 100)
+      let claim = try #require(try await a.claimInbox(nowMs: 100, limit: 1, leaseMs: 50, excluding: []).first)
+      #expect(try await a.renewInboxClaims([claim.claim], untilMs: 300) == 1, "\(sut.name): renewed")
+      let b = try await database.openHandle()
+      #expect(
+        try await b.claimInbox(nowMs: 200, limit: 10, leaseMs: 50, excluding: []).isEmpty,
+        "\(sut.name): a renewed claim is not taken over past its first lease")
+      let taken = try await b.claimInbox(nowMs: 300, limit: 10, leaseMs: 50, excluding: [])
+      #expect(taken.map(\.id) == [id], "\(sut.name): taken once the renewed lease ends")
+      #expect(try await a.renewInboxClaims([claim.claim], untilMs: 1_000) == 0, "\(sut.name): a lost claim stays lost")
+      #expect(
+        try await b.claimInbox(nowMs: 360, limit: 10, leaseMs: 50, excluding: []).map(\.id) == [id],
+        "\(sut.name): the new holder's lease was not extended by the old claim")
+    }
+  }
+
   /// Worker A claims an item with a short lease and stalls; the lease ends and worker B (another
   /// handle) claims it. A's finish and retry are refused and change nothing; B's finish lands,
   /// and the item ends as B says. B's claim has a new token.

@@ -4,6 +4,10 @@ import TollgateTesting
 // MARK: Inbox claims and fencing tokens
 
 extension FakeStorageConformanceTests {
+  @Test func renewedClaimIsNotTakenOver() async throws {
+    try await WorkerStorageConformance.renewedClaimIsNotTakenOver(Self.fake)
+  }
+
   @Test func claimExcludesOwnRunningItems() async throws {
     try await WorkerStorageConformance.claimExcludesOwnRunningItems(Self.fake)
   }

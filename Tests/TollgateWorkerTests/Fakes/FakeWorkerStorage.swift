@@ -101,6 +101,17 @@ actor FakeWorkerStorage: WorkerStorage {
     }
   }
 
+  func renewInboxClaims(_ claims: [InboxClaim], untilMs: Int64) -> Int {
+    var renewed = 0
+    for claim in claims {
+      guard let entry = items[claim.id], entry.status == .processing, entry.item.claimToken == claim.claimToken
+      else { continue }
+      items[claim.id]?.leaseUntilMs = untilMs
+      renewed += 1
+    }
+    return renewed
+  }
+
   func retryInbox(id: Int64, claimToken: Int64, atMs: Int64, error: String) throws {
     try checkClaim(id: id, claimToken: claimToken, doing: "retried")
     items[id]?.status = .pending
