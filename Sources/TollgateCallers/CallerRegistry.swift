@@ -26,13 +26,14 @@ public final class CallerRegistry: Sendable {
 
   private let table: Mutex<Table>
   /// Bumped by every replacement; connections compare it once per read.
-  private let generationCounter = Atomic<UInt64>(1)
+  @usableFromInline let generationCounter = Atomic<UInt64>(1)
 
   public init(_ callers: [CallerKey]) {
     self.table = Mutex(Table(callers))
   }
 
-  public var generation: UInt64 { generationCounter.load(ordering: .acquiring) }
+  /// Inlinable: the fast port's loops read it once per read, from another module.
+  @inlinable public var generation: UInt64 { generationCounter.load(ordering: .acquiring) }
 
   public var count: Int { table.withLock { $0.byName.count } }
 
