@@ -103,12 +103,26 @@ let package = Package(
       swiftSettings: strict
     ),
 
+    // HTTP listener plumbing (issue 28): the listen address, the application builder, the
+    // connection guard and its limits, the bound port. Depends on no Tollgate target, so the
+    // worker and serve's HTTP door share it.
+    .target(
+      name: "TollgateHTTPListener",
+      dependencies: [
+        .product(name: "Hummingbird", package: "hummingbird"),
+        .product(name: "HummingbirdCore", package: "hummingbird"),
+        .product(name: "Logging", package: "swift-log"),
+        .product(name: "NIOCore", package: "swift-nio"),
+      ],
+      swiftSettings: strict
+    ),
+
     // `tollgate worker`: verifies purchases and notifications against the stores, keeps state true.
     // Knows its storage and the stores only through the seams it owns (WorkerStorage, StoreGateway).
     .target(
       name: "TollgateWorker",
       dependencies: [
-        "TollgateCore", "TollgateCrypto",
+        "TollgateCore", "TollgateCrypto", "TollgateHTTPListener",
         .product(name: "AsyncHTTPClient", package: "async-http-client"),
         .product(name: "CoreMetrics", package: "swift-metrics"),
         .product(name: "Hummingbird", package: "hummingbird"),
@@ -330,7 +344,7 @@ let package = Package(
         "TollgateIndex", "TollgateService", "AppStore", "GooglePlay", "AmazonAppstore", "TollgateCrypto",
         "TollgateWorker", "AppStoreGateway", "GooglePlayGateway", "AmazonGateway",
         "StoreSimulator",
-        "TollgateDemo", "TollgateBench", "TollgateCallers",
+        "TollgateDemo", "TollgateBench", "TollgateCallers", "TollgateHTTPListener",
         .product(name: "ArgumentParser", package: "swift-argument-parser"),
         .product(name: "NIOSSL", package: "swift-nio-ssl"),
         .product(name: "AsyncHTTPClient", package: "async-http-client"),
@@ -350,6 +364,7 @@ let package = Package(
       dependencies: [
         "TollgateContract", "TollgateWire", "TollgateServer", "AppStore", "GooglePlay", "AmazonAppstore",
         "TollgateWorker", "AppStoreGateway", "GooglePlayGateway", "AmazonGateway", "TollgateCore", "TollgateCrypto",
+        "TollgateHTTPListener",
         .product(name: "NIOCore", package: "swift-nio"),
         .product(name: "SwiftProtobuf", package: "swift-protobuf"),
       ],
@@ -430,6 +445,17 @@ let package = Package(
       dependencies: [
         "TollgateWorker", "TollgateCore", "TollgateTesting",
         .product(name: "Logging", package: "swift-log"),
+      ],
+      swiftSettings: strict
+    ),
+    .testTarget(
+      name: "TollgateHTTPListenerTests",
+      dependencies: [
+        "TollgateHTTPListener", "TollgateTesting",
+        .product(name: "Hummingbird", package: "hummingbird"),
+        .product(name: "Logging", package: "swift-log"),
+        .product(name: "NIOCore", package: "swift-nio"),
+        .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
       ],
       swiftSettings: strict
     ),

@@ -2,6 +2,7 @@ import AmazonGateway
 import AppStoreGateway
 import Foundation
 import GooglePlayGateway
+import TollgateHTTPListener
 import TollgateWorker
 
 /// Input: a worker config file. Decoded as `tollgate worker` decodes it (the catalog and the

@@ -1,5 +1,6 @@
 import Foundation
 import TollgateCore
+import TollgateHTTPListener
 
 /// Everything `tollgate worker` reads from its config file (JSON). The catalog (`apps`,
 /// `entitlements`, `products`, `subscriptionGroups`, policies) sits at the top level as
@@ -93,6 +94,18 @@ public struct WorkerConfigurationError: Error, CustomStringConvertible {
 
   public var description: String {
     "invalid configuration:\n" + problems.map { "  - \($0)" }.joined(separator: "\n")
+  }
+}
+
+extension WorkerConfiguration {
+  /// `text` as the address to listen on under `key` (`worker.listen`); when it is not
+  /// `HOST:PORT`, a configuration error with the same problem the config check reports.
+  static func listenAddress(_ text: String, key: String) throws(WorkerConfigurationError) -> ListenAddress {
+    do {
+      return try ListenAddress.parse(text, key: key)
+    } catch {
+      throw WorkerConfigurationError(problems: error.problems)
+    }
   }
 }
 

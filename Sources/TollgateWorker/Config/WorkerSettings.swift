@@ -1,4 +1,5 @@
 import TollgateCore
+import TollgateHTTPListener
 
 /// The `worker` section: where it listens, how it paces itself.
 public struct WorkerSettings: Sendable, Decodable, Hashable {

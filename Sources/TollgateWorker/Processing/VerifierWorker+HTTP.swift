@@ -2,6 +2,7 @@ import Foundation
 import Hummingbird
 import HummingbirdCore
 import NIOCore
+import TollgateHTTPListener
 
 /// The worker's two HTTP listeners: the public one (`worker.listen`) serves the stores'
 /// notification routes and nothing else; the admin one (`worker.adminListen`, loopback by
@@ -9,7 +10,7 @@ import NIOCore
 /// connections whose request head or whole request is not complete in time
 /// (`worker.headerTimeoutMs`, `worker.requestTimeoutMs`) or whose body trickles
 /// (`worker.minBodyBytesPerSecond`), and connections beyond their cap (`worker.maxConnections`,
-/// `worker.adminMaxConnections`): `HTTPConnectionGuard`.
+/// `worker.adminMaxConnections`): `HTTPListener` (module `TollgateHTTPListener`).
 extension VerifierWorker {
   func makeListeners() -> (
     notifications: Application<RouterResponder<BasicRequestContext>>,
@@ -34,39 +35,14 @@ extension VerifierWorker {
       listener: "listen", settings: settings, maxConnections: settings.maxConnections, stats: stats)
     let adminLimits = HTTPListenerLimits(
       listener: "adminListen", settings: settings, maxConnections: settings.adminMaxConnections, stats: stats)
+    let idleTimeout = TimeAmount.milliseconds(settings.idleTimeoutMs)
     return (
-      application(router, address: listen, limits: limits, bound: boundPort),
-      application(adminRouter, address: adminListen, limits: adminLimits, bound: adminBoundPort)
+      HTTPListener.application(
+        router: router, address: listen, limits: limits, idleTimeout: idleTimeout, bound: boundPort, logger: logger),
+      HTTPListener.application(
+        router: adminRouter, address: adminListen, limits: adminLimits, idleTimeout: idleTimeout,
+        bound: adminBoundPort, logger: logger)
     )
-  }
-
-  private func application(
-    _ router: Router<BasicRequestContext>, address: ListenAddress, limits: HTTPListenerLimits, bound: BoundPort
-  ) -> Application<RouterResponder<BasicRequestContext>> {
-    let http = HTTP1Channel.Configuration(
-      additionalChannelHandlers: [HTTPConnectionGuard(limits: limits)],
-      idleTimeout: .milliseconds(settings.idleTimeoutMs))
-    return Application(
-      router: router, server: .http1(configuration: http),
-      configuration: .init(address: .hostname(address.host, port: address.port)),
-      onServerRunning: { channel in await bound.set(channel.localAddress?.port ?? 0) }, logger: logger)
-  }
-
-  /// Runs one listener; a failure before it listens (the address is taken, the host does not
-  /// resolve) is an error naming the config key and the address.
-  static func run(
-    _ application: Application<RouterResponder<BasicRequestContext>>, key: String, address: ListenAddress,
-    bound: BoundPort
-  ) async throws {
-    do {
-      try await application.run()
-    } catch {
-      guard await bound.isSet else {
-        await bound.set(0)  // whoever waits for the port learns it will not come
-        throw HTTPListenerError(key: key, address: address, cause: error)
-      }
-      throw error
-    }
   }
 
   /// `GET /health`: serving, degraded (a store is unreachable, purchases near Google's
@@ -109,13 +85,4 @@ extension VerifierWorker {
       status: problem == nil ? .ok : .serviceUnavailable, headers: [.contentType: "application/json"],
       body: .init(byteBuffer: ByteBuffer(bytes: body)))
   }
-}
-
-/// A worker listener could not start: which key, which address, and why.
-public struct HTTPListenerError: Error, CustomStringConvertible {
-  public var key: String
-  public var address: ListenAddress
-  public var cause: any Error
-
-  public var description: String { "\(key) (\(address)): cannot listen: \(cause)" }
 }

@@ -1,5 +1,6 @@
 import Hummingbird
 import ServiceLifecycle
+import TollgateHTTPListener
 
 extension VerifierWorker {
   /// Runs the worker's parts (the two listeners, the inbox loop, webhooks, the sweep,
@@ -24,7 +25,8 @@ extension VerifierWorker {
         ? WorkerPart("worker lease") { try await cancelWhenGracefulShutdown { try await self.lease.keepRenewed() } }
         : nil,
       WorkerPart("admin listener") {
-        try await Self.run(admin, key: "worker.adminListen", address: self.adminListen, bound: self.adminBoundPort)
+        try await HTTPListener.run(
+          admin, key: "worker.adminListen", address: self.adminListen, bound: self.adminBoundPort)
       },
       // Background parts may have nothing to do (no webhook endpoints): they may end on their own.
       WorkerPart("webhooks", mayEnd: true) {
@@ -44,7 +46,7 @@ extension VerifierWorker {
       },
       WorkerPart("inbox loop") { try await cancelWhenGracefulShutdown { try await self.loop() } },
       WorkerPart("notification listener") {
-        try await Self.run(notifications, key: "worker.listen", address: self.listen, bound: self.boundPort)
+        try await HTTPListener.run(notifications, key: "worker.listen", address: self.listen, bound: self.boundPort)
       },
     ]
     var services = parts.compactMap { $0 }.map {

@@ -6,6 +6,7 @@ import Logging
 import NIOCore
 import ServiceLifecycle
 import TollgateCore
+import TollgateHTTPListener
 
 /// `tollgate worker` as a value: the notification endpoints, the inbox loop and the schedule of
 /// re-verifications, until graceful shutdown (in-flight items finish; the rest stay queued). It
@@ -64,8 +65,8 @@ public final class VerifierWorker: Service, Sendable {
     lease: WorkerLease.Config = .defaults
   ) throws {
     let settings = configuration.worker
-    listen = try ListenAddress.parse(settings.listen, key: "worker.listen")
-    adminListen = try ListenAddress.parse(settings.adminListen, key: "worker.adminListen")
+    listen = try WorkerConfiguration.listenAddress(settings.listen, key: "worker.listen")
+    adminListen = try WorkerConfiguration.listenAddress(settings.adminListen, key: "worker.adminListen")
     let gateways = StoreGateways(gateways)
     stats = WorkerStats(factory: metrics?.factory ?? NOOPMetricsHandler.instance, stores: gateways.stores)
     metricsText = metrics?.render
@@ -259,24 +260,5 @@ enum LoopTask: Sendable {
 
   static func key(_ subscription: StoredSubscription) -> String {
     "\(subscription.store.rawValue) \(subscription.purchaseId)"
-  }
-}
-
-/// The port an HTTP listener bound, for callers that asked for port 0.
-actor BoundPort {
-  private var port: Int?
-  private var waiters: [CheckedContinuation<Int, Never>] = []
-
-  func set(_ port: Int) {
-    self.port = port
-    for waiter in waiters { waiter.resume(returning: port) }
-    waiters.removeAll()
-  }
-
-  var isSet: Bool { port != nil }
-
-  func value() async -> Int {
-    if let port { return port }
-    return await withCheckedContinuation { waiters.append($0) }
   }
 }

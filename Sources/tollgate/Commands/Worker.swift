@@ -8,6 +8,7 @@ import Logging
 import Prometheus
 import ServiceLifecycle
 import TollgateCore
+import TollgateHTTPListener
 import TollgateStorageFactory
 import TollgateWorker
 

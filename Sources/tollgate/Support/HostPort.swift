@@ -1,5 +1,5 @@
 import ArgumentParser
-import TollgateWorker
+import TollgateHTTPListener
 
 /// A `HOST:PORT` argument (`127.0.0.1:7701`, `localhost:7701`, `[::1]:7701`).
 struct HostPort: ExpressibleByArgument, Sendable, CustomStringConvertible {

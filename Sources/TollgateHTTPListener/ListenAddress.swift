@@ -26,10 +26,10 @@ public struct ListenAddress: Sendable, Hashable, CustomStringConvertible {
   }
 
   /// The address `text` under `key`, or an error naming the key and what is wrong.
-  public static func parse(_ text: String, key: String) throws(WorkerConfigurationError) -> ListenAddress {
+  public static func parse(_ text: String, key: String) throws(ListenAddressError) -> ListenAddress {
     switch read(text) {
     case .success(let address): return address
-    case .failure(let reason): throw WorkerConfigurationError(problems: [message(text, key: key, reason: reason)])
+    case .failure(let reason): throw ListenAddressError(problems: [message(text, key: key, reason: reason)])
     }
   }
 
@@ -74,6 +74,19 @@ public struct ListenAddress: Sendable, Hashable, CustomStringConvertible {
     }
     return .success(ListenAddress(host: String(host), port: port))
   }
+}
+
+/// A listen address that is not `HOST:PORT`: each problem starts with its config key
+/// (`worker.listen: "127.0.0.1:99999" is not an address to listen on …`), so a caller can report
+/// it among its other configuration problems.
+public struct ListenAddressError: Error, Sendable, Hashable, CustomStringConvertible {
+  public var problems: [String]
+
+  public init(problems: [String]) {
+    self.problems = problems
+  }
+
+  public var description: String { problems.joined(separator: "\n") }
 }
 
 extension UInt8 {

@@ -4,9 +4,9 @@ import HummingbirdCore
 import NIOCore
 import NIOHTTPTypes
 
-/// Guards one connection of the worker's HTTP listeners (`HTTPListenerLimits`), beside
-/// Hummingbird's idle timeout (which closes a connection that has sent nothing for
-/// `worker.idleTimeoutMs`):
+/// Guards one connection of an HTTP listener (`HTTPListenerLimits`), beside Hummingbird's idle
+/// timeout (which closes a connection that has sent nothing for the listener's `idleTimeout`, the
+/// worker's `worker.idleTimeoutMs`):
 /// - a connection beyond the listener's `maxConnections` is closed as soon as it is active,
 ///   before anything of it is read;
 /// - a request head must be complete `headerTimeout` after its first bytes arrived: a client that

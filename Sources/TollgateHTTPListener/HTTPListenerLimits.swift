@@ -1,0 +1,78 @@
+import NIOCore
+import Synchronization
+
+/// What one HTTP listener allows a connection (`HTTPConnectionGuard` enforces it), and the count
+/// of its open connections, shared by all of them. It knows no configuration: the worker builds
+/// it from its settings (`worker.headerTimeoutMs`, …) and counts its cuts in its own metrics.
+public final class HTTPListenerLimits: Sendable {
+  /// The listener's name (the worker's `listen` or `adminListen`): what `countCut` is told.
+  public let listener: String
+  /// A request head must be complete this long after its first bytes.
+  public let headerTimeout: TimeAmount
+  /// A whole request, head and body, must be complete this long after its first bytes.
+  public let requestTimeout: TimeAmount
+  /// A body must average this many bytes a second, counted from `bodyRateGrace` after its head;
+  /// 0: no rate rule.
+  public let minBodyBytesPerSecond: Int
+  public let bodyRateGrace: TimeAmount
+  /// Open connections at once.
+  public let maxConnections: Int
+  private let countCut: @Sendable (_ listener: String, _ reason: String) -> Void
+  private let open = Atomic<Int>(0)
+
+  /// - Parameter countCut: told each connection the guard closes: the listener's name and the
+  ///   reason (`Cut`'s raw value), both bounded, for a metric's dimensions.
+  public init(
+    listener: String, headerTimeout: TimeAmount, requestTimeout: TimeAmount, minBodyBytesPerSecond: Int,
+    bodyRateGrace: TimeAmount, maxConnections: Int,
+    countCut: @escaping @Sendable (_ listener: String, _ reason: String) -> Void
+  ) {
+    self.listener = listener
+    self.headerTimeout = headerTimeout
+    self.requestTimeout = requestTimeout
+    self.minBodyBytesPerSecond = minBodyBytesPerSecond
+    self.bodyRateGrace = bodyRateGrace
+    self.maxConnections = maxConnections
+    self.countCut = countCut
+  }
+
+  /// Takes a connection slot; false (nothing taken) when all `maxConnections` are in use.
+  func takeSlot() -> Bool {
+    var current = open.load(ordering: .relaxed)
+    while current < maxConnections {
+      let (exchanged, original) = open.compareExchange(
+        expected: current, desired: current + 1, ordering: .acquiringAndReleasing)
+      if exchanged { return true }
+      current = original
+    }
+    return false
+  }
+
+  func giveSlot() {
+    open.subtract(1, ordering: .acquiringAndReleasing)
+  }
+
+  /// Connections holding a slot now.
+  var openConnections: Int { open.load(ordering: .relaxed) }
+
+  /// Why a connection was closed by its guard (the metric's `reason`).
+  public enum Cut: String, Sendable {
+    /// Accepted beyond `maxConnections`: closed before anything of it was read.
+    case overCapacity = "over_capacity"
+    case headerTimeout = "header_timeout"
+    case requestTimeout = "request_timeout"
+    case slowBody = "slow_body"
+  }
+
+  func count(_ cut: Cut) {
+    countCut(listener, cut.rawValue)
+  }
+
+  /// When a body of `bytes` bytes, begun at `start`, falls below the minimum rate: `bodyRateGrace`
+  /// after `start` plus the time `bytes + 1` take at `minBodyBytesPerSecond`.
+  func bodyRateDeadline(start: NIODeadline, bytes: Int) -> NIODeadline {
+    let perByte = Int64(1_000_000_000) / Int64(max(1, minBodyBytesPerSecond))
+    let (allowance, overflow) = Int64(bytes + 1).multipliedReportingOverflow(by: max(1, perByte))
+    return start + bodyRateGrace + .nanoseconds(overflow ? Int64.max / 4 : allowance)
+  }
+}
