@@ -3,6 +3,8 @@
 
 #include <errno.h>
 #include <fcntl.h>
+#include <limits.h>
+#include <stdatomic.h>
 #include <netdb.h>
 #include <netinet/in.h>
 #include <netinet/tcp.h>
@@ -15,6 +17,7 @@
 #include <malloc.h>
 #include <sys/socket.h>
 #include <sys/stat.h>
+#include <sys/syscall.h>
 #include <sys/un.h>
 #include <time.h>
 #include <unistd.h>
@@ -50,6 +53,53 @@ int tg_net_epoll_wait(int epfd, tg_net_event *out, int capacity, int timeout_ms)
   do {
     n = epoll_wait(epfd, events, capacity, timeout_ms);
   } while (n < 0 && errno == EINTR);
+  for (int i = 0; i < n; i++) {
+    out[i].events = events[i].events;
+    out[i].token = events[i].data.u64;
+  }
+  return n;
+}
+
+/// 1 once epoll_pwait2 has failed with ENOSYS (an older kernel): the millisecond call from then on.
+static atomic_int epoll_pwait2_missing = 0;
+
+/// epoll_pwait2 with a nanosecond timeout (retried on EINTR); -1 with ENOSYS where the kernel
+/// (before 5.11) or the headers lack it.
+static int epoll_wait_precise(int epfd, struct epoll_event *events, int capacity, int64_t timeout_ns) {
+#ifdef SYS_epoll_pwait2
+  if (atomic_load_explicit(&epoll_pwait2_missing, memory_order_relaxed)) {
+    errno = ENOSYS;
+    return -1;
+  }
+  struct timespec timeout = {.tv_sec = timeout_ns / 1000000000, .tv_nsec = timeout_ns % 1000000000};
+  int n;
+  do {
+    // No signal mask (NULL, size 0): the same signals as epoll_wait.
+    n = (int)syscall(SYS_epoll_pwait2, epfd, events, capacity, timeout_ns < 0 ? NULL : &timeout, NULL, 0);
+  } while (n < 0 && errno == EINTR);
+  if (n < 0 && errno == ENOSYS) atomic_store_explicit(&epoll_pwait2_missing, 1, memory_order_relaxed);
+  return n;
+#else
+  (void)epfd, (void)events, (void)capacity, (void)timeout_ns;
+  errno = ENOSYS;
+  return -1;
+#endif
+}
+
+int tg_net_epoll_wait_ns(int epfd, tg_net_event *out, int capacity, int64_t timeout_ns) {
+  struct epoll_event events[256];
+  if (capacity > 256) capacity = 256;
+  int n = epoll_wait_precise(epfd, events, capacity, timeout_ns);
+  if (n < 0 && errno == ENOSYS) {
+    int timeout_ms = -1;
+    if (timeout_ns >= 0) {
+      int64_t ms = (timeout_ns + 999999) / 1000000;
+      timeout_ms = ms > INT_MAX ? INT_MAX : (int)ms;
+    }
+    do {
+      n = epoll_wait(epfd, events, capacity, timeout_ms);
+    } while (n < 0 && errno == EINTR);
+  }
   for (int i = 0; i < n; i++) {
     out[i].events = events[i].events;
     out[i].token = events[i].data.u64;

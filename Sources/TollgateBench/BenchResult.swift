@@ -13,6 +13,10 @@ public struct BenchResult: Sendable, Hashable, Codable {
   public var activeShare: Double
   public var sent: Int
   public var errors: Errors
+  /// CPU time the load generator's own threads used from the start of the run to its end.
+  public var generatorCPUSeconds: Double
+  /// That CPU time as a share of one core over the run's wall time (1 = a whole core).
+  public var generatorCPUShare: Double
 
   public struct Errors: Sendable, Hashable, Codable {
     public var serviceFailed: Int
@@ -48,6 +52,7 @@ public struct BenchResult: Sendable, Hashable, Codable {
       "  latency µs  p50 \(Self.number(latency.p50Us))  p90 \(Self.number(latency.p90Us))  p99 \(Self.number(latency.p99Us))  "
         + "p99.9 \(Self.number(latency.p999Us))  max \(Self.number(latency.maxUs))",
       "  answers     active \(Self.percent(activeShare)) of IsSubscriber",
+      "  generator   CPU \(Self.number(generatorCPUSeconds)) s, \(Self.percent(generatorCPUShare)) of a core",
     ]
     let e = errors
     lines.append(

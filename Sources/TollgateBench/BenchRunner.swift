@@ -97,6 +97,8 @@ public enum BenchRunner {
       sent: tally.sent,
       errors: .init(
         serviceFailed: tally.serviceFailed, tooManyPending: tally.tooManyPending, unmatched: tally.unmatched,
-        connectionsLost: tally.connectionsLost, unanswered: tally.unanswered))
+        connectionsLost: tally.connectionsLost, unanswered: tally.unanswered),
+      generatorCPUSeconds: Double(tally.cpuNs) / 1e9,
+      generatorCPUShare: Double(tally.cpuNs) / Double(max(ended - plan.startNs, 1)))
   }
 }

@@ -71,6 +71,7 @@ final class LoadGenerator {
     while tg_net_now_ns() < timeline.startNs {}
     var events = [tg_net_event](repeating: tg_net_event(), count: 256)
 
+    let cpuAtStart = Self.threadCPUNs()
     for connection in connections { fillAndFlush(connection, nowNs: tg_net_now_ns(), timeline: timeline) }
     while true {
       let now = tg_net_now_ns()
@@ -79,7 +80,7 @@ final class LoadGenerator {
       if !sending, outstanding == 0 { break }
       if now >= timeline.giveUpNs || !connections.contains(where: \.isOpen) { break }
 
-      var timeoutMs: Int32 = 10
+      let ready: Int32
       if sending, configuration.rate != nil {
         var earliest = UInt64.max
         for connection in connections where connection.isOpen {
@@ -88,12 +89,17 @@ final class LoadGenerator {
             earliest = min(earliest, pacer.nextDueNs)
           }
         }
+        // Sleep exactly until the earliest due request (nanosecond timeout, never a spin): a late
+        // wake-up cannot hide latency, which counts from each request's scheduled moment.
         let after = tg_net_now_ns()
-        // Busy-poll when the next request is due within a millisecond: epoll's timeout is in ms.
-        timeoutMs = earliest <= after + 1_000_000 ? 0 : Int32(min((earliest - after) / 1_000_000, 10))
-      }
-      let ready = events.withUnsafeMutableBufferPointer { buffer in
-        tg_net_epoll_wait(epoll, buffer.baseAddress!, Int32(buffer.count), timeoutMs)
+        let timeoutNs = earliest <= after ? 0 : Int64(min(earliest - after, 10_000_000))
+        ready = events.withUnsafeMutableBufferPointer { buffer in
+          tg_net_epoll_wait_ns(epoll, buffer.baseAddress!, Int32(buffer.count), timeoutNs)
+        }
+      } else {
+        ready = events.withUnsafeMutableBufferPointer { buffer in
+          tg_net_epoll_wait(epoll, buffer.baseAddress!, Int32(buffer.count), 10)
+        }
       }
       for i in 0..<Int(max(ready, 0)) {
         let event = events[i]
@@ -109,6 +115,7 @@ final class LoadGenerator {
       }
     }
     for connection in connections where connection.isOpen { tally.unanswered += connection.inFlight.count }
+    tally.cpuNs = Self.threadCPUNs() &- cpuAtStart
     return tally
   }
 
@@ -179,6 +186,13 @@ final class LoadGenerator {
       }
     }
     tally.sent += 1
+  }
+
+  /// CPU time this thread has used.
+  private static func threadCPUNs() -> UInt64 {
+    var time = timespec()
+    clock_gettime(CLOCK_THREAD_CPUTIME_ID, &time)
+    return UInt64(time.tv_sec) &* 1_000_000_000 &+ UInt64(time.tv_nsec)
   }
 
   private func lose(_ connection: LoadConnection) {

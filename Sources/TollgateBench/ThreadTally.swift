@@ -18,6 +18,8 @@ struct ThreadTally: Sendable {
   var connectionsLost = 0
   /// Requests outstanding on a connection when it was lost, or still unanswered at the end.
   var unanswered = 0
+  /// CPU time the thread spent generating the load (from the start to the end of the run).
+  var cpuNs: UInt64 = 0
 
   mutating func merge(_ other: ThreadTally) {
     latency.merge(other.latency)
@@ -31,6 +33,7 @@ struct ThreadTally: Sendable {
     unmatched += other.unmatched
     connectionsLost += other.connectionsLost
     unanswered += other.unanswered
+    cpuNs += other.cpuNs
   }
 }
 

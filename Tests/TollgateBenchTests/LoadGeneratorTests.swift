@@ -166,6 +166,26 @@ struct LoadGeneratorTests {
     #expect(open.latency.maxUs >= 190_000)
   }
 
+  @Test("open loop waits for the next due request instead of spinning: the generator uses little CPU")
+  func openLoopSleeps() async throws {
+    // 4 connections at 2000 req/s in all: a request is due every 0.5 ms, always within the
+    // millisecond an epoll timeout in ms can express. A busy poll uses a whole core here.
+    let handler = CountingHandler()
+    let server = try RPCServer.bind(host: "127.0.0.1", port: 0, handler: handler, logger: Logger(label: "bench-test"))
+    async let serving: Void = server.run()
+    var c = Self.configuration(port: server.port)
+    c.threads = 1
+    c.rate = 2_000
+    c.durationSeconds = 1
+    let result = try await runBench(c)
+    try await server.close()
+    try await serving
+    #expect(result.errors.total == 0)
+    #expect((1_000...2_010).contains(result.sent), "sent \(result.sent) at 2000/s for 1 s")
+    #expect(result.generatorCPUSeconds > 0)
+    #expect(result.generatorCPUShare < 0.5, "the generator used \(result.generatorCPUShare) of a core")
+  }
+
   @Test("a server that is not there is a clear error")
   func refused() async throws {
     var c = Self.configuration(port: 1)

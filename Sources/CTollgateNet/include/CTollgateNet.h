@@ -32,6 +32,10 @@ int tg_net_epoll_watch(int epfd, int fd, uint32_t events, uint64_t token, int mo
 int tg_net_epoll_unwatch(int epfd, int fd);
 /// epoll_wait into out[0..<capacity] (retried on EINTR); the count, 0 on timeout.
 int tg_net_epoll_wait(int epfd, tg_net_event *out, int capacity, int timeout_ms);
+/// The same with a timeout in nanoseconds (negative: wait forever), for waits shorter than a
+/// millisecond: epoll_pwait2 (Linux 5.11+); on older kernels the timeout is rounded up to whole
+/// milliseconds (never down to a busy poll).
+int tg_net_epoll_wait_ns(int epfd, tg_net_event *out, int capacity, int64_t timeout_ns);
 
 /// A non-blocking eventfd (a loop's wake-up).
 int tg_net_eventfd(void);
