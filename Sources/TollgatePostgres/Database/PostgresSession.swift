@@ -23,7 +23,8 @@ public struct PostgresSession: Sendable {
     self.connection = connection
   }
 
-  /// Runs `query` and returns its rows (collected), or throws at once when the connection has
+  /// Runs `query` and returns its rows, all collected before this returns (for statements of a
+  /// few rows; `forEachRow` reads a big one a batch at a time), or throws at once when the connection has
   /// closed before the statement could be written (`PostgresConnectionClosed`).
   @discardableResult
   public func query(_ query: PostgresQuery, logger: Logger, file: String = #fileID, line: Int = #line) async throws
@@ -38,6 +39,37 @@ public struct PostgresSession: Sendable {
       return connection.query(query, logger: logger, file: file, line: line)
     }.get()
     return PostgresRows(rows: result.rows)
+  }
+
+  /// Runs `query` and hands its rows to `each` one by one, holding at most `batch` rows at a time
+  /// however many the statement returns (a whole table): for reads too big to collect, where
+  /// `query` would hold every row at once.
+  ///
+  /// The rows come through a server-side cursor (`DECLARE … NO SCROLL CURSOR FOR query`, then
+  /// `FETCH FORWARD batch` until one returns fewer), each statement written as `query` writes
+  /// them: never to a closed connection. So the session must be inside a transaction (a cursor
+  /// lives only in one: `PostgresTollgateDatabase.transaction`, or `BEGIN` on `withConnection`),
+  /// and every row comes from that transaction's snapshot. Not postgres-nio's own row sequence:
+  /// its async `query` writes the statement off the event loop, where the closed check above
+  /// cannot guard it. When `each` throws, or a fetch fails, the rest is never read and the error
+  /// is thrown; the cursor ends with the transaction.
+  public func forEachRow(
+    _ query: PostgresQuery, batch: Int = 1_000, logger: Logger, file: String = #fileID, line: Int = #line,
+    _ each: (PostgresRow) async throws -> Void
+  ) async throws {
+    let batch = max(batch, 1)
+    let cursor = "tollgate_rows_\(UInt64.random(in: 0...UInt64.max))"
+    try await self.query(
+      PostgresQuery(unsafeSQL: "DECLARE \(cursor) NO SCROLL CURSOR FOR \(query.sql)", binds: query.binds),
+      logger: logger, file: file, line: line)
+    while true {
+      let rows = try await self.query(
+        PostgresQuery(unsafeSQL: "FETCH FORWARD \(batch) FROM \(cursor)"), logger: logger, file: file, line: line
+      ).rows
+      for row in rows { try await each(row) }
+      if rows.count < batch { break }
+    }
+    try await self.query(PostgresQuery(unsafeSQL: "CLOSE \(cursor)"), logger: logger, file: file, line: line)
   }
 
   /// Whether the connection is closed (the server ended it, or the pool did).

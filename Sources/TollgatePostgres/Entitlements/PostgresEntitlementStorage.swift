@@ -55,16 +55,16 @@ public final class PostgresEntitlementStorage: EntitlementStorage {
   }
 
   /// The records and the head they are consistent with, from one REPEATABLE READ transaction (one
-  /// snapshot for both statements). Rows are streamed from the server as `each` takes them
-  /// (postgres-nio asks for more as the previous ones are consumed): never all in memory.
+  /// snapshot for both statements). Rows are read through a cursor a batch at a time
+  /// (`PostgresSession.forEachRow`) as `each` takes them: never all in memory.
   public func streamSnapshot(_ each: @escaping @Sendable (EntitlementRecord) -> Void) async throws -> Int64 {
     try await database.withConnection { connection in
       try await connection.query("BEGIN ISOLATION LEVEL REPEATABLE READ READ ONLY", logger: logger)
       do {
         let head = try await Self.headSeq(connection, logger: logger)
-        let rows = try await connection.query(
-          "SELECT \(unescaped: EntitlementRecordRow.columns) FROM entitlements", logger: logger)
-        for try await row in rows { each(try EntitlementRecordRow.record(row)) }
+        try await connection.forEachRow(
+          "SELECT \(unescaped: EntitlementRecordRow.columns) FROM entitlements", logger: logger
+        ) { row in each(try EntitlementRecordRow.record(row)) }
         try await connection.query("COMMIT", logger: logger)
         return head
       } catch {

@@ -119,7 +119,8 @@ struct PostgresCopyConnection: CopyReader, CopyWriter {
     binds.append(Int64(limit))
     var result: [[DatabaseValue]] = []
     result.reserveCapacity(limit)
-    for try await row in try await connection.query(PostgresQuery(unsafeSQL: sql, binds: binds), logger: logger) {
+    // A batch is `limit` rows; read through a cursor, the raw rows are not held beside the values.
+    try await connection.forEachRow(PostgresQuery(unsafeSQL: sql, binds: binds), logger: logger) { row in
       result.append(try row.map { try PostgresCopyValues.value($0, table: table.name) })
     }
     return result
