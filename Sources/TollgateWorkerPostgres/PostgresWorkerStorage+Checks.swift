@@ -97,6 +97,32 @@ extension PostgresWorkerStorage {
     var decoded: Result<StoredSubscription, any Error>
   }
 
+  /// Extends the leases of `claims` still current (their token is the check's): the check is due
+  /// at `untilMs`, in one statement.
+  public func renewCheckClaims(_ claims: [CheckClaim], untilMs: Int64) async throws -> Int {
+    guard !claims.isEmpty else { return 0 }
+    return try await fencedTransaction { connection in
+      try await Self.renewCheckClaims(connection, claims, untilMs: untilMs, logger: logger)
+    }
+  }
+
+  static func renewCheckClaims(_ connection: PostgresSession, _ claims: [CheckClaim], untilMs: Int64, logger: Logger)
+    async throws -> Int
+  {
+    let stores = claims.map(\.store.rawValue)
+    let purchaseIds = claims.map(\.purchaseId)
+    let tokens = claims.map(\.claimToken)
+    return try await connection.query(
+      """
+      UPDATE subscriptions SET next_check_at_ms = \(untilMs)
+      FROM unnest(\(stores)::text[], \(purchaseIds)::text[], \(tokens)::bigint[]) AS claim(store, purchase_id, token)
+      WHERE subscriptions.store = claim.store AND subscriptions.store_subscription_id = claim.purchase_id
+        AND subscriptions.check_token = claim.token
+      RETURNING subscriptions.id
+      """, logger: logger
+    ).collect().count
+  }
+
   /// After a failed store call: try again at `untilMs`, ending any claim of the check; with a
   /// `claimToken`, only while that claim is still the check's (else `.claimLost`, nothing written).
   public func postponeCheck(

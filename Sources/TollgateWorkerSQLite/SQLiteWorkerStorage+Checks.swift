@@ -75,6 +75,24 @@ extension SQLiteWorkerStorage {
     return checks
   }
 
+  /// Extends the leases of `claims` still current (their token is the check's): the check is due
+  /// at `untilMs`, in one write transaction.
+  public func renewCheckClaims(_ claims: [CheckClaim], untilMs: Int64) async throws -> Int {
+    guard !claims.isEmpty else { return 0 }
+    return try await fencedWrite { db in
+      var renewed = 0
+      for claim in claims {
+        try db.execute(
+          """
+          UPDATE subscriptions SET next_check_at_ms = ?
+          WHERE store = ? AND store_subscription_id = ? AND check_token = ?
+          """, [.integer(untilMs), .text(claim.store.rawValue), .text(claim.purchaseId), .integer(claim.claimToken)])
+        renewed += db.changes
+      }
+      return renewed
+    }
+  }
+
   /// After a failed store call: try again at `untilMs`, ending any claim of the check; with a
   /// `claimToken`, only while that claim is still the check's (else `.claimLost`, nothing written).
   public func postponeCheck(

@@ -149,12 +149,13 @@ public final class VerifierWorker: Service, Sendable {
     let clock = ContinuousClock()
     var gaugeUpdatedAt = clock.now - .seconds(10)
     var claimsRenewedAt = clock.now
-    // Well within the lease: an item waiting its turn here keeps its claim.
+    // Well within the lease: an item or a check waiting its turn here keeps its claim.
     let renewEvery = Duration.milliseconds(max(1, settings.leaseMs / 3))
     let limit = max(1, settings.storeConcurrency) * Self.inFlightPerPermit
     try await withThrowingTaskGroup(of: LoopTask.self) { group in
       var inFlight = 0
-      var checking: Set<String> = []
+      /// The checks this loop is making: their claims, by chain.
+      var checking: [String: CheckClaim] = [:]
       /// The inbox items this loop is processing: their claims, by id.
       var processing: [Int64: InboxClaim] = [:]
       /// Checks claimed again while a check of the same chain was still running, by chain.
@@ -168,18 +169,20 @@ public final class VerifierWorker: Service, Sendable {
         }
         var started = 0
         do {
-          if !processing.isEmpty && clock.now - claimsRenewedAt >= renewEvery {
-            // The claims of items still waiting (a store call permit, their chain's lock) or
-            // running are renewed, so no other worker takes them over and reads them again.
+          if processing.isEmpty && checking.isEmpty {
             claimsRenewedAt = clock.now
-            _ = try await storage.renewInboxClaims(Array(processing.values), untilMs: nowMs() + settings.leaseMs)
+          } else if clock.now - claimsRenewedAt >= renewEvery {
+            // The claims of items and checks still waiting (a store call permit, their chain's
+            // lock) or running are renewed, so no other worker takes them over and reads them again.
+            claimsRenewedAt = clock.now
+            try await renewClaims(
+              items: Array(processing.values), checks: Array(checking.values) + reclaimed.values.map(\.claim))
           }
           if inFlight < limit {
             // Never our own running items, even past their lease: taking one over would only
             // make the running one's finish find its claim lost.
             let items = try await storage.claimInbox(
               nowMs: nowMs(), limit: limit - inFlight, leaseMs: settings.leaseMs, excluding: Set(processing.keys))
-            if processing.isEmpty { claimsRenewedAt = clock.now }
             for item in items {
               processing[item.id] = item.claim
               group.addTask {
@@ -199,11 +202,11 @@ public final class VerifierWorker: Service, Sendable {
             var due: [DueCheck] = []
             for check in try await storage.claimDueChecks(nowMs: nowMs(), limit: room, leaseMs: settings.leaseMs) {
               let key = LoopTask.key(check.subscription)
-              if checking.contains(key) { reclaimed[key] = check } else { due.append(check) }
+              if checking[key] != nil { reclaimed[key] = check } else { due.append(check) }
             }
             for check in due {
               let key = LoopTask.key(check.subscription)
-              checking.insert(key)
+              checking[key] = check.claim
               group.addTask {
                 await self.rescheduler.reverify(check)
                 return .check(key)
@@ -234,9 +237,9 @@ public final class VerifierWorker: Service, Sendable {
           processing.removeValue(forKey: id)
         case .check(let key)?:
           inFlight -= 1
-          checking.remove(key)
+          checking.removeValue(forKey: key)
           if let next = reclaimed.removeValue(forKey: key) {
-            checking.insert(key)
+            checking[key] = next.claim
             inFlight += 1
             group.addTask {
               await self.rescheduler.reverify(next)
@@ -248,6 +251,16 @@ public final class VerifierWorker: Service, Sendable {
       }
       group.cancelAll()
     }
+  }
+}
+
+extension VerifierWorker {
+  /// Renews the claims of the inbox items and the checks the loop holds (running, or waiting
+  /// their turn) until a lease from now: one renewal for both, every third of `leaseMs`.
+  func renewClaims(items: [InboxClaim], checks: [CheckClaim]) async throws {
+    let untilMs = nowMs() + settings.leaseMs
+    if !items.isEmpty { _ = try await storage.renewInboxClaims(items, untilMs: untilMs) }
+    if !checks.isEmpty { _ = try await storage.renewCheckClaims(checks, untilMs: untilMs) }
   }
 }
 

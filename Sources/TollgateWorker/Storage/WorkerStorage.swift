@@ -118,6 +118,16 @@ public protocol WorkerStorage: Sendable {
   /// nor changes anything.
   func claimDueChecks(nowMs: Int64, limit: Int, leaseMs: Int64) async throws -> [DueCheck]
 
+  /// Extends the leases of `claims` (checks the caller is still making, or has claimed again to
+  /// make next) to `untilMs`: each check is due to nobody else until then, only while the claim
+  /// is still the check's current one (no `apply` or `postponeCheck` ended it, no other claim
+  /// replaced it); returns how many it extended. The worker renews its checks' claims together
+  /// with its inbox items' (`renewInboxClaims`, `VerifierWorker.loop`), so a check that waits its
+  /// turn there (a store call permit, its chain's lock) is never claimed by another worker and
+  /// its chain read from the store twice; a worker that stops renewing loses its checks to the
+  /// others once their leases end.
+  func renewCheckClaims(_ claims: [CheckClaim], untilMs: Int64) async throws -> Int
+
   /// After a failed store call: try again at `untilMs`, with `failures` in a row; the verified
   /// state (and `version`) stays as it is, and any claim of the check ends. `claimToken` is the
   /// token of the claim the check was made under (`DueCheck.claimToken`), nil for a postponement

@@ -126,6 +126,10 @@ struct PostgresStorageConformanceTests {
 
   // MARK: Due checks
 
+  @Test func renewedCheckClaimIsNotTakenOver() async throws {
+    try await WorkerStorageConformance.renewedCheckClaimIsNotTakenOver(Self.postgres)
+  }
+
   @Test func claimedCheckIsDueToNobodyElse() async throws {
     try await WorkerStorageConformance.claimedCheckIsDueToNobodyElse(Self.postgres)
   }

@@ -140,3 +140,41 @@ extension WorkerStorageConformance {
     }
   }
 }
+
+extension WorkerStorageConformance {
+  /// A worker renews the claim of a check it is still making (`renewCheckClaims`): another handle
+  /// is not handed it past its first lease, only once the renewed lease ends, while an unrenewed
+  /// claim is taken over once its lease ends; a claim that was replaced, or that an `apply`
+  /// ended, is not renewed (the check stays with its new holder, or due when the write said).
+  public static func renewedCheckClaimIsNotTakenOver(_ sut: WorkerStorageUnderTest) async throws {
+    try await sut.withDatabase { database in
+      let a = database.storage
+      let b = try await database.openHandle()
+      try await a.apply(change(subscription("otx-r", user: "alice", expiresAtMs: 100)), recompute: recompute)
+      try await a.apply(change(subscription("otx-u", user: "bob", expiresAtMs: 100)), recompute: recompute)
+      let claimed = try await a.claimDueChecks(nowMs: 100, limit: 10, leaseMs: 50)
+      #expect(Set(claimed.map(\.subscription.purchaseId)) == ["otx-r", "otx-u"], "\(sut.name): both claimed")
+      let renewed = try #require(claimed.first { $0.subscription.purchaseId == "otx-r" })
+      #expect(try await a.renewCheckClaims([renewed.claim], untilMs: 300) == 1, "\(sut.name): renewed")
+      #expect(
+        try await b.claimDueChecks(nowMs: 200, limit: 10, leaseMs: 1_000).map(\.subscription.purchaseId) == ["otx-u"],
+        "\(sut.name): the unrenewed claim is taken over after its lease, the renewed one is not")
+      #expect(
+        try await b.claimDueChecks(nowMs: 300, limit: 10, leaseMs: 50).map(\.subscription.purchaseId) == ["otx-r"],
+        "\(sut.name): taken once the renewed lease ends")
+      #expect(
+        try await a.renewCheckClaims([renewed.claim], untilMs: 1_000) == 0, "\(sut.name): a lost claim stays lost")
+      let again = try await b.claimDueChecks(nowMs: 360, limit: 10, leaseMs: 50)
+      #expect(
+        again.map(\.subscription.purchaseId) == ["otx-r"],
+        "\(sut.name): the new holder's lease was not extended by the old claim")
+      let held = try #require(again.first)
+      try await b.apply(
+        change(subscription("otx-r", user: "alice", expiresAtMs: 5_000), expectedVersion: 1), recompute: recompute)
+      #expect(try await b.renewCheckClaims([held.claim], untilMs: 9_000) == 0, "\(sut.name): an apply ended the claim")
+      #expect(
+        try await a.subscription(store: .appStore, purchaseId: "otx-r")?.nextCheckAtMs == 5_000,
+        "\(sut.name): due when the write said")
+    }
+  }
+}

@@ -97,6 +97,10 @@ struct SQLiteStorageConformanceTests {
 
   // MARK: Due checks
 
+  @Test func renewedCheckClaimIsNotTakenOver() async throws {
+    try await WorkerStorageConformance.renewedCheckClaimIsNotTakenOver(Self.sqlite)
+  }
+
   @Test func claimedCheckIsDueToNobodyElse() async throws {
     try await WorkerStorageConformance.claimedCheckIsDueToNobodyElse(Self.sqlite)
   }

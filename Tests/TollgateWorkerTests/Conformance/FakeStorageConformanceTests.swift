@@ -82,6 +82,10 @@ struct FakeStorageConformanceTests {
 
   // MARK: Due checks
 
+  @Test func renewedCheckClaimIsNotTakenOver() async throws {
+    try await WorkerStorageConformance.renewedCheckClaimIsNotTakenOver(Self.fake)
+  }
+
   @Test func claimedCheckIsDueToNobodyElse() async throws {
     try await WorkerStorageConformance.claimedCheckIsDueToNobodyElse(Self.fake)
   }

@@ -214,6 +214,17 @@ actor FakeWorkerStorage: WorkerStorage {
     }
   }
 
+  func renewCheckClaims(_ claims: [CheckClaim], untilMs: Int64) -> Int {
+    var renewed = 0
+    for claim in claims {
+      let key = Self.key(claim.store, claim.purchaseId)
+      guard checkBook.tokens[key] == claim.claimToken, subscriptionsByChain[key] != nil else { continue }
+      subscriptionsByChain[key]?.nextCheckAtMs = untilMs
+      renewed += 1
+    }
+    return renewed
+  }
+
   func postponeCheck(store: Store, purchaseId: String, claimToken: Int64?, untilMs: Int64, failures: Int) throws {
     let key = Self.key(store, purchaseId)
     if let claimToken, checkBook.tokens[key] != claimToken {
