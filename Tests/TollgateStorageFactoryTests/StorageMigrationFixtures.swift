@@ -59,6 +59,7 @@ enum StorageMigrationFixtures {
         batch: [
           (userId: "seeded-\(base)", records: [EntitlementRecord.sample(userId: "seeded-\(base)", expiresAtMs: nowMs)])
         ], reason: "seed", nowMs: nowMs)
+      try await service.recordFeedPosition(readerId: "replica-\(base)", seq: 1, nowMs: nowMs)
       let events = try await worker.events(after: 0, limit: 100)
       _ = try await worker.webhookCursor(endpoint: "https://hooks.example/a", nowMs: nowMs)
       _ = try await worker.webhookCursor(endpoint: "https://hooks.example/b", nowMs: nowMs)
