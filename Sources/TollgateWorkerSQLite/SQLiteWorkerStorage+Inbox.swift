@@ -74,8 +74,6 @@ extension SQLiteWorkerStorage {
   /// A new fencing token: random, nonzero (0 means "not claimed").
   static func newClaimToken() -> Int64 { Int64.random(in: 1...Int64.max) }
 
-  /// Puts an item back to be tried again at `atMs` (store trouble), ending its claim; nothing
-  /// else changes. `StorageConflict` (`.claimLost`) when the claim is not the item's current one.
   /// Extends the leases of `claims` still current (their token is the item's, still processing).
   public func renewInboxClaims(_ claims: [InboxClaim], untilMs: Int64) async throws -> Int {
     guard !claims.isEmpty else { return 0 }
@@ -91,6 +89,8 @@ extension SQLiteWorkerStorage {
     }
   }
 
+  /// Puts an item back to be tried again at `atMs` (store trouble), ending its claim; nothing
+  /// else changes. `StorageConflict` (`.claimLost`) when the claim is not the item's current one.
   public func retryInbox(id: Int64, claimToken: Int64, atMs: Int64, error: String) async throws {
     try await fencedWrite { db in
       try db.execute(
