@@ -46,18 +46,28 @@ int tg_net_epoll_unwatch(int epfd, int fd) {
   return epoll_ctl(epfd, EPOLL_CTL_DEL, fd, &unused);
 }
 
-int tg_net_epoll_wait(int epfd, tg_net_event *out, int capacity, int timeout_ms) {
-  struct epoll_event events[256];
-  if (capacity > 256) capacity = 256;
+/// epoll_wait retried on EINTR.
+static int epoll_wait_ms(int epfd, struct epoll_event *events, int capacity, int timeout_ms) {
   int n;
   do {
     n = epoll_wait(epfd, events, capacity, timeout_ms);
   } while (n < 0 && errno == EINTR);
+  return n;
+}
+
+/// The first `n` (a wait's result; nothing when negative) of `events` as the caller's events.
+static int copy_events(tg_net_event *out, const struct epoll_event *events, int n) {
   for (int i = 0; i < n; i++) {
     out[i].events = events[i].events;
     out[i].token = events[i].data.u64;
   }
   return n;
+}
+
+int tg_net_epoll_wait(int epfd, tg_net_event *out, int capacity, int timeout_ms) {
+  struct epoll_event events[256];
+  if (capacity > 256) capacity = 256;
+  return copy_events(out, events, epoll_wait_ms(epfd, events, capacity, timeout_ms));
 }
 
 /// 1 once epoll_pwait2 has failed with ENOSYS (an older kernel): the millisecond call from then on.
@@ -96,15 +106,9 @@ int tg_net_epoll_wait_ns(int epfd, tg_net_event *out, int capacity, int64_t time
       int64_t ms = (timeout_ns + 999999) / 1000000;
       timeout_ms = ms > INT_MAX ? INT_MAX : (int)ms;
     }
-    do {
-      n = epoll_wait(epfd, events, capacity, timeout_ms);
-    } while (n < 0 && errno == EINTR);
+    n = epoll_wait_ms(epfd, events, capacity, timeout_ms);
   }
-  for (int i = 0; i < n; i++) {
-    out[i].events = events[i].events;
-    out[i].token = events[i].data.u64;
-  }
-  return n;
+  return copy_events(out, events, n);
 }
 
 int tg_net_eventfd(void) { return eventfd(0, EFD_NONBLOCK | EFD_CLOEXEC); }
