@@ -33,6 +33,10 @@ let package = Package(
     .package(url: "https://github.com/HdrHistogram/hdrhistogram-swift.git", from: "0.2.0"),
     // PostgreSQL storage (issue 27): the connection pool, the wire protocol, LISTEN/NOTIFY.
     .package(url: "https://github.com/vapor/postgres-nio.git", from: "1.33.2"),
+    // gRPC (issue 28): the core (no NIO, no protobuf), the NIO HTTP/2 transport, the protobuf codec.
+    .package(url: "https://github.com/grpc/grpc-swift-2.git", from: "2.4.3"),
+    .package(url: "https://github.com/grpc/grpc-swift-nio-transport.git", from: "2.9.2"),
+    .package(url: "https://github.com/grpc/grpc-swift-protobuf.git", from: "2.4.1"),
   ],
   targets: [
     // Pure domain: no I/O, no dependencies.
@@ -326,6 +330,50 @@ let package = Package(
       swiftSettings: strict
     ),
 
+    // serve's gRPC door (issue 28): the Entitlements service and grpc.health.v1 over HTTP/2, answering
+    // through the same handlers as the fast port, callers checked by the same gate.
+    .target(
+      name: "TollgateGRPC",
+      dependencies: [
+        "TollgateCallers", "TollgateServer", "TollgateContract", "TollgateHTTPListener",
+        .product(name: "GRPCCore", package: "grpc-swift-2"),
+        .product(name: "GRPCNIOTransportHTTP2Posix", package: "grpc-swift-nio-transport"),
+        .product(name: "GRPCProtobuf", package: "grpc-swift-protobuf"),
+        .product(name: "SwiftProtobuf", package: "swift-protobuf"),
+        .product(name: "NIOCore", package: "swift-nio"),
+        .product(name: "Logging", package: "swift-log"),
+        .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
+      ],
+      exclude: ["Generated/README.md"],
+      swiftSettings: strict
+    ),
+
+    // serve's HTTP/JSON door (issue 28): the same calls as routes, RFC 9457 problems, the same gate.
+    .target(
+      name: "TollgateHTTPAPI",
+      dependencies: [
+        "TollgateCallers", "TollgateServer", "TollgateContract", "TollgateHTTPListener",
+        .product(name: "Hummingbird", package: "hummingbird"),
+        .product(name: "SwiftProtobuf", package: "swift-protobuf"),
+        .product(name: "NIOCore", package: "swift-nio"),
+        .product(name: "Logging", package: "swift-log"),
+        .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
+      ],
+      swiftSettings: strict
+    ),
+
+    // Support and admin operations (issue 28) on the worker's storage seam: look-ups by store ids,
+    // timelines, explain, grants, re-verify, erase; and their answers as the proto's messages.
+    .target(
+      name: "TollgateSupport",
+      dependencies: [
+        "TollgateCore", "TollgateWorker", "TollgateCallers", "TollgateServer", "TollgateContract",
+        .product(name: "SwiftProtobuf", package: "swift-protobuf"),
+        .product(name: "Logging", package: "swift-log"),
+      ],
+      swiftSettings: strict
+    ),
+
     // `tollgate bench`: a load generator for the wire protocol (epoll, one loop per thread, HDR
     // histograms); TCP or Unix sockets, TLS through the OpenSSL shim, callers.
     .target(
@@ -345,6 +393,7 @@ let package = Package(
         "TollgateWorker", "AppStoreGateway", "GooglePlayGateway", "AmazonGateway",
         "StoreSimulator",
         "TollgateDemo", "TollgateBench", "TollgateCallers", "TollgateHTTPListener",
+        "TollgateGRPC", "TollgateHTTPAPI", "TollgateSupport",
         .product(name: "ArgumentParser", package: "swift-argument-parser"),
         .product(name: "NIOSSL", package: "swift-nio-ssl"),
         .product(name: "AsyncHTTPClient", package: "async-http-client"),
@@ -567,6 +616,35 @@ let package = Package(
       dependencies: ["TollgateCallers", "TollgateCrypto"],
       swiftSettings: strict
     ),
+    .testTarget(
+      name: "TollgateGRPCTests",
+      dependencies: [
+        "TollgateGRPC", "TollgateCallers", "TollgateServer", "TollgateContract", "TollgateTesting",
+        .product(name: "GRPCCore", package: "grpc-swift-2"),
+        .product(name: "GRPCInProcessTransport", package: "grpc-swift-2"),
+        .product(name: "GRPCNIOTransportHTTP2Posix", package: "grpc-swift-nio-transport"),
+        .product(name: "GRPCProtobuf", package: "grpc-swift-protobuf"),
+      ],
+      swiftSettings: strict
+    ),
+    .testTarget(
+      name: "TollgateHTTPAPITests",
+      dependencies: [
+        "TollgateHTTPAPI", "TollgateCallers", "TollgateServer", "TollgateContract", "TollgateTesting",
+        .product(name: "Hummingbird", package: "hummingbird"),
+        .product(name: "HummingbirdTesting", package: "hummingbird"),
+        .product(name: "SwiftProtobuf", package: "swift-protobuf"),
+      ],
+      swiftSettings: strict
+    ),
+    .testTarget(
+      name: "TollgateSupportTests",
+      dependencies: [
+        "TollgateSupport", "TollgateWorker", "TollgateCallers", "TollgateServer", "TollgateContract", "TollgateCore",
+        "TollgateTesting",
+      ],
+      swiftSettings: strict
+    ),
     .testTarget(name: "FuzzCorpusTests", dependencies: ["FuzzTargets"], swiftSettings: strict),
     .testTarget(
       name: "EndToEndTests",
@@ -577,6 +655,11 @@ let package = Package(
         "TollgateWorker", "TollgateWorkerSQLite", "StoreSimulator", "TollgateCrypto", "AppStore", "GooglePlayGateway",
         "AmazonGateway",
         "TollgateDemo", "TollgateStorageFactory", "TollgatePostgres",
+        "TollgateGRPC", "TollgateHTTPAPI", "TollgateSupport",
+        .product(name: "GRPCCore", package: "grpc-swift-2"),
+        .product(name: "GRPCNIOTransportHTTP2Posix", package: "grpc-swift-nio-transport"),
+        .product(name: "GRPCProtobuf", package: "grpc-swift-protobuf"),
+        .product(name: "AsyncHTTPClient", package: "async-http-client"),
         .product(name: "NIOCore", package: "swift-nio"),
         .product(name: "NIOPosix", package: "swift-nio"),
         .product(name: "PropertyBased", package: "swift-property-based"),

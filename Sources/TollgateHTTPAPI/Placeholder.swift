@@ -1,0 +1,2 @@
+// TollgateHTTPAPI: placeholder until its first file lands (issue 28).
+enum TollgateHTTPAPIModule {}

@@ -1,0 +1,2 @@
+// TollgateSupport: placeholder until its first file lands (issue 28).
+enum TollgateSupportModule {}

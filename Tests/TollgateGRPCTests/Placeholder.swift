@@ -1,0 +1,2 @@
+// TollgateGRPCTests: placeholder until its first test lands (issue 28).
+enum TollgateGRPCTestsPlaceholder {}

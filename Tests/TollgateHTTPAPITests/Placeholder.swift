@@ -1,0 +1,2 @@
+// TollgateHTTPAPITests: placeholder until its first test lands (issue 28).
+enum TollgateHTTPAPITestsPlaceholder {}

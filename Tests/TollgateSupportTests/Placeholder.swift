@@ -1,0 +1,2 @@
+// TollgateSupportTests: placeholder until its first test lands (issue 28).
+enum TollgateSupportTestsPlaceholder {}
