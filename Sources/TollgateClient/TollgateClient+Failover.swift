@@ -8,9 +8,11 @@ import TollgateWire
 /// connection cannot be made, or dies before the answer (refused, reset, closed, timed out), the
 /// replica is backed off and, while the call's timeout lasts, the call is tried on another
 /// replica, but only when that is safe: always when the request never left (the connection could
-/// not be made), and for reads (IsSubscriber, GetSubscription, GetSubmission, Health) also when it
-/// did. A SubmitPurchase the server may have received is never sent again: its error reaches the
-/// caller, who can ask GetSubmission or submit again (the server recognises the same purchase).
+/// not be made), and for reads (IsSubscriber, GetSubscription, GetSubmission, Health, and the
+/// admin reads LookUp, GetTimeline and Explain: `EntitlementsMethod.isRead`) also when it did. A
+/// write the server may have received (SubmitPurchase, Grant, Revoke, Reverify, EraseUser) is
+/// never sent again: its error reaches the caller, who can ask GetSubmission or submit again
+/// (the server recognises the same purchase), or read before repeating an admin write.
 /// A read a replica refuses with UNAVAILABLE (it has not loaded its index) is tried on another.
 /// The first try waits as long as a one-server client would; a retry waits for its answer no
 /// longer than what is left of the call's timeout (its connection attempt has `connectTimeout`:
@@ -18,10 +20,7 @@ import TollgateWire
 extension TollgateClient {
   /// Whether a call of this method may be sent again after its request may have arrived.
   static func isSafeToRepeat(methodIndex: UInt32) -> Bool {
-    switch EntitlementsMethod(rawValue: methodIndex) {
-    case .isSubscriber, .getSubscription, .getSubmission, .health: true
-    case .submitPurchase, .authenticate, nil: false
-    }
+    EntitlementsMethod(rawValue: methodIndex)?.isRead ?? false
   }
 
   /// Whether a failure says the replica's connection is dead (as opposed to an answer, a refusal

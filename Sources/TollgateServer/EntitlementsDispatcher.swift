@@ -97,6 +97,11 @@ struct EntitlementsDispatcher: Sendable {
         let request = try Tollgate_V1_GetSubmissionRequest(serializedBytes: payload.readableBytesSpan)
         let handler = self.handler
         return .deferred { try await handler.getSubmission(request, caller: identity).encoded() }
+      case .lookUp, .getTimeline, .explain, .grant, .revoke, .reverify, .eraseUser:
+        try output.writeResponseFrame(
+          methodIndex: methodIndex, requestId: requestId,
+          message: Self.errorResponse(
+            for: method, Tollgate_V1_Error(.unavailable, "this replica serves no admin calls")))
       }
     } catch {
       // Undecodable payload (or, in theory, an unencodable response): the call fails, the
@@ -127,6 +132,13 @@ struct EntitlementsDispatcher: Sendable {
     case .health: .health
     case .submitPurchase: .submitPurchase
     case .getSubmission: .getSubmission
+    case .lookUp: .lookUp
+    case .getTimeline: .getTimeline
+    case .explain: .explain
+    case .grant: .grant
+    case .revoke: .revoke
+    case .reverify: .reverify
+    case .eraseUser: .eraseUser
     case .authenticate: nil
     }
   }
@@ -140,6 +152,13 @@ struct EntitlementsDispatcher: Sendable {
     case .health: Tollgate_V1_HealthResponse.with { $0.error = error }
     case .authenticate: Tollgate_V1_AuthenticateResponse.with { $0.error = error }
     case .getSubmission: Tollgate_V1_GetSubmissionResponse.with { $0.error = error }
+    case .lookUp: Tollgate_V1_LookUpResponse.with { $0.error = error }
+    case .getTimeline: Tollgate_V1_GetTimelineResponse.with { $0.error = error }
+    case .explain: Tollgate_V1_ExplainResponse.with { $0.error = error }
+    case .grant: Tollgate_V1_GrantResponse.with { $0.error = error }
+    case .revoke: Tollgate_V1_RevokeResponse.with { $0.error = error }
+    case .reverify: Tollgate_V1_ReverifyResponse.with { $0.error = error }
+    case .eraseUser: Tollgate_V1_EraseUserResponse.with { $0.error = error }
     }
   }
 

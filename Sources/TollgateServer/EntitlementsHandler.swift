@@ -37,6 +37,10 @@ public protocol EntitlementsHandler: Sendable {
   /// what answering them will touch, so that the lookups of different connections wait for
   /// memory at the same time. It changes nothing and answers nothing. By default it does nothing.
   func prepareIsSubscriber(_ requests: UnsafeBufferPointer<IsSubscriberFields>)
+
+  /// The support and admin calls (methods 6 to 12), or nil when this replica serves none: every
+  /// door then answers them UNAVAILABLE. By default nil.
+  var admin: (any AdminHandler)? { get }
 }
 
 extension EntitlementsHandler {
@@ -47,4 +51,6 @@ extension EntitlementsHandler {
   }
 
   public func prepareIsSubscriber(_ requests: UnsafeBufferPointer<IsSubscriberFields>) {}
+
+  public var admin: (any AdminHandler)? { nil }
 }

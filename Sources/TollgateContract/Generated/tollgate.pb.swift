@@ -341,6 +341,71 @@ public nonisolated enum Tollgate_V1_ServingStatus: SwiftProtobuf.Enum, Swift.Cas
 
 }
 
+/// What kind of store identifier LookUp is given.
+public nonisolated enum Tollgate_V1_IdentifierKind: SwiftProtobuf.Enum, Swift.CaseIterable {
+  public typealias RawValue = Int
+
+  /// Any kind Tollgate stores; an App Store order id's shape also asks Apple.
+  case unspecified // = 0
+  case appStoreTransactionID // = 1
+  case appStoreOriginalTransactionID // = 2
+
+  /// From the customer's receipt e-mail: asked of the App Store Server API (Look Up Order ID).
+  case appStoreOrderID // = 3
+  case googlePlayPurchaseToken // = 4
+
+  /// GPA.…, with or without a renewal's ..N suffix.
+  case googlePlayOrderID // = 5
+  case amazonReceiptID // = 6
+  case amazonUserID // = 7
+  case UNRECOGNIZED(Int)
+
+  public init() {
+    self = .unspecified
+  }
+
+  public init?(rawValue: Int) {
+    switch rawValue {
+    case 0: self = .unspecified
+    case 1: self = .appStoreTransactionID
+    case 2: self = .appStoreOriginalTransactionID
+    case 3: self = .appStoreOrderID
+    case 4: self = .googlePlayPurchaseToken
+    case 5: self = .googlePlayOrderID
+    case 6: self = .amazonReceiptID
+    case 7: self = .amazonUserID
+    default: self = .UNRECOGNIZED(rawValue)
+    }
+  }
+
+  public var rawValue: Int {
+    switch self {
+    case .unspecified: return 0
+    case .appStoreTransactionID: return 1
+    case .appStoreOriginalTransactionID: return 2
+    case .appStoreOrderID: return 3
+    case .googlePlayPurchaseToken: return 4
+    case .googlePlayOrderID: return 5
+    case .amazonReceiptID: return 6
+    case .amazonUserID: return 7
+    case .UNRECOGNIZED(let i): return i
+    }
+  }
+
+  // The compiler won't synthesize support with the UNRECOGNIZED case.
+  public static let allCases: [Tollgate_V1_IdentifierKind] = [
+    .unspecified,
+    .appStoreTransactionID,
+    .appStoreOriginalTransactionID,
+    .appStoreOrderID,
+    .googlePlayPurchaseToken,
+    .googlePlayOrderID,
+    .amazonReceiptID,
+    .amazonUserID,
+  ]
+
+}
+
 public nonisolated struct Tollgate_V1_Error: Sendable {
   // SwiftProtobuf.Message conformance is added in an extension below. See the
   // `Message` and `Message+*Additions` files in the SwiftProtobuf library for
@@ -711,7 +776,8 @@ public nonisolated struct Tollgate_V1_AuthenticateResponse: Sendable {
 
   /// The authenticated caller and what it may call: "read" (IsSubscriber, GetSubscription,
   /// Health), "submit" (SubmitPurchase, GetSubmission), "admin" (everything, and bare transaction
-  /// ids in SubmitPurchase).
+  /// ids in SubmitPurchase; LookUp, GetTimeline, Explain, Grant, Revoke, Reverify and EraseUser
+  /// need it).
   public var caller: String = String()
 
   public var scopes: [String] = []
@@ -775,6 +841,605 @@ public nonisolated struct Tollgate_V1_GetSubmissionResponse: Sendable {
   fileprivate var _error: Tollgate_V1_Error? = nil
 }
 
+public nonisolated struct Tollgate_V1_LookUpRequest: Sendable {
+  // SwiftProtobuf.Message conformance is added in an extension below. See the
+  // `Message` and `Message+*Additions` files in the SwiftProtobuf library for
+  // methods supported on all messages.
+
+  /// The identifier a customer or support agent has; at most 2 KiB.
+  public var identifier: String = String()
+
+  /// What it is; UNSPECIFIED tries every kind Tollgate stores.
+  public var kind: Tollgate_V1_IdentifierKind = .unspecified
+
+  public var unknownFields = SwiftProtobuf.UnknownStorage()
+
+  public init() {}
+}
+
+/// One store purchase an identifier names.
+public nonisolated struct Tollgate_V1_PurchaseMatch: Sendable {
+  // SwiftProtobuf.Message conformance is added in an extension below. See the
+  // `Message` and `Message+*Additions` files in the SwiftProtobuf library for
+  // methods supported on all messages.
+
+  public var store: Tollgate_V1_Store = .unspecified
+
+  /// Which kind of identifier matched.
+  public var matchedAs: Tollgate_V1_IdentifierKind = .unspecified
+
+  /// The chain: originalTransactionId / purchaseToken / receiptId.
+  public var storeSubscriptionID: String = String()
+
+  /// The transaction the identifier named (transaction and order lookups).
+  public var transactionID: String = String()
+
+  public var productID: String = String()
+
+  /// The user it is bound to; "" when bound to nobody.
+  public var userID: String = String()
+
+  public var state: Tollgate_V1_SubscriptionState = .unspecified
+
+  /// When access ends; "" for a lifetime purchase.
+  public var accessEndsAt: String = String()
+
+  public var environment: Tollgate_V1_Environment = .unspecified
+
+  /// False: the store lists it (order lookup) but Tollgate never verified it.
+  public var known: Bool = false
+
+  /// When an erase unbound it; "" otherwise.
+  public var erasedAt: String = String()
+
+  public var unknownFields = SwiftProtobuf.UnknownStorage()
+
+  public init() {}
+}
+
+public nonisolated struct Tollgate_V1_LookUpResponse: Sendable {
+  // SwiftProtobuf.Message conformance is added in an extension below. See the
+  // `Message` and `Message+*Additions` files in the SwiftProtobuf library for
+  // methods supported on all messages.
+
+  public var error: Tollgate_V1_Error {
+    get {_error ?? Tollgate_V1_Error()}
+    set {_error = newValue}
+  }
+  /// Returns true if `error` has been explicitly set.
+  public var hasError: Bool {self._error != nil}
+  /// Clears the value of `error`. Subsequent reads from it will return its default value.
+  public mutating func clearError() {self._error = nil}
+
+  public var matches: [Tollgate_V1_PurchaseMatch] = []
+
+  /// What could not be asked (no appStore section, Apple unreachable, ...).
+  public var notes: [String] = []
+
+  public var unknownFields = SwiftProtobuf.UnknownStorage()
+
+  public init() {}
+
+  fileprivate var _error: Tollgate_V1_Error? = nil
+}
+
+public nonisolated struct Tollgate_V1_GetTimelineRequest: Sendable {
+  // SwiftProtobuf.Message conformance is added in an extension below. See the
+  // `Message` and `Message+*Additions` files in the SwiftProtobuf library for
+  // methods supported on all messages.
+
+  public var userID: String = String()
+
+  public var unknownFields = SwiftProtobuf.UnknownStorage()
+
+  public init() {}
+}
+
+/// One point or span in a user's history.
+public nonisolated struct Tollgate_V1_TimelineEntry: Sendable {
+  // SwiftProtobuf.Message conformance is added in an extension below. See the
+  // `Message` and `Message+*Additions` files in the SwiftProtobuf library for
+  // methods supported on all messages.
+
+  public var at: String = String()
+
+  /// A span's end (period, grant, grace); "" for a point or a lifetime.
+  public var until: String = String()
+
+  /// period, trial, intro_offer, refunded, revoked, product_changed, grace_started, billing_issue,
+  /// recovered, on_hold, paused, expired, opted_out, opted_in, transferred_in, transferred_out,
+  /// transfer_refused, claim_refused, granted, grant_revoked, grant, replaced_by, now
+  /// (docs/http-api.md).
+  public var kind: String = String()
+
+  public var store: Tollgate_V1_Store = .unspecified
+
+  public var storeSubscriptionID: String = String()
+
+  public var productID: String = String()
+
+  public var transactionID: String = String()
+
+  /// When the store signed the payload the entry rests on.
+  public var signedAt: String = String()
+
+  public var state: Tollgate_V1_SubscriptionState = .unspecified
+
+  public var detail: String = String()
+
+  /// Where the entry comes from: history, event, grant, now.
+  public var source: String = String()
+
+  public var unknownFields = SwiftProtobuf.UnknownStorage()
+
+  public init() {}
+}
+
+/// A user Tollgate holds nothing of gets ERROR_CODE_NOT_FOUND.
+public nonisolated struct Tollgate_V1_GetTimelineResponse: Sendable {
+  // SwiftProtobuf.Message conformance is added in an extension below. See the
+  // `Message` and `Message+*Additions` files in the SwiftProtobuf library for
+  // methods supported on all messages.
+
+  public var error: Tollgate_V1_Error {
+    get {_error ?? Tollgate_V1_Error()}
+    set {_error = newValue}
+  }
+  /// Returns true if `error` has been explicitly set.
+  public var hasError: Bool {self._error != nil}
+  /// Clears the value of `error`. Subsequent reads from it will return its default value.
+  public mutating func clearError() {self._error = nil}
+
+  public var userID: String = String()
+
+  public var evaluatedAt: String = String()
+
+  /// Oldest first.
+  public var entries: [Tollgate_V1_TimelineEntry] = []
+
+  public var unknownFields = SwiftProtobuf.UnknownStorage()
+
+  public init() {}
+
+  fileprivate var _error: Tollgate_V1_Error? = nil
+}
+
+public nonisolated struct Tollgate_V1_ExplainRequest: Sendable {
+  // SwiftProtobuf.Message conformance is added in an extension below. See the
+  // `Message` and `Message+*Additions` files in the SwiftProtobuf library for
+  // methods supported on all messages.
+
+  public var userID: String = String()
+
+  public var entitlement: String = String()
+
+  public var unknownFields = SwiftProtobuf.UnknownStorage()
+
+  public init() {}
+}
+
+/// A store payload a source's state rests on, by its digest (never the payload itself).
+public nonisolated struct Tollgate_V1_ExplainPayload: Sendable {
+  // SwiftProtobuf.Message conformance is added in an extension below. See the
+  // `Message` and `Message+*Additions` files in the SwiftProtobuf library for
+  // methods supported on all messages.
+
+  public var kind: String = String()
+
+  public var id: String = String()
+
+  public var sha256: String = String()
+
+  public var signedAt: String = String()
+
+  public var unknownFields = SwiftProtobuf.UnknownStorage()
+
+  public init() {}
+}
+
+/// One subscription or grant that could give the entitlement, and why it does or does not.
+public nonisolated struct Tollgate_V1_ExplainSource: @unchecked Sendable {
+  // SwiftProtobuf.Message conformance is added in an extension below. See the
+  // `Message` and `Message+*Additions` files in the SwiftProtobuf library for
+  // methods supported on all messages.
+
+  /// What it is (a store subscription or a grant), as WorkerAdmin's explanation names it.
+  public var source: String {
+    get {_storage._source}
+    set {_uniqueStorage()._source = newValue}
+  }
+
+  public var store: Tollgate_V1_Store {
+    get {_storage._store}
+    set {_uniqueStorage()._store = newValue}
+  }
+
+  public var productID: String {
+    get {_storage._productID}
+    set {_uniqueStorage()._productID = newValue}
+  }
+
+  public var active: Bool {
+    get {_storage._active}
+    set {_uniqueStorage()._active = newValue}
+  }
+
+  public var state: Tollgate_V1_SubscriptionState {
+    get {_storage._state}
+    set {_uniqueStorage()._state = newValue}
+  }
+
+  public var accessEndsAt: String {
+    get {_storage._accessEndsAt}
+    set {_uniqueStorage()._accessEndsAt = newValue}
+  }
+
+  public var expiresAt: String {
+    get {_storage._expiresAt}
+    set {_uniqueStorage()._expiresAt = newValue}
+  }
+
+  public var willRenew: Bool {
+    get {_storage._willRenew}
+    set {_uniqueStorage()._willRenew = newValue}
+  }
+
+  public var environment: Tollgate_V1_Environment {
+    get {_storage._environment}
+    set {_uniqueStorage()._environment = newValue}
+  }
+
+  public var verifiedAt: String {
+    get {_storage._verifiedAt}
+    set {_uniqueStorage()._verifiedAt = newValue}
+  }
+
+  /// The lifecycle rule behind `state` (as Subscription.reason).
+  public var rule: String {
+    get {_storage._rule}
+    set {_uniqueStorage()._rule = newValue}
+  }
+
+  /// Where the evidence behind `state` came from, as the worker recorded it.
+  public var evidenceSource: String {
+    get {_storage._evidenceSource}
+    set {_uniqueStorage()._evidenceSource = newValue}
+  }
+
+  public var payloads: [Tollgate_V1_ExplainPayload] {
+    get {_storage._payloads}
+    set {_uniqueStorage()._payloads = newValue}
+  }
+
+  /// A grant's note.
+  public var grantNote: String {
+    get {_storage._grantNote}
+    set {_uniqueStorage()._grantNote = newValue}
+  }
+
+  /// The purchases this one replaced (Google Play's linkedPurchaseToken chain).
+  public var replaces: [String] {
+    get {_storage._replaces}
+    set {_uniqueStorage()._replaces = newValue}
+  }
+
+  /// True for the source the entitlement's answer comes from.
+  public var decides: Bool {
+    get {_storage._decides}
+    set {_uniqueStorage()._decides = newValue}
+  }
+
+  /// Why the worker stopped checking it with the store, and when; "" while it checks.
+  public var checksStoppedReason: String {
+    get {_storage._checksStoppedReason}
+    set {_uniqueStorage()._checksStoppedReason = newValue}
+  }
+
+  public var checksStoppedAt: String {
+    get {_storage._checksStoppedAt}
+    set {_uniqueStorage()._checksStoppedAt = newValue}
+  }
+
+  public var unknownFields = SwiftProtobuf.UnknownStorage()
+
+  public init() {}
+
+  fileprivate var _storage = _StorageClass.defaultInstance
+}
+
+public nonisolated struct Tollgate_V1_ExplainEvent: Sendable {
+  // SwiftProtobuf.Message conformance is added in an extension below. See the
+  // `Message` and `Message+*Additions` files in the SwiftProtobuf library for
+  // methods supported on all messages.
+
+  public var at: String = String()
+
+  public var kind: String = String()
+
+  public var storeSubscriptionID: String = String()
+
+  public var state: Tollgate_V1_SubscriptionState = .unspecified
+
+  public var detail: String = String()
+
+  public var unknownFields = SwiftProtobuf.UnknownStorage()
+
+  public init() {}
+}
+
+/// A purchase that moved from this user to another (App Store / Google Play restore on another
+/// account).
+public nonisolated struct Tollgate_V1_TransferredAway: Sendable {
+  // SwiftProtobuf.Message conformance is added in an extension below. See the
+  // `Message` and `Message+*Additions` files in the SwiftProtobuf library for
+  // methods supported on all messages.
+
+  public var store: Tollgate_V1_Store = .unspecified
+
+  public var storeSubscriptionID: String = String()
+
+  public var productID: String = String()
+
+  public var toUserID: String = String()
+
+  public var at: String = String()
+
+  public var detail: String = String()
+
+  public var unknownFields = SwiftProtobuf.UnknownStorage()
+
+  public init() {}
+}
+
+public nonisolated struct Tollgate_V1_RejectedSubmission: Sendable {
+  // SwiftProtobuf.Message conformance is added in an extension below. See the
+  // `Message` and `Message+*Additions` files in the SwiftProtobuf library for
+  // methods supported on all messages.
+
+  public var store: Tollgate_V1_Store = .unspecified
+
+  public var productID: String = String()
+
+  public var reason: String = String()
+
+  public var receivedAt: String = String()
+
+  public var rejectedAt: String = String()
+
+  public var unknownFields = SwiftProtobuf.UnknownStorage()
+
+  public init() {}
+}
+
+/// Why a user has (or has not) an entitlement at `evaluated_at`.
+public nonisolated struct Tollgate_V1_ExplainResponse: Sendable {
+  // SwiftProtobuf.Message conformance is added in an extension below. See the
+  // `Message` and `Message+*Additions` files in the SwiftProtobuf library for
+  // methods supported on all messages.
+
+  public var error: Tollgate_V1_Error {
+    get {_error ?? Tollgate_V1_Error()}
+    set {_error = newValue}
+  }
+  /// Returns true if `error` has been explicitly set.
+  public var hasError: Bool {self._error != nil}
+  /// Clears the value of `error`. Subsequent reads from it will return its default value.
+  public mutating func clearError() {self._error = nil}
+
+  public var userID: String = String()
+
+  public var entitlement: String = String()
+
+  public var evaluatedAt: String = String()
+
+  public var active: Bool = false
+
+  public var state: Tollgate_V1_SubscriptionState = .unspecified
+
+  public var sources: [Tollgate_V1_ExplainSource] = []
+
+  public var recentEvents: [Tollgate_V1_ExplainEvent] = []
+
+  public var transferredAway: [Tollgate_V1_TransferredAway] = []
+
+  public var rejectedSubmissions: [Tollgate_V1_RejectedSubmission] = []
+
+  public var unknownFields = SwiftProtobuf.UnknownStorage()
+
+  public init() {}
+
+  fileprivate var _error: Tollgate_V1_Error? = nil
+}
+
+public nonisolated struct Tollgate_V1_GrantRequest: Sendable {
+  // SwiftProtobuf.Message conformance is added in an extension below. See the
+  // `Message` and `Message+*Additions` files in the SwiftProtobuf library for
+  // methods supported on all messages.
+
+  public var userID: String = String()
+
+  /// Must be one the catalog names.
+  public var entitlement: String = String()
+
+  /// RFC 3339, after now.
+  public var until: String = String()
+
+  /// At most 1 KiB; kept with the grant and its event.
+  public var note: String = String()
+
+  /// The person behind the caller (the CLI sends $USER); recorded with the caller's name.
+  public var requestedBy: String = String()
+
+  public var unknownFields = SwiftProtobuf.UnknownStorage()
+
+  public init() {}
+}
+
+public nonisolated struct Tollgate_V1_GrantResponse: Sendable {
+  // SwiftProtobuf.Message conformance is added in an extension below. See the
+  // `Message` and `Message+*Additions` files in the SwiftProtobuf library for
+  // methods supported on all messages.
+
+  public var error: Tollgate_V1_Error {
+    get {_error ?? Tollgate_V1_Error()}
+    set {_error = newValue}
+  }
+  /// Returns true if `error` has been explicitly set.
+  public var hasError: Bool {self._error != nil}
+  /// Clears the value of `error`. Subsequent reads from it will return its default value.
+  public mutating func clearError() {self._error = nil}
+
+  public var grantID: String = String()
+
+  /// The user's entitlements after the grant.
+  public var entitlements: [Tollgate_V1_EntitlementStatus] = []
+
+  public var unknownFields = SwiftProtobuf.UnknownStorage()
+
+  public init() {}
+
+  fileprivate var _error: Tollgate_V1_Error? = nil
+}
+
+/// Ends the user's open grants of `entitlement`; none open gets ERROR_CODE_NOT_FOUND.
+public nonisolated struct Tollgate_V1_RevokeRequest: Sendable {
+  // SwiftProtobuf.Message conformance is added in an extension below. See the
+  // `Message` and `Message+*Additions` files in the SwiftProtobuf library for
+  // methods supported on all messages.
+
+  public var userID: String = String()
+
+  public var entitlement: String = String()
+
+  public var note: String = String()
+
+  public var requestedBy: String = String()
+
+  public var unknownFields = SwiftProtobuf.UnknownStorage()
+
+  public init() {}
+}
+
+public nonisolated struct Tollgate_V1_RevokeResponse: Sendable {
+  // SwiftProtobuf.Message conformance is added in an extension below. See the
+  // `Message` and `Message+*Additions` files in the SwiftProtobuf library for
+  // methods supported on all messages.
+
+  public var error: Tollgate_V1_Error {
+    get {_error ?? Tollgate_V1_Error()}
+    set {_error = newValue}
+  }
+  /// Returns true if `error` has been explicitly set.
+  public var hasError: Bool {self._error != nil}
+  /// Clears the value of `error`. Subsequent reads from it will return its default value.
+  public mutating func clearError() {self._error = nil}
+
+  /// How many grants were ended.
+  public var revoked: UInt32 = 0
+
+  public var entitlements: [Tollgate_V1_EntitlementStatus] = []
+
+  public var unknownFields = SwiftProtobuf.UnknownStorage()
+
+  public init() {}
+
+  fileprivate var _error: Tollgate_V1_Error? = nil
+}
+
+/// Asks the worker to verify every store subscription of the user with its store again.
+public nonisolated struct Tollgate_V1_ReverifyRequest: Sendable {
+  // SwiftProtobuf.Message conformance is added in an extension below. See the
+  // `Message` and `Message+*Additions` files in the SwiftProtobuf library for
+  // methods supported on all messages.
+
+  public var userID: String = String()
+
+  public var unknownFields = SwiftProtobuf.UnknownStorage()
+
+  public init() {}
+}
+
+public nonisolated struct Tollgate_V1_ReverifyResponse: Sendable {
+  // SwiftProtobuf.Message conformance is added in an extension below. See the
+  // `Message` and `Message+*Additions` files in the SwiftProtobuf library for
+  // methods supported on all messages.
+
+  public var error: Tollgate_V1_Error {
+    get {_error ?? Tollgate_V1_Error()}
+    set {_error = newValue}
+  }
+  /// Returns true if `error` has been explicitly set.
+  public var hasError: Bool {self._error != nil}
+  /// Clears the value of `error`. Subsequent reads from it will return its default value.
+  public mutating func clearError() {self._error = nil}
+
+  /// How many subscriptions were queued for verification.
+  public var subscriptions: UInt32 = 0
+
+  public var unknownFields = SwiftProtobuf.UnknownStorage()
+
+  public init() {}
+
+  fileprivate var _error: Tollgate_V1_Error? = nil
+}
+
+/// Deletes what Tollgate holds of a user (GDPR erase): bindings, events, grants, submissions,
+/// entitlements. The store purchases stay, bound to nobody, and bind again only on fresh proof.
+public nonisolated struct Tollgate_V1_EraseUserRequest: Sendable {
+  // SwiftProtobuf.Message conformance is added in an extension below. See the
+  // `Message` and `Message+*Additions` files in the SwiftProtobuf library for
+  // methods supported on all messages.
+
+  public var userID: String = String()
+
+  /// True: count what would go, delete nothing.
+  public var dryRun: Bool = false
+
+  public var requestedBy: String = String()
+
+  public var unknownFields = SwiftProtobuf.UnknownStorage()
+
+  public init() {}
+}
+
+/// What was (or, with dry_run, would be) deleted.
+public nonisolated struct Tollgate_V1_EraseUserResponse: Sendable {
+  // SwiftProtobuf.Message conformance is added in an extension below. See the
+  // `Message` and `Message+*Additions` files in the SwiftProtobuf library for
+  // methods supported on all messages.
+
+  public var error: Tollgate_V1_Error {
+    get {_error ?? Tollgate_V1_Error()}
+    set {_error = newValue}
+  }
+  /// Returns true if `error` has been explicitly set.
+  public var hasError: Bool {self._error != nil}
+  /// Clears the value of `error`. Subsequent reads from it will return its default value.
+  public mutating func clearError() {self._error = nil}
+
+  public var dryRun: Bool = false
+
+  public var subscriptionsUnbound: UInt32 = 0
+
+  public var grants: UInt32 = 0
+
+  public var events: UInt32 = 0
+
+  /// Events kept but scrubbed of the user (the table's newest event; other users' transfer and claim
+  /// events that named the user in words).
+  public var eventsScrubbed: UInt32 = 0
+
+  public var submissions: UInt32 = 0
+
+  public var entitlementRecords: UInt32 = 0
+
+  public var unknownFields = SwiftProtobuf.UnknownStorage()
+
+  public init() {}
+
+  fileprivate var _error: Tollgate_V1_Error? = nil
+}
+
 // MARK: - Code below here is support for the SwiftProtobuf runtime.
 
 fileprivate nonisolated let _protobuf_package = "tollgate.v1"
@@ -801,6 +1466,10 @@ nonisolated extension Tollgate_V1_SubmissionStatus: SwiftProtobuf._ProtoNameProv
 
 nonisolated extension Tollgate_V1_ServingStatus: SwiftProtobuf._ProtoNameProviding {
   public static let _protobuf_nameMap = SwiftProtobuf._NameMap(bytecode: "\0\u{2}\0SERVING_STATUS_UNSPECIFIED\0\u{1}SERVING_STATUS_SERVING\0\u{1}SERVING_STATUS_DEGRADED\0\u{1}SERVING_STATUS_NOT_SERVING\0")
+}
+
+nonisolated extension Tollgate_V1_IdentifierKind: SwiftProtobuf._ProtoNameProviding {
+  public static let _protobuf_nameMap = SwiftProtobuf._NameMap(bytecode: "\0\u{2}\0IDENTIFIER_KIND_UNSPECIFIED\0\u{1}IDENTIFIER_KIND_APP_STORE_TRANSACTION_ID\0\u{1}IDENTIFIER_KIND_APP_STORE_ORIGINAL_TRANSACTION_ID\0\u{1}IDENTIFIER_KIND_APP_STORE_ORDER_ID\0\u{1}IDENTIFIER_KIND_GOOGLE_PLAY_PURCHASE_TOKEN\0\u{1}IDENTIFIER_KIND_GOOGLE_PLAY_ORDER_ID\0\u{1}IDENTIFIER_KIND_AMAZON_RECEIPT_ID\0\u{1}IDENTIFIER_KIND_AMAZON_USER_ID\0")
 }
 
 nonisolated extension Tollgate_V1_Error: SwiftProtobuf.Message, SwiftProtobuf._MessageImplementationBase, SwiftProtobuf._ProtoNameProviding {
@@ -1611,6 +2280,1184 @@ nonisolated extension Tollgate_V1_GetSubmissionResponse: SwiftProtobuf.Message, 
     if lhs.rejectionReason != rhs.rejectionReason {return false}
     if lhs.receivedAtMs != rhs.receivedAtMs {return false}
     if lhs.userID != rhs.userID {return false}
+    if lhs.unknownFields != rhs.unknownFields {return false}
+    return true
+  }
+}
+
+nonisolated extension Tollgate_V1_LookUpRequest: SwiftProtobuf.Message, SwiftProtobuf._MessageImplementationBase, SwiftProtobuf._ProtoNameProviding {
+  public static let protoMessageName: String = _protobuf_package + ".LookUpRequest"
+  public static let _protobuf_nameMap = SwiftProtobuf._NameMap(bytecode: "\0\u{1}identifier\0\u{1}kind\0")
+
+  public mutating func decodeMessage<D: SwiftProtobuf.Decoder>(decoder: inout D) throws {
+    while let fieldNumber = try decoder.nextFieldNumber() {
+      // The use of inline closures is to circumvent an issue where the compiler
+      // allocates stack space for every case branch when no optimizations are
+      // enabled. https://github.com/apple/swift-protobuf/issues/1034
+      switch fieldNumber {
+      case 1: try { try decoder.decodeSingularStringField(value: &self.identifier) }()
+      case 2: try { try decoder.decodeSingularEnumField(value: &self.kind) }()
+      default: break
+      }
+    }
+  }
+
+  public func traverse<V: SwiftProtobuf.Visitor>(visitor: inout V) throws {
+    if !self.identifier.isEmpty {
+      try visitor.visitSingularStringField(value: self.identifier, fieldNumber: 1)
+    }
+    if self.kind != .unspecified {
+      try visitor.visitSingularEnumField(value: self.kind, fieldNumber: 2)
+    }
+    try unknownFields.traverse(visitor: &visitor)
+  }
+
+  public static func ==(lhs: Tollgate_V1_LookUpRequest, rhs: Tollgate_V1_LookUpRequest) -> Bool {
+    if lhs.identifier != rhs.identifier {return false}
+    if lhs.kind != rhs.kind {return false}
+    if lhs.unknownFields != rhs.unknownFields {return false}
+    return true
+  }
+}
+
+nonisolated extension Tollgate_V1_PurchaseMatch: SwiftProtobuf.Message, SwiftProtobuf._MessageImplementationBase, SwiftProtobuf._ProtoNameProviding {
+  public static let protoMessageName: String = _protobuf_package + ".PurchaseMatch"
+  public static let _protobuf_nameMap = SwiftProtobuf._NameMap(bytecode: "\0\u{1}store\0\u{3}matched_as\0\u{3}store_subscription_id\0\u{3}transaction_id\0\u{3}product_id\0\u{3}user_id\0\u{1}state\0\u{3}access_ends_at\0\u{1}environment\0\u{1}known\0\u{3}erased_at\0")
+
+  public mutating func decodeMessage<D: SwiftProtobuf.Decoder>(decoder: inout D) throws {
+    while let fieldNumber = try decoder.nextFieldNumber() {
+      // The use of inline closures is to circumvent an issue where the compiler
+      // allocates stack space for every case branch when no optimizations are
+      // enabled. https://github.com/apple/swift-protobuf/issues/1034
+      switch fieldNumber {
+      case 1: try { try decoder.decodeSingularEnumField(value: &self.store) }()
+      case 2: try { try decoder.decodeSingularEnumField(value: &self.matchedAs) }()
+      case 3: try { try decoder.decodeSingularStringField(value: &self.storeSubscriptionID) }()
+      case 4: try { try decoder.decodeSingularStringField(value: &self.transactionID) }()
+      case 5: try { try decoder.decodeSingularStringField(value: &self.productID) }()
+      case 6: try { try decoder.decodeSingularStringField(value: &self.userID) }()
+      case 7: try { try decoder.decodeSingularEnumField(value: &self.state) }()
+      case 8: try { try decoder.decodeSingularStringField(value: &self.accessEndsAt) }()
+      case 9: try { try decoder.decodeSingularEnumField(value: &self.environment) }()
+      case 10: try { try decoder.decodeSingularBoolField(value: &self.known) }()
+      case 11: try { try decoder.decodeSingularStringField(value: &self.erasedAt) }()
+      default: break
+      }
+    }
+  }
+
+  public func traverse<V: SwiftProtobuf.Visitor>(visitor: inout V) throws {
+    if self.store != .unspecified {
+      try visitor.visitSingularEnumField(value: self.store, fieldNumber: 1)
+    }
+    if self.matchedAs != .unspecified {
+      try visitor.visitSingularEnumField(value: self.matchedAs, fieldNumber: 2)
+    }
+    if !self.storeSubscriptionID.isEmpty {
+      try visitor.visitSingularStringField(value: self.storeSubscriptionID, fieldNumber: 3)
+    }
+    if !self.transactionID.isEmpty {
+      try visitor.visitSingularStringField(value: self.transactionID, fieldNumber: 4)
+    }
+    if !self.productID.isEmpty {
+      try visitor.visitSingularStringField(value: self.productID, fieldNumber: 5)
+    }
+    if !self.userID.isEmpty {
+      try visitor.visitSingularStringField(value: self.userID, fieldNumber: 6)
+    }
+    if self.state != .unspecified {
+      try visitor.visitSingularEnumField(value: self.state, fieldNumber: 7)
+    }
+    if !self.accessEndsAt.isEmpty {
+      try visitor.visitSingularStringField(value: self.accessEndsAt, fieldNumber: 8)
+    }
+    if self.environment != .unspecified {
+      try visitor.visitSingularEnumField(value: self.environment, fieldNumber: 9)
+    }
+    if self.known != false {
+      try visitor.visitSingularBoolField(value: self.known, fieldNumber: 10)
+    }
+    if !self.erasedAt.isEmpty {
+      try visitor.visitSingularStringField(value: self.erasedAt, fieldNumber: 11)
+    }
+    try unknownFields.traverse(visitor: &visitor)
+  }
+
+  public static func ==(lhs: Tollgate_V1_PurchaseMatch, rhs: Tollgate_V1_PurchaseMatch) -> Bool {
+    if lhs.store != rhs.store {return false}
+    if lhs.matchedAs != rhs.matchedAs {return false}
+    if lhs.storeSubscriptionID != rhs.storeSubscriptionID {return false}
+    if lhs.transactionID != rhs.transactionID {return false}
+    if lhs.productID != rhs.productID {return false}
+    if lhs.userID != rhs.userID {return false}
+    if lhs.state != rhs.state {return false}
+    if lhs.accessEndsAt != rhs.accessEndsAt {return false}
+    if lhs.environment != rhs.environment {return false}
+    if lhs.known != rhs.known {return false}
+    if lhs.erasedAt != rhs.erasedAt {return false}
+    if lhs.unknownFields != rhs.unknownFields {return false}
+    return true
+  }
+}
+
+nonisolated extension Tollgate_V1_LookUpResponse: SwiftProtobuf.Message, SwiftProtobuf._MessageImplementationBase, SwiftProtobuf._ProtoNameProviding {
+  public static let protoMessageName: String = _protobuf_package + ".LookUpResponse"
+  public static let _protobuf_nameMap = SwiftProtobuf._NameMap(bytecode: "\0\u{1}error\0\u{1}matches\0\u{1}notes\0")
+
+  public mutating func decodeMessage<D: SwiftProtobuf.Decoder>(decoder: inout D) throws {
+    while let fieldNumber = try decoder.nextFieldNumber() {
+      // The use of inline closures is to circumvent an issue where the compiler
+      // allocates stack space for every case branch when no optimizations are
+      // enabled. https://github.com/apple/swift-protobuf/issues/1034
+      switch fieldNumber {
+      case 1: try { try decoder.decodeSingularMessageField(value: &self._error) }()
+      case 2: try { try decoder.decodeRepeatedMessageField(value: &self.matches) }()
+      case 3: try { try decoder.decodeRepeatedStringField(value: &self.notes) }()
+      default: break
+      }
+    }
+  }
+
+  public func traverse<V: SwiftProtobuf.Visitor>(visitor: inout V) throws {
+    // The use of inline closures is to circumvent an issue where the compiler
+    // allocates stack space for every if/case branch local when no optimizations
+    // are enabled. https://github.com/apple/swift-protobuf/issues/1034 and
+    // https://github.com/apple/swift-protobuf/issues/1182
+    try { if let v = self._error {
+      try visitor.visitSingularMessageField(value: v, fieldNumber: 1)
+    } }()
+    if !self.matches.isEmpty {
+      try visitor.visitRepeatedMessageField(value: self.matches, fieldNumber: 2)
+    }
+    if !self.notes.isEmpty {
+      try visitor.visitRepeatedStringField(value: self.notes, fieldNumber: 3)
+    }
+    try unknownFields.traverse(visitor: &visitor)
+  }
+
+  public static func ==(lhs: Tollgate_V1_LookUpResponse, rhs: Tollgate_V1_LookUpResponse) -> Bool {
+    if lhs._error != rhs._error {return false}
+    if lhs.matches != rhs.matches {return false}
+    if lhs.notes != rhs.notes {return false}
+    if lhs.unknownFields != rhs.unknownFields {return false}
+    return true
+  }
+}
+
+nonisolated extension Tollgate_V1_GetTimelineRequest: SwiftProtobuf.Message, SwiftProtobuf._MessageImplementationBase, SwiftProtobuf._ProtoNameProviding {
+  public static let protoMessageName: String = _protobuf_package + ".GetTimelineRequest"
+  public static let _protobuf_nameMap = SwiftProtobuf._NameMap(bytecode: "\0\u{3}user_id\0")
+
+  public mutating func decodeMessage<D: SwiftProtobuf.Decoder>(decoder: inout D) throws {
+    while let fieldNumber = try decoder.nextFieldNumber() {
+      // The use of inline closures is to circumvent an issue where the compiler
+      // allocates stack space for every case branch when no optimizations are
+      // enabled. https://github.com/apple/swift-protobuf/issues/1034
+      switch fieldNumber {
+      case 1: try { try decoder.decodeSingularStringField(value: &self.userID) }()
+      default: break
+      }
+    }
+  }
+
+  public func traverse<V: SwiftProtobuf.Visitor>(visitor: inout V) throws {
+    if !self.userID.isEmpty {
+      try visitor.visitSingularStringField(value: self.userID, fieldNumber: 1)
+    }
+    try unknownFields.traverse(visitor: &visitor)
+  }
+
+  public static func ==(lhs: Tollgate_V1_GetTimelineRequest, rhs: Tollgate_V1_GetTimelineRequest) -> Bool {
+    if lhs.userID != rhs.userID {return false}
+    if lhs.unknownFields != rhs.unknownFields {return false}
+    return true
+  }
+}
+
+nonisolated extension Tollgate_V1_TimelineEntry: SwiftProtobuf.Message, SwiftProtobuf._MessageImplementationBase, SwiftProtobuf._ProtoNameProviding {
+  public static let protoMessageName: String = _protobuf_package + ".TimelineEntry"
+  public static let _protobuf_nameMap = SwiftProtobuf._NameMap(bytecode: "\0\u{1}at\0\u{1}until\0\u{1}kind\0\u{1}store\0\u{3}store_subscription_id\0\u{3}product_id\0\u{3}transaction_id\0\u{3}signed_at\0\u{1}state\0\u{1}detail\0\u{1}source\0")
+
+  public mutating func decodeMessage<D: SwiftProtobuf.Decoder>(decoder: inout D) throws {
+    while let fieldNumber = try decoder.nextFieldNumber() {
+      // The use of inline closures is to circumvent an issue where the compiler
+      // allocates stack space for every case branch when no optimizations are
+      // enabled. https://github.com/apple/swift-protobuf/issues/1034
+      switch fieldNumber {
+      case 1: try { try decoder.decodeSingularStringField(value: &self.at) }()
+      case 2: try { try decoder.decodeSingularStringField(value: &self.until) }()
+      case 3: try { try decoder.decodeSingularStringField(value: &self.kind) }()
+      case 4: try { try decoder.decodeSingularEnumField(value: &self.store) }()
+      case 5: try { try decoder.decodeSingularStringField(value: &self.storeSubscriptionID) }()
+      case 6: try { try decoder.decodeSingularStringField(value: &self.productID) }()
+      case 7: try { try decoder.decodeSingularStringField(value: &self.transactionID) }()
+      case 8: try { try decoder.decodeSingularStringField(value: &self.signedAt) }()
+      case 9: try { try decoder.decodeSingularEnumField(value: &self.state) }()
+      case 10: try { try decoder.decodeSingularStringField(value: &self.detail) }()
+      case 11: try { try decoder.decodeSingularStringField(value: &self.source) }()
+      default: break
+      }
+    }
+  }
+
+  public func traverse<V: SwiftProtobuf.Visitor>(visitor: inout V) throws {
+    if !self.at.isEmpty {
+      try visitor.visitSingularStringField(value: self.at, fieldNumber: 1)
+    }
+    if !self.until.isEmpty {
+      try visitor.visitSingularStringField(value: self.until, fieldNumber: 2)
+    }
+    if !self.kind.isEmpty {
+      try visitor.visitSingularStringField(value: self.kind, fieldNumber: 3)
+    }
+    if self.store != .unspecified {
+      try visitor.visitSingularEnumField(value: self.store, fieldNumber: 4)
+    }
+    if !self.storeSubscriptionID.isEmpty {
+      try visitor.visitSingularStringField(value: self.storeSubscriptionID, fieldNumber: 5)
+    }
+    if !self.productID.isEmpty {
+      try visitor.visitSingularStringField(value: self.productID, fieldNumber: 6)
+    }
+    if !self.transactionID.isEmpty {
+      try visitor.visitSingularStringField(value: self.transactionID, fieldNumber: 7)
+    }
+    if !self.signedAt.isEmpty {
+      try visitor.visitSingularStringField(value: self.signedAt, fieldNumber: 8)
+    }
+    if self.state != .unspecified {
+      try visitor.visitSingularEnumField(value: self.state, fieldNumber: 9)
+    }
+    if !self.detail.isEmpty {
+      try visitor.visitSingularStringField(value: self.detail, fieldNumber: 10)
+    }
+    if !self.source.isEmpty {
+      try visitor.visitSingularStringField(value: self.source, fieldNumber: 11)
+    }
+    try unknownFields.traverse(visitor: &visitor)
+  }
+
+  public static func ==(lhs: Tollgate_V1_TimelineEntry, rhs: Tollgate_V1_TimelineEntry) -> Bool {
+    if lhs.at != rhs.at {return false}
+    if lhs.until != rhs.until {return false}
+    if lhs.kind != rhs.kind {return false}
+    if lhs.store != rhs.store {return false}
+    if lhs.storeSubscriptionID != rhs.storeSubscriptionID {return false}
+    if lhs.productID != rhs.productID {return false}
+    if lhs.transactionID != rhs.transactionID {return false}
+    if lhs.signedAt != rhs.signedAt {return false}
+    if lhs.state != rhs.state {return false}
+    if lhs.detail != rhs.detail {return false}
+    if lhs.source != rhs.source {return false}
+    if lhs.unknownFields != rhs.unknownFields {return false}
+    return true
+  }
+}
+
+nonisolated extension Tollgate_V1_GetTimelineResponse: SwiftProtobuf.Message, SwiftProtobuf._MessageImplementationBase, SwiftProtobuf._ProtoNameProviding {
+  public static let protoMessageName: String = _protobuf_package + ".GetTimelineResponse"
+  public static let _protobuf_nameMap = SwiftProtobuf._NameMap(bytecode: "\0\u{1}error\0\u{3}user_id\0\u{3}evaluated_at\0\u{1}entries\0")
+
+  public mutating func decodeMessage<D: SwiftProtobuf.Decoder>(decoder: inout D) throws {
+    while let fieldNumber = try decoder.nextFieldNumber() {
+      // The use of inline closures is to circumvent an issue where the compiler
+      // allocates stack space for every case branch when no optimizations are
+      // enabled. https://github.com/apple/swift-protobuf/issues/1034
+      switch fieldNumber {
+      case 1: try { try decoder.decodeSingularMessageField(value: &self._error) }()
+      case 2: try { try decoder.decodeSingularStringField(value: &self.userID) }()
+      case 3: try { try decoder.decodeSingularStringField(value: &self.evaluatedAt) }()
+      case 4: try { try decoder.decodeRepeatedMessageField(value: &self.entries) }()
+      default: break
+      }
+    }
+  }
+
+  public func traverse<V: SwiftProtobuf.Visitor>(visitor: inout V) throws {
+    // The use of inline closures is to circumvent an issue where the compiler
+    // allocates stack space for every if/case branch local when no optimizations
+    // are enabled. https://github.com/apple/swift-protobuf/issues/1034 and
+    // https://github.com/apple/swift-protobuf/issues/1182
+    try { if let v = self._error {
+      try visitor.visitSingularMessageField(value: v, fieldNumber: 1)
+    } }()
+    if !self.userID.isEmpty {
+      try visitor.visitSingularStringField(value: self.userID, fieldNumber: 2)
+    }
+    if !self.evaluatedAt.isEmpty {
+      try visitor.visitSingularStringField(value: self.evaluatedAt, fieldNumber: 3)
+    }
+    if !self.entries.isEmpty {
+      try visitor.visitRepeatedMessageField(value: self.entries, fieldNumber: 4)
+    }
+    try unknownFields.traverse(visitor: &visitor)
+  }
+
+  public static func ==(lhs: Tollgate_V1_GetTimelineResponse, rhs: Tollgate_V1_GetTimelineResponse) -> Bool {
+    if lhs._error != rhs._error {return false}
+    if lhs.userID != rhs.userID {return false}
+    if lhs.evaluatedAt != rhs.evaluatedAt {return false}
+    if lhs.entries != rhs.entries {return false}
+    if lhs.unknownFields != rhs.unknownFields {return false}
+    return true
+  }
+}
+
+nonisolated extension Tollgate_V1_ExplainRequest: SwiftProtobuf.Message, SwiftProtobuf._MessageImplementationBase, SwiftProtobuf._ProtoNameProviding {
+  public static let protoMessageName: String = _protobuf_package + ".ExplainRequest"
+  public static let _protobuf_nameMap = SwiftProtobuf._NameMap(bytecode: "\0\u{3}user_id\0\u{1}entitlement\0")
+
+  public mutating func decodeMessage<D: SwiftProtobuf.Decoder>(decoder: inout D) throws {
+    while let fieldNumber = try decoder.nextFieldNumber() {
+      // The use of inline closures is to circumvent an issue where the compiler
+      // allocates stack space for every case branch when no optimizations are
+      // enabled. https://github.com/apple/swift-protobuf/issues/1034
+      switch fieldNumber {
+      case 1: try { try decoder.decodeSingularStringField(value: &self.userID) }()
+      case 2: try { try decoder.decodeSingularStringField(value: &self.entitlement) }()
+      default: break
+      }
+    }
+  }
+
+  public func traverse<V: SwiftProtobuf.Visitor>(visitor: inout V) throws {
+    if !self.userID.isEmpty {
+      try visitor.visitSingularStringField(value: self.userID, fieldNumber: 1)
+    }
+    if !self.entitlement.isEmpty {
+      try visitor.visitSingularStringField(value: self.entitlement, fieldNumber: 2)
+    }
+    try unknownFields.traverse(visitor: &visitor)
+  }
+
+  public static func ==(lhs: Tollgate_V1_ExplainRequest, rhs: Tollgate_V1_ExplainRequest) -> Bool {
+    if lhs.userID != rhs.userID {return false}
+    if lhs.entitlement != rhs.entitlement {return false}
+    if lhs.unknownFields != rhs.unknownFields {return false}
+    return true
+  }
+}
+
+nonisolated extension Tollgate_V1_ExplainPayload: SwiftProtobuf.Message, SwiftProtobuf._MessageImplementationBase, SwiftProtobuf._ProtoNameProviding {
+  public static let protoMessageName: String = _protobuf_package + ".ExplainPayload"
+  public static let _protobuf_nameMap = SwiftProtobuf._NameMap(bytecode: "\0\u{1}kind\0\u{1}id\0\u{1}sha256\0\u{3}signed_at\0")
+
+  public mutating func decodeMessage<D: SwiftProtobuf.Decoder>(decoder: inout D) throws {
+    while let fieldNumber = try decoder.nextFieldNumber() {
+      // The use of inline closures is to circumvent an issue where the compiler
+      // allocates stack space for every case branch when no optimizations are
+      // enabled. https://github.com/apple/swift-protobuf/issues/1034
+      switch fieldNumber {
+      case 1: try { try decoder.decodeSingularStringField(value: &self.kind) }()
+      case 2: try { try decoder.decodeSingularStringField(value: &self.id) }()
+      case 3: try { try decoder.decodeSingularStringField(value: &self.sha256) }()
+      case 4: try { try decoder.decodeSingularStringField(value: &self.signedAt) }()
+      default: break
+      }
+    }
+  }
+
+  public func traverse<V: SwiftProtobuf.Visitor>(visitor: inout V) throws {
+    if !self.kind.isEmpty {
+      try visitor.visitSingularStringField(value: self.kind, fieldNumber: 1)
+    }
+    if !self.id.isEmpty {
+      try visitor.visitSingularStringField(value: self.id, fieldNumber: 2)
+    }
+    if !self.sha256.isEmpty {
+      try visitor.visitSingularStringField(value: self.sha256, fieldNumber: 3)
+    }
+    if !self.signedAt.isEmpty {
+      try visitor.visitSingularStringField(value: self.signedAt, fieldNumber: 4)
+    }
+    try unknownFields.traverse(visitor: &visitor)
+  }
+
+  public static func ==(lhs: Tollgate_V1_ExplainPayload, rhs: Tollgate_V1_ExplainPayload) -> Bool {
+    if lhs.kind != rhs.kind {return false}
+    if lhs.id != rhs.id {return false}
+    if lhs.sha256 != rhs.sha256 {return false}
+    if lhs.signedAt != rhs.signedAt {return false}
+    if lhs.unknownFields != rhs.unknownFields {return false}
+    return true
+  }
+}
+
+nonisolated extension Tollgate_V1_ExplainSource: SwiftProtobuf.Message, SwiftProtobuf._MessageImplementationBase, SwiftProtobuf._ProtoNameProviding {
+  public static let protoMessageName: String = _protobuf_package + ".ExplainSource"
+  public static let _protobuf_nameMap = SwiftProtobuf._NameMap(bytecode: "\0\u{1}source\0\u{1}store\0\u{3}product_id\0\u{1}active\0\u{1}state\0\u{3}access_ends_at\0\u{3}expires_at\0\u{3}will_renew\0\u{1}environment\0\u{3}verified_at\0\u{1}rule\0\u{3}evidence_source\0\u{1}payloads\0\u{3}grant_note\0\u{1}replaces\0\u{1}decides\0\u{3}checks_stopped_reason\0\u{3}checks_stopped_at\0")
+
+  fileprivate class _StorageClass {
+    var _source: String = String()
+    var _store: Tollgate_V1_Store = .unspecified
+    var _productID: String = String()
+    var _active: Bool = false
+    var _state: Tollgate_V1_SubscriptionState = .unspecified
+    var _accessEndsAt: String = String()
+    var _expiresAt: String = String()
+    var _willRenew: Bool = false
+    var _environment: Tollgate_V1_Environment = .unspecified
+    var _verifiedAt: String = String()
+    var _rule: String = String()
+    var _evidenceSource: String = String()
+    var _payloads: [Tollgate_V1_ExplainPayload] = []
+    var _grantNote: String = String()
+    var _replaces: [String] = []
+    var _decides: Bool = false
+    var _checksStoppedReason: String = String()
+    var _checksStoppedAt: String = String()
+
+      // This property is used as the initial default value for new instances of the type.
+      // The type itself is protecting the reference to its storage via CoW semantics.
+      // This will force a copy to be made of this reference when the first mutation occurs;
+      // hence, it is safe to mark this as `nonisolated(unsafe)`.
+      static nonisolated(unsafe) let defaultInstance = _StorageClass()
+
+    private init() {}
+
+    init(copying source: _StorageClass) {
+      _source = source._source
+      _store = source._store
+      _productID = source._productID
+      _active = source._active
+      _state = source._state
+      _accessEndsAt = source._accessEndsAt
+      _expiresAt = source._expiresAt
+      _willRenew = source._willRenew
+      _environment = source._environment
+      _verifiedAt = source._verifiedAt
+      _rule = source._rule
+      _evidenceSource = source._evidenceSource
+      _payloads = source._payloads
+      _grantNote = source._grantNote
+      _replaces = source._replaces
+      _decides = source._decides
+      _checksStoppedReason = source._checksStoppedReason
+      _checksStoppedAt = source._checksStoppedAt
+    }
+  }
+
+  fileprivate mutating func _uniqueStorage() -> _StorageClass {
+    if !isKnownUniquelyReferenced(&_storage) {
+      _storage = _StorageClass(copying: _storage)
+    }
+    return _storage
+  }
+
+  public mutating func decodeMessage<D: SwiftProtobuf.Decoder>(decoder: inout D) throws {
+    _ = _uniqueStorage()
+    try withExtendedLifetime(_storage) { (_storage: _StorageClass) in
+      while let fieldNumber = try decoder.nextFieldNumber() {
+        // The use of inline closures is to circumvent an issue where the compiler
+        // allocates stack space for every case branch when no optimizations are
+        // enabled. https://github.com/apple/swift-protobuf/issues/1034
+        switch fieldNumber {
+        case 1: try { try decoder.decodeSingularStringField(value: &_storage._source) }()
+        case 2: try { try decoder.decodeSingularEnumField(value: &_storage._store) }()
+        case 3: try { try decoder.decodeSingularStringField(value: &_storage._productID) }()
+        case 4: try { try decoder.decodeSingularBoolField(value: &_storage._active) }()
+        case 5: try { try decoder.decodeSingularEnumField(value: &_storage._state) }()
+        case 6: try { try decoder.decodeSingularStringField(value: &_storage._accessEndsAt) }()
+        case 7: try { try decoder.decodeSingularStringField(value: &_storage._expiresAt) }()
+        case 8: try { try decoder.decodeSingularBoolField(value: &_storage._willRenew) }()
+        case 9: try { try decoder.decodeSingularEnumField(value: &_storage._environment) }()
+        case 10: try { try decoder.decodeSingularStringField(value: &_storage._verifiedAt) }()
+        case 11: try { try decoder.decodeSingularStringField(value: &_storage._rule) }()
+        case 12: try { try decoder.decodeSingularStringField(value: &_storage._evidenceSource) }()
+        case 13: try { try decoder.decodeRepeatedMessageField(value: &_storage._payloads) }()
+        case 14: try { try decoder.decodeSingularStringField(value: &_storage._grantNote) }()
+        case 15: try { try decoder.decodeRepeatedStringField(value: &_storage._replaces) }()
+        case 16: try { try decoder.decodeSingularBoolField(value: &_storage._decides) }()
+        case 17: try { try decoder.decodeSingularStringField(value: &_storage._checksStoppedReason) }()
+        case 18: try { try decoder.decodeSingularStringField(value: &_storage._checksStoppedAt) }()
+        default: break
+        }
+      }
+    }
+  }
+
+  public func traverse<V: SwiftProtobuf.Visitor>(visitor: inout V) throws {
+    try withExtendedLifetime(_storage) { (_storage: _StorageClass) in
+      if !_storage._source.isEmpty {
+        try visitor.visitSingularStringField(value: _storage._source, fieldNumber: 1)
+      }
+      if _storage._store != .unspecified {
+        try visitor.visitSingularEnumField(value: _storage._store, fieldNumber: 2)
+      }
+      if !_storage._productID.isEmpty {
+        try visitor.visitSingularStringField(value: _storage._productID, fieldNumber: 3)
+      }
+      if _storage._active != false {
+        try visitor.visitSingularBoolField(value: _storage._active, fieldNumber: 4)
+      }
+      if _storage._state != .unspecified {
+        try visitor.visitSingularEnumField(value: _storage._state, fieldNumber: 5)
+      }
+      if !_storage._accessEndsAt.isEmpty {
+        try visitor.visitSingularStringField(value: _storage._accessEndsAt, fieldNumber: 6)
+      }
+      if !_storage._expiresAt.isEmpty {
+        try visitor.visitSingularStringField(value: _storage._expiresAt, fieldNumber: 7)
+      }
+      if _storage._willRenew != false {
+        try visitor.visitSingularBoolField(value: _storage._willRenew, fieldNumber: 8)
+      }
+      if _storage._environment != .unspecified {
+        try visitor.visitSingularEnumField(value: _storage._environment, fieldNumber: 9)
+      }
+      if !_storage._verifiedAt.isEmpty {
+        try visitor.visitSingularStringField(value: _storage._verifiedAt, fieldNumber: 10)
+      }
+      if !_storage._rule.isEmpty {
+        try visitor.visitSingularStringField(value: _storage._rule, fieldNumber: 11)
+      }
+      if !_storage._evidenceSource.isEmpty {
+        try visitor.visitSingularStringField(value: _storage._evidenceSource, fieldNumber: 12)
+      }
+      if !_storage._payloads.isEmpty {
+        try visitor.visitRepeatedMessageField(value: _storage._payloads, fieldNumber: 13)
+      }
+      if !_storage._grantNote.isEmpty {
+        try visitor.visitSingularStringField(value: _storage._grantNote, fieldNumber: 14)
+      }
+      if !_storage._replaces.isEmpty {
+        try visitor.visitRepeatedStringField(value: _storage._replaces, fieldNumber: 15)
+      }
+      if _storage._decides != false {
+        try visitor.visitSingularBoolField(value: _storage._decides, fieldNumber: 16)
+      }
+      if !_storage._checksStoppedReason.isEmpty {
+        try visitor.visitSingularStringField(value: _storage._checksStoppedReason, fieldNumber: 17)
+      }
+      if !_storage._checksStoppedAt.isEmpty {
+        try visitor.visitSingularStringField(value: _storage._checksStoppedAt, fieldNumber: 18)
+      }
+    }
+    try unknownFields.traverse(visitor: &visitor)
+  }
+
+  public static func ==(lhs: Tollgate_V1_ExplainSource, rhs: Tollgate_V1_ExplainSource) -> Bool {
+    if lhs._storage !== rhs._storage {
+      let storagesAreEqual: Bool = withExtendedLifetime((lhs._storage, rhs._storage)) { (_args: (_StorageClass, _StorageClass)) in
+        let _storage = _args.0
+        let rhs_storage = _args.1
+        if _storage._source != rhs_storage._source {return false}
+        if _storage._store != rhs_storage._store {return false}
+        if _storage._productID != rhs_storage._productID {return false}
+        if _storage._active != rhs_storage._active {return false}
+        if _storage._state != rhs_storage._state {return false}
+        if _storage._accessEndsAt != rhs_storage._accessEndsAt {return false}
+        if _storage._expiresAt != rhs_storage._expiresAt {return false}
+        if _storage._willRenew != rhs_storage._willRenew {return false}
+        if _storage._environment != rhs_storage._environment {return false}
+        if _storage._verifiedAt != rhs_storage._verifiedAt {return false}
+        if _storage._rule != rhs_storage._rule {return false}
+        if _storage._evidenceSource != rhs_storage._evidenceSource {return false}
+        if _storage._payloads != rhs_storage._payloads {return false}
+        if _storage._grantNote != rhs_storage._grantNote {return false}
+        if _storage._replaces != rhs_storage._replaces {return false}
+        if _storage._decides != rhs_storage._decides {return false}
+        if _storage._checksStoppedReason != rhs_storage._checksStoppedReason {return false}
+        if _storage._checksStoppedAt != rhs_storage._checksStoppedAt {return false}
+        return true
+      }
+      if !storagesAreEqual {return false}
+    }
+    if lhs.unknownFields != rhs.unknownFields {return false}
+    return true
+  }
+}
+
+nonisolated extension Tollgate_V1_ExplainEvent: SwiftProtobuf.Message, SwiftProtobuf._MessageImplementationBase, SwiftProtobuf._ProtoNameProviding {
+  public static let protoMessageName: String = _protobuf_package + ".ExplainEvent"
+  public static let _protobuf_nameMap = SwiftProtobuf._NameMap(bytecode: "\0\u{1}at\0\u{1}kind\0\u{3}store_subscription_id\0\u{1}state\0\u{1}detail\0")
+
+  public mutating func decodeMessage<D: SwiftProtobuf.Decoder>(decoder: inout D) throws {
+    while let fieldNumber = try decoder.nextFieldNumber() {
+      // The use of inline closures is to circumvent an issue where the compiler
+      // allocates stack space for every case branch when no optimizations are
+      // enabled. https://github.com/apple/swift-protobuf/issues/1034
+      switch fieldNumber {
+      case 1: try { try decoder.decodeSingularStringField(value: &self.at) }()
+      case 2: try { try decoder.decodeSingularStringField(value: &self.kind) }()
+      case 3: try { try decoder.decodeSingularStringField(value: &self.storeSubscriptionID) }()
+      case 4: try { try decoder.decodeSingularEnumField(value: &self.state) }()
+      case 5: try { try decoder.decodeSingularStringField(value: &self.detail) }()
+      default: break
+      }
+    }
+  }
+
+  public func traverse<V: SwiftProtobuf.Visitor>(visitor: inout V) throws {
+    if !self.at.isEmpty {
+      try visitor.visitSingularStringField(value: self.at, fieldNumber: 1)
+    }
+    if !self.kind.isEmpty {
+      try visitor.visitSingularStringField(value: self.kind, fieldNumber: 2)
+    }
+    if !self.storeSubscriptionID.isEmpty {
+      try visitor.visitSingularStringField(value: self.storeSubscriptionID, fieldNumber: 3)
+    }
+    if self.state != .unspecified {
+      try visitor.visitSingularEnumField(value: self.state, fieldNumber: 4)
+    }
+    if !self.detail.isEmpty {
+      try visitor.visitSingularStringField(value: self.detail, fieldNumber: 5)
+    }
+    try unknownFields.traverse(visitor: &visitor)
+  }
+
+  public static func ==(lhs: Tollgate_V1_ExplainEvent, rhs: Tollgate_V1_ExplainEvent) -> Bool {
+    if lhs.at != rhs.at {return false}
+    if lhs.kind != rhs.kind {return false}
+    if lhs.storeSubscriptionID != rhs.storeSubscriptionID {return false}
+    if lhs.state != rhs.state {return false}
+    if lhs.detail != rhs.detail {return false}
+    if lhs.unknownFields != rhs.unknownFields {return false}
+    return true
+  }
+}
+
+nonisolated extension Tollgate_V1_TransferredAway: SwiftProtobuf.Message, SwiftProtobuf._MessageImplementationBase, SwiftProtobuf._ProtoNameProviding {
+  public static let protoMessageName: String = _protobuf_package + ".TransferredAway"
+  public static let _protobuf_nameMap = SwiftProtobuf._NameMap(bytecode: "\0\u{1}store\0\u{3}store_subscription_id\0\u{3}product_id\0\u{3}to_user_id\0\u{1}at\0\u{1}detail\0")
+
+  public mutating func decodeMessage<D: SwiftProtobuf.Decoder>(decoder: inout D) throws {
+    while let fieldNumber = try decoder.nextFieldNumber() {
+      // The use of inline closures is to circumvent an issue where the compiler
+      // allocates stack space for every case branch when no optimizations are
+      // enabled. https://github.com/apple/swift-protobuf/issues/1034
+      switch fieldNumber {
+      case 1: try { try decoder.decodeSingularEnumField(value: &self.store) }()
+      case 2: try { try decoder.decodeSingularStringField(value: &self.storeSubscriptionID) }()
+      case 3: try { try decoder.decodeSingularStringField(value: &self.productID) }()
+      case 4: try { try decoder.decodeSingularStringField(value: &self.toUserID) }()
+      case 5: try { try decoder.decodeSingularStringField(value: &self.at) }()
+      case 6: try { try decoder.decodeSingularStringField(value: &self.detail) }()
+      default: break
+      }
+    }
+  }
+
+  public func traverse<V: SwiftProtobuf.Visitor>(visitor: inout V) throws {
+    if self.store != .unspecified {
+      try visitor.visitSingularEnumField(value: self.store, fieldNumber: 1)
+    }
+    if !self.storeSubscriptionID.isEmpty {
+      try visitor.visitSingularStringField(value: self.storeSubscriptionID, fieldNumber: 2)
+    }
+    if !self.productID.isEmpty {
+      try visitor.visitSingularStringField(value: self.productID, fieldNumber: 3)
+    }
+    if !self.toUserID.isEmpty {
+      try visitor.visitSingularStringField(value: self.toUserID, fieldNumber: 4)
+    }
+    if !self.at.isEmpty {
+      try visitor.visitSingularStringField(value: self.at, fieldNumber: 5)
+    }
+    if !self.detail.isEmpty {
+      try visitor.visitSingularStringField(value: self.detail, fieldNumber: 6)
+    }
+    try unknownFields.traverse(visitor: &visitor)
+  }
+
+  public static func ==(lhs: Tollgate_V1_TransferredAway, rhs: Tollgate_V1_TransferredAway) -> Bool {
+    if lhs.store != rhs.store {return false}
+    if lhs.storeSubscriptionID != rhs.storeSubscriptionID {return false}
+    if lhs.productID != rhs.productID {return false}
+    if lhs.toUserID != rhs.toUserID {return false}
+    if lhs.at != rhs.at {return false}
+    if lhs.detail != rhs.detail {return false}
+    if lhs.unknownFields != rhs.unknownFields {return false}
+    return true
+  }
+}
+
+nonisolated extension Tollgate_V1_RejectedSubmission: SwiftProtobuf.Message, SwiftProtobuf._MessageImplementationBase, SwiftProtobuf._ProtoNameProviding {
+  public static let protoMessageName: String = _protobuf_package + ".RejectedSubmission"
+  public static let _protobuf_nameMap = SwiftProtobuf._NameMap(bytecode: "\0\u{1}store\0\u{3}product_id\0\u{1}reason\0\u{3}received_at\0\u{3}rejected_at\0")
+
+  public mutating func decodeMessage<D: SwiftProtobuf.Decoder>(decoder: inout D) throws {
+    while let fieldNumber = try decoder.nextFieldNumber() {
+      // The use of inline closures is to circumvent an issue where the compiler
+      // allocates stack space for every case branch when no optimizations are
+      // enabled. https://github.com/apple/swift-protobuf/issues/1034
+      switch fieldNumber {
+      case 1: try { try decoder.decodeSingularEnumField(value: &self.store) }()
+      case 2: try { try decoder.decodeSingularStringField(value: &self.productID) }()
+      case 3: try { try decoder.decodeSingularStringField(value: &self.reason) }()
+      case 4: try { try decoder.decodeSingularStringField(value: &self.receivedAt) }()
+      case 5: try { try decoder.decodeSingularStringField(value: &self.rejectedAt) }()
+      default: break
+      }
+    }
+  }
+
+  public func traverse<V: SwiftProtobuf.Visitor>(visitor: inout V) throws {
+    if self.store != .unspecified {
+      try visitor.visitSingularEnumField(value: self.store, fieldNumber: 1)
+    }
+    if !self.productID.isEmpty {
+      try visitor.visitSingularStringField(value: self.productID, fieldNumber: 2)
+    }
+    if !self.reason.isEmpty {
+      try visitor.visitSingularStringField(value: self.reason, fieldNumber: 3)
+    }
+    if !self.receivedAt.isEmpty {
+      try visitor.visitSingularStringField(value: self.receivedAt, fieldNumber: 4)
+    }
+    if !self.rejectedAt.isEmpty {
+      try visitor.visitSingularStringField(value: self.rejectedAt, fieldNumber: 5)
+    }
+    try unknownFields.traverse(visitor: &visitor)
+  }
+
+  public static func ==(lhs: Tollgate_V1_RejectedSubmission, rhs: Tollgate_V1_RejectedSubmission) -> Bool {
+    if lhs.store != rhs.store {return false}
+    if lhs.productID != rhs.productID {return false}
+    if lhs.reason != rhs.reason {return false}
+    if lhs.receivedAt != rhs.receivedAt {return false}
+    if lhs.rejectedAt != rhs.rejectedAt {return false}
+    if lhs.unknownFields != rhs.unknownFields {return false}
+    return true
+  }
+}
+
+nonisolated extension Tollgate_V1_ExplainResponse: SwiftProtobuf.Message, SwiftProtobuf._MessageImplementationBase, SwiftProtobuf._ProtoNameProviding {
+  public static let protoMessageName: String = _protobuf_package + ".ExplainResponse"
+  public static let _protobuf_nameMap = SwiftProtobuf._NameMap(bytecode: "\0\u{1}error\0\u{3}user_id\0\u{1}entitlement\0\u{3}evaluated_at\0\u{1}active\0\u{1}state\0\u{1}sources\0\u{3}recent_events\0\u{3}transferred_away\0\u{3}rejected_submissions\0")
+
+  public mutating func decodeMessage<D: SwiftProtobuf.Decoder>(decoder: inout D) throws {
+    while let fieldNumber = try decoder.nextFieldNumber() {
+      // The use of inline closures is to circumvent an issue where the compiler
+      // allocates stack space for every case branch when no optimizations are
+      // enabled. https://github.com/apple/swift-protobuf/issues/1034
+      switch fieldNumber {
+      case 1: try { try decoder.decodeSingularMessageField(value: &self._error) }()
+      case 2: try { try decoder.decodeSingularStringField(value: &self.userID) }()
+      case 3: try { try decoder.decodeSingularStringField(value: &self.entitlement) }()
+      case 4: try { try decoder.decodeSingularStringField(value: &self.evaluatedAt) }()
+      case 5: try { try decoder.decodeSingularBoolField(value: &self.active) }()
+      case 6: try { try decoder.decodeSingularEnumField(value: &self.state) }()
+      case 7: try { try decoder.decodeRepeatedMessageField(value: &self.sources) }()
+      case 8: try { try decoder.decodeRepeatedMessageField(value: &self.recentEvents) }()
+      case 9: try { try decoder.decodeRepeatedMessageField(value: &self.transferredAway) }()
+      case 10: try { try decoder.decodeRepeatedMessageField(value: &self.rejectedSubmissions) }()
+      default: break
+      }
+    }
+  }
+
+  public func traverse<V: SwiftProtobuf.Visitor>(visitor: inout V) throws {
+    // The use of inline closures is to circumvent an issue where the compiler
+    // allocates stack space for every if/case branch local when no optimizations
+    // are enabled. https://github.com/apple/swift-protobuf/issues/1034 and
+    // https://github.com/apple/swift-protobuf/issues/1182
+    try { if let v = self._error {
+      try visitor.visitSingularMessageField(value: v, fieldNumber: 1)
+    } }()
+    if !self.userID.isEmpty {
+      try visitor.visitSingularStringField(value: self.userID, fieldNumber: 2)
+    }
+    if !self.entitlement.isEmpty {
+      try visitor.visitSingularStringField(value: self.entitlement, fieldNumber: 3)
+    }
+    if !self.evaluatedAt.isEmpty {
+      try visitor.visitSingularStringField(value: self.evaluatedAt, fieldNumber: 4)
+    }
+    if self.active != false {
+      try visitor.visitSingularBoolField(value: self.active, fieldNumber: 5)
+    }
+    if self.state != .unspecified {
+      try visitor.visitSingularEnumField(value: self.state, fieldNumber: 6)
+    }
+    if !self.sources.isEmpty {
+      try visitor.visitRepeatedMessageField(value: self.sources, fieldNumber: 7)
+    }
+    if !self.recentEvents.isEmpty {
+      try visitor.visitRepeatedMessageField(value: self.recentEvents, fieldNumber: 8)
+    }
+    if !self.transferredAway.isEmpty {
+      try visitor.visitRepeatedMessageField(value: self.transferredAway, fieldNumber: 9)
+    }
+    if !self.rejectedSubmissions.isEmpty {
+      try visitor.visitRepeatedMessageField(value: self.rejectedSubmissions, fieldNumber: 10)
+    }
+    try unknownFields.traverse(visitor: &visitor)
+  }
+
+  public static func ==(lhs: Tollgate_V1_ExplainResponse, rhs: Tollgate_V1_ExplainResponse) -> Bool {
+    if lhs._error != rhs._error {return false}
+    if lhs.userID != rhs.userID {return false}
+    if lhs.entitlement != rhs.entitlement {return false}
+    if lhs.evaluatedAt != rhs.evaluatedAt {return false}
+    if lhs.active != rhs.active {return false}
+    if lhs.state != rhs.state {return false}
+    if lhs.sources != rhs.sources {return false}
+    if lhs.recentEvents != rhs.recentEvents {return false}
+    if lhs.transferredAway != rhs.transferredAway {return false}
+    if lhs.rejectedSubmissions != rhs.rejectedSubmissions {return false}
+    if lhs.unknownFields != rhs.unknownFields {return false}
+    return true
+  }
+}
+
+nonisolated extension Tollgate_V1_GrantRequest: SwiftProtobuf.Message, SwiftProtobuf._MessageImplementationBase, SwiftProtobuf._ProtoNameProviding {
+  public static let protoMessageName: String = _protobuf_package + ".GrantRequest"
+  public static let _protobuf_nameMap = SwiftProtobuf._NameMap(bytecode: "\0\u{3}user_id\0\u{1}entitlement\0\u{1}until\0\u{1}note\0\u{3}requested_by\0")
+
+  public mutating func decodeMessage<D: SwiftProtobuf.Decoder>(decoder: inout D) throws {
+    while let fieldNumber = try decoder.nextFieldNumber() {
+      // The use of inline closures is to circumvent an issue where the compiler
+      // allocates stack space for every case branch when no optimizations are
+      // enabled. https://github.com/apple/swift-protobuf/issues/1034
+      switch fieldNumber {
+      case 1: try { try decoder.decodeSingularStringField(value: &self.userID) }()
+      case 2: try { try decoder.decodeSingularStringField(value: &self.entitlement) }()
+      case 3: try { try decoder.decodeSingularStringField(value: &self.until) }()
+      case 4: try { try decoder.decodeSingularStringField(value: &self.note) }()
+      case 5: try { try decoder.decodeSingularStringField(value: &self.requestedBy) }()
+      default: break
+      }
+    }
+  }
+
+  public func traverse<V: SwiftProtobuf.Visitor>(visitor: inout V) throws {
+    if !self.userID.isEmpty {
+      try visitor.visitSingularStringField(value: self.userID, fieldNumber: 1)
+    }
+    if !self.entitlement.isEmpty {
+      try visitor.visitSingularStringField(value: self.entitlement, fieldNumber: 2)
+    }
+    if !self.until.isEmpty {
+      try visitor.visitSingularStringField(value: self.until, fieldNumber: 3)
+    }
+    if !self.note.isEmpty {
+      try visitor.visitSingularStringField(value: self.note, fieldNumber: 4)
+    }
+    if !self.requestedBy.isEmpty {
+      try visitor.visitSingularStringField(value: self.requestedBy, fieldNumber: 5)
+    }
+    try unknownFields.traverse(visitor: &visitor)
+  }
+
+  public static func ==(lhs: Tollgate_V1_GrantRequest, rhs: Tollgate_V1_GrantRequest) -> Bool {
+    if lhs.userID != rhs.userID {return false}
+    if lhs.entitlement != rhs.entitlement {return false}
+    if lhs.until != rhs.until {return false}
+    if lhs.note != rhs.note {return false}
+    if lhs.requestedBy != rhs.requestedBy {return false}
+    if lhs.unknownFields != rhs.unknownFields {return false}
+    return true
+  }
+}
+
+nonisolated extension Tollgate_V1_GrantResponse: SwiftProtobuf.Message, SwiftProtobuf._MessageImplementationBase, SwiftProtobuf._ProtoNameProviding {
+  public static let protoMessageName: String = _protobuf_package + ".GrantResponse"
+  public static let _protobuf_nameMap = SwiftProtobuf._NameMap(bytecode: "\0\u{1}error\0\u{3}grant_id\0\u{1}entitlements\0")
+
+  public mutating func decodeMessage<D: SwiftProtobuf.Decoder>(decoder: inout D) throws {
+    while let fieldNumber = try decoder.nextFieldNumber() {
+      // The use of inline closures is to circumvent an issue where the compiler
+      // allocates stack space for every case branch when no optimizations are
+      // enabled. https://github.com/apple/swift-protobuf/issues/1034
+      switch fieldNumber {
+      case 1: try { try decoder.decodeSingularMessageField(value: &self._error) }()
+      case 2: try { try decoder.decodeSingularStringField(value: &self.grantID) }()
+      case 3: try { try decoder.decodeRepeatedMessageField(value: &self.entitlements) }()
+      default: break
+      }
+    }
+  }
+
+  public func traverse<V: SwiftProtobuf.Visitor>(visitor: inout V) throws {
+    // The use of inline closures is to circumvent an issue where the compiler
+    // allocates stack space for every if/case branch local when no optimizations
+    // are enabled. https://github.com/apple/swift-protobuf/issues/1034 and
+    // https://github.com/apple/swift-protobuf/issues/1182
+    try { if let v = self._error {
+      try visitor.visitSingularMessageField(value: v, fieldNumber: 1)
+    } }()
+    if !self.grantID.isEmpty {
+      try visitor.visitSingularStringField(value: self.grantID, fieldNumber: 2)
+    }
+    if !self.entitlements.isEmpty {
+      try visitor.visitRepeatedMessageField(value: self.entitlements, fieldNumber: 3)
+    }
+    try unknownFields.traverse(visitor: &visitor)
+  }
+
+  public static func ==(lhs: Tollgate_V1_GrantResponse, rhs: Tollgate_V1_GrantResponse) -> Bool {
+    if lhs._error != rhs._error {return false}
+    if lhs.grantID != rhs.grantID {return false}
+    if lhs.entitlements != rhs.entitlements {return false}
+    if lhs.unknownFields != rhs.unknownFields {return false}
+    return true
+  }
+}
+
+nonisolated extension Tollgate_V1_RevokeRequest: SwiftProtobuf.Message, SwiftProtobuf._MessageImplementationBase, SwiftProtobuf._ProtoNameProviding {
+  public static let protoMessageName: String = _protobuf_package + ".RevokeRequest"
+  public static let _protobuf_nameMap = SwiftProtobuf._NameMap(bytecode: "\0\u{3}user_id\0\u{1}entitlement\0\u{1}note\0\u{3}requested_by\0")
+
+  public mutating func decodeMessage<D: SwiftProtobuf.Decoder>(decoder: inout D) throws {
+    while let fieldNumber = try decoder.nextFieldNumber() {
+      // The use of inline closures is to circumvent an issue where the compiler
+      // allocates stack space for every case branch when no optimizations are
+      // enabled. https://github.com/apple/swift-protobuf/issues/1034
+      switch fieldNumber {
+      case 1: try { try decoder.decodeSingularStringField(value: &self.userID) }()
+      case 2: try { try decoder.decodeSingularStringField(value: &self.entitlement) }()
+      case 3: try { try decoder.decodeSingularStringField(value: &self.note) }()
+      case 4: try { try decoder.decodeSingularStringField(value: &self.requestedBy) }()
+      default: break
+      }
+    }
+  }
+
+  public func traverse<V: SwiftProtobuf.Visitor>(visitor: inout V) throws {
+    if !self.userID.isEmpty {
+      try visitor.visitSingularStringField(value: self.userID, fieldNumber: 1)
+    }
+    if !self.entitlement.isEmpty {
+      try visitor.visitSingularStringField(value: self.entitlement, fieldNumber: 2)
+    }
+    if !self.note.isEmpty {
+      try visitor.visitSingularStringField(value: self.note, fieldNumber: 3)
+    }
+    if !self.requestedBy.isEmpty {
+      try visitor.visitSingularStringField(value: self.requestedBy, fieldNumber: 4)
+    }
+    try unknownFields.traverse(visitor: &visitor)
+  }
+
+  public static func ==(lhs: Tollgate_V1_RevokeRequest, rhs: Tollgate_V1_RevokeRequest) -> Bool {
+    if lhs.userID != rhs.userID {return false}
+    if lhs.entitlement != rhs.entitlement {return false}
+    if lhs.note != rhs.note {return false}
+    if lhs.requestedBy != rhs.requestedBy {return false}
+    if lhs.unknownFields != rhs.unknownFields {return false}
+    return true
+  }
+}
+
+nonisolated extension Tollgate_V1_RevokeResponse: SwiftProtobuf.Message, SwiftProtobuf._MessageImplementationBase, SwiftProtobuf._ProtoNameProviding {
+  public static let protoMessageName: String = _protobuf_package + ".RevokeResponse"
+  public static let _protobuf_nameMap = SwiftProtobuf._NameMap(bytecode: "\0\u{1}error\0\u{1}revoked\0\u{1}entitlements\0")
+
+  public mutating func decodeMessage<D: SwiftProtobuf.Decoder>(decoder: inout D) throws {
+    while let fieldNumber = try decoder.nextFieldNumber() {
+      // The use of inline closures is to circumvent an issue where the compiler
+      // allocates stack space for every case branch when no optimizations are
+      // enabled. https://github.com/apple/swift-protobuf/issues/1034
+      switch fieldNumber {
+      case 1: try { try decoder.decodeSingularMessageField(value: &self._error) }()
+      case 2: try { try decoder.decodeSingularUInt32Field(value: &self.revoked) }()
+      case 3: try { try decoder.decodeRepeatedMessageField(value: &self.entitlements) }()
+      default: break
+      }
+    }
+  }
+
+  public func traverse<V: SwiftProtobuf.Visitor>(visitor: inout V) throws {
+    // The use of inline closures is to circumvent an issue where the compiler
+    // allocates stack space for every if/case branch local when no optimizations
+    // are enabled. https://github.com/apple/swift-protobuf/issues/1034 and
+    // https://github.com/apple/swift-protobuf/issues/1182
+    try { if let v = self._error {
+      try visitor.visitSingularMessageField(value: v, fieldNumber: 1)
+    } }()
+    if self.revoked != 0 {
+      try visitor.visitSingularUInt32Field(value: self.revoked, fieldNumber: 2)
+    }
+    if !self.entitlements.isEmpty {
+      try visitor.visitRepeatedMessageField(value: self.entitlements, fieldNumber: 3)
+    }
+    try unknownFields.traverse(visitor: &visitor)
+  }
+
+  public static func ==(lhs: Tollgate_V1_RevokeResponse, rhs: Tollgate_V1_RevokeResponse) -> Bool {
+    if lhs._error != rhs._error {return false}
+    if lhs.revoked != rhs.revoked {return false}
+    if lhs.entitlements != rhs.entitlements {return false}
+    if lhs.unknownFields != rhs.unknownFields {return false}
+    return true
+  }
+}
+
+nonisolated extension Tollgate_V1_ReverifyRequest: SwiftProtobuf.Message, SwiftProtobuf._MessageImplementationBase, SwiftProtobuf._ProtoNameProviding {
+  public static let protoMessageName: String = _protobuf_package + ".ReverifyRequest"
+  public static let _protobuf_nameMap = SwiftProtobuf._NameMap(bytecode: "\0\u{3}user_id\0")
+
+  public mutating func decodeMessage<D: SwiftProtobuf.Decoder>(decoder: inout D) throws {
+    while let fieldNumber = try decoder.nextFieldNumber() {
+      // The use of inline closures is to circumvent an issue where the compiler
+      // allocates stack space for every case branch when no optimizations are
+      // enabled. https://github.com/apple/swift-protobuf/issues/1034
+      switch fieldNumber {
+      case 1: try { try decoder.decodeSingularStringField(value: &self.userID) }()
+      default: break
+      }
+    }
+  }
+
+  public func traverse<V: SwiftProtobuf.Visitor>(visitor: inout V) throws {
+    if !self.userID.isEmpty {
+      try visitor.visitSingularStringField(value: self.userID, fieldNumber: 1)
+    }
+    try unknownFields.traverse(visitor: &visitor)
+  }
+
+  public static func ==(lhs: Tollgate_V1_ReverifyRequest, rhs: Tollgate_V1_ReverifyRequest) -> Bool {
+    if lhs.userID != rhs.userID {return false}
+    if lhs.unknownFields != rhs.unknownFields {return false}
+    return true
+  }
+}
+
+nonisolated extension Tollgate_V1_ReverifyResponse: SwiftProtobuf.Message, SwiftProtobuf._MessageImplementationBase, SwiftProtobuf._ProtoNameProviding {
+  public static let protoMessageName: String = _protobuf_package + ".ReverifyResponse"
+  public static let _protobuf_nameMap = SwiftProtobuf._NameMap(bytecode: "\0\u{1}error\0\u{1}subscriptions\0")
+
+  public mutating func decodeMessage<D: SwiftProtobuf.Decoder>(decoder: inout D) throws {
+    while let fieldNumber = try decoder.nextFieldNumber() {
+      // The use of inline closures is to circumvent an issue where the compiler
+      // allocates stack space for every case branch when no optimizations are
+      // enabled. https://github.com/apple/swift-protobuf/issues/1034
+      switch fieldNumber {
+      case 1: try { try decoder.decodeSingularMessageField(value: &self._error) }()
+      case 2: try { try decoder.decodeSingularUInt32Field(value: &self.subscriptions) }()
+      default: break
+      }
+    }
+  }
+
+  public func traverse<V: SwiftProtobuf.Visitor>(visitor: inout V) throws {
+    // The use of inline closures is to circumvent an issue where the compiler
+    // allocates stack space for every if/case branch local when no optimizations
+    // are enabled. https://github.com/apple/swift-protobuf/issues/1034 and
+    // https://github.com/apple/swift-protobuf/issues/1182
+    try { if let v = self._error {
+      try visitor.visitSingularMessageField(value: v, fieldNumber: 1)
+    } }()
+    if self.subscriptions != 0 {
+      try visitor.visitSingularUInt32Field(value: self.subscriptions, fieldNumber: 2)
+    }
+    try unknownFields.traverse(visitor: &visitor)
+  }
+
+  public static func ==(lhs: Tollgate_V1_ReverifyResponse, rhs: Tollgate_V1_ReverifyResponse) -> Bool {
+    if lhs._error != rhs._error {return false}
+    if lhs.subscriptions != rhs.subscriptions {return false}
+    if lhs.unknownFields != rhs.unknownFields {return false}
+    return true
+  }
+}
+
+nonisolated extension Tollgate_V1_EraseUserRequest: SwiftProtobuf.Message, SwiftProtobuf._MessageImplementationBase, SwiftProtobuf._ProtoNameProviding {
+  public static let protoMessageName: String = _protobuf_package + ".EraseUserRequest"
+  public static let _protobuf_nameMap = SwiftProtobuf._NameMap(bytecode: "\0\u{3}user_id\0\u{3}dry_run\0\u{3}requested_by\0")
+
+  public mutating func decodeMessage<D: SwiftProtobuf.Decoder>(decoder: inout D) throws {
+    while let fieldNumber = try decoder.nextFieldNumber() {
+      // The use of inline closures is to circumvent an issue where the compiler
+      // allocates stack space for every case branch when no optimizations are
+      // enabled. https://github.com/apple/swift-protobuf/issues/1034
+      switch fieldNumber {
+      case 1: try { try decoder.decodeSingularStringField(value: &self.userID) }()
+      case 2: try { try decoder.decodeSingularBoolField(value: &self.dryRun) }()
+      case 3: try { try decoder.decodeSingularStringField(value: &self.requestedBy) }()
+      default: break
+      }
+    }
+  }
+
+  public func traverse<V: SwiftProtobuf.Visitor>(visitor: inout V) throws {
+    if !self.userID.isEmpty {
+      try visitor.visitSingularStringField(value: self.userID, fieldNumber: 1)
+    }
+    if self.dryRun != false {
+      try visitor.visitSingularBoolField(value: self.dryRun, fieldNumber: 2)
+    }
+    if !self.requestedBy.isEmpty {
+      try visitor.visitSingularStringField(value: self.requestedBy, fieldNumber: 3)
+    }
+    try unknownFields.traverse(visitor: &visitor)
+  }
+
+  public static func ==(lhs: Tollgate_V1_EraseUserRequest, rhs: Tollgate_V1_EraseUserRequest) -> Bool {
+    if lhs.userID != rhs.userID {return false}
+    if lhs.dryRun != rhs.dryRun {return false}
+    if lhs.requestedBy != rhs.requestedBy {return false}
+    if lhs.unknownFields != rhs.unknownFields {return false}
+    return true
+  }
+}
+
+nonisolated extension Tollgate_V1_EraseUserResponse: SwiftProtobuf.Message, SwiftProtobuf._MessageImplementationBase, SwiftProtobuf._ProtoNameProviding {
+  public static let protoMessageName: String = _protobuf_package + ".EraseUserResponse"
+  public static let _protobuf_nameMap = SwiftProtobuf._NameMap(bytecode: "\0\u{1}error\0\u{3}dry_run\0\u{3}subscriptions_unbound\0\u{1}grants\0\u{1}events\0\u{3}events_scrubbed\0\u{1}submissions\0\u{3}entitlement_records\0")
+
+  public mutating func decodeMessage<D: SwiftProtobuf.Decoder>(decoder: inout D) throws {
+    while let fieldNumber = try decoder.nextFieldNumber() {
+      // The use of inline closures is to circumvent an issue where the compiler
+      // allocates stack space for every case branch when no optimizations are
+      // enabled. https://github.com/apple/swift-protobuf/issues/1034
+      switch fieldNumber {
+      case 1: try { try decoder.decodeSingularMessageField(value: &self._error) }()
+      case 2: try { try decoder.decodeSingularBoolField(value: &self.dryRun) }()
+      case 3: try { try decoder.decodeSingularUInt32Field(value: &self.subscriptionsUnbound) }()
+      case 4: try { try decoder.decodeSingularUInt32Field(value: &self.grants) }()
+      case 5: try { try decoder.decodeSingularUInt32Field(value: &self.events) }()
+      case 6: try { try decoder.decodeSingularUInt32Field(value: &self.eventsScrubbed) }()
+      case 7: try { try decoder.decodeSingularUInt32Field(value: &self.submissions) }()
+      case 8: try { try decoder.decodeSingularUInt32Field(value: &self.entitlementRecords) }()
+      default: break
+      }
+    }
+  }
+
+  public func traverse<V: SwiftProtobuf.Visitor>(visitor: inout V) throws {
+    // The use of inline closures is to circumvent an issue where the compiler
+    // allocates stack space for every if/case branch local when no optimizations
+    // are enabled. https://github.com/apple/swift-protobuf/issues/1034 and
+    // https://github.com/apple/swift-protobuf/issues/1182
+    try { if let v = self._error {
+      try visitor.visitSingularMessageField(value: v, fieldNumber: 1)
+    } }()
+    if self.dryRun != false {
+      try visitor.visitSingularBoolField(value: self.dryRun, fieldNumber: 2)
+    }
+    if self.subscriptionsUnbound != 0 {
+      try visitor.visitSingularUInt32Field(value: self.subscriptionsUnbound, fieldNumber: 3)
+    }
+    if self.grants != 0 {
+      try visitor.visitSingularUInt32Field(value: self.grants, fieldNumber: 4)
+    }
+    if self.events != 0 {
+      try visitor.visitSingularUInt32Field(value: self.events, fieldNumber: 5)
+    }
+    if self.eventsScrubbed != 0 {
+      try visitor.visitSingularUInt32Field(value: self.eventsScrubbed, fieldNumber: 6)
+    }
+    if self.submissions != 0 {
+      try visitor.visitSingularUInt32Field(value: self.submissions, fieldNumber: 7)
+    }
+    if self.entitlementRecords != 0 {
+      try visitor.visitSingularUInt32Field(value: self.entitlementRecords, fieldNumber: 8)
+    }
+    try unknownFields.traverse(visitor: &visitor)
+  }
+
+  public static func ==(lhs: Tollgate_V1_EraseUserResponse, rhs: Tollgate_V1_EraseUserResponse) -> Bool {
+    if lhs._error != rhs._error {return false}
+    if lhs.dryRun != rhs.dryRun {return false}
+    if lhs.subscriptionsUnbound != rhs.subscriptionsUnbound {return false}
+    if lhs.grants != rhs.grants {return false}
+    if lhs.events != rhs.events {return false}
+    if lhs.eventsScrubbed != rhs.eventsScrubbed {return false}
+    if lhs.submissions != rhs.submissions {return false}
+    if lhs.entitlementRecords != rhs.entitlementRecords {return false}
     if lhs.unknownFields != rhs.unknownFields {return false}
     return true
   }

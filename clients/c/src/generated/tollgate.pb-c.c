@@ -682,6 +682,951 @@ void   tollgate__v1__get_submission_response__free_unpacked
   assert(message->base.descriptor == &tollgate__v1__get_submission_response__descriptor);
   protobuf_c_message_free_unpacked ((ProtobufCMessage*)message, allocator);
 }
+void   tollgate__v1__look_up_request__init
+                     (Tollgate__V1__LookUpRequest         *message)
+{
+  static const Tollgate__V1__LookUpRequest init_value = TOLLGATE__V1__LOOK_UP_REQUEST__INIT;
+  *message = init_value;
+}
+size_t tollgate__v1__look_up_request__get_packed_size
+                     (const Tollgate__V1__LookUpRequest *message)
+{
+  assert(message->base.descriptor == &tollgate__v1__look_up_request__descriptor);
+  return protobuf_c_message_get_packed_size ((const ProtobufCMessage*)(message));
+}
+size_t tollgate__v1__look_up_request__pack
+                     (const Tollgate__V1__LookUpRequest *message,
+                      uint8_t       *out)
+{
+  assert(message->base.descriptor == &tollgate__v1__look_up_request__descriptor);
+  return protobuf_c_message_pack ((const ProtobufCMessage*)message, out);
+}
+size_t tollgate__v1__look_up_request__pack_to_buffer
+                     (const Tollgate__V1__LookUpRequest *message,
+                      ProtobufCBuffer *buffer)
+{
+  assert(message->base.descriptor == &tollgate__v1__look_up_request__descriptor);
+  return protobuf_c_message_pack_to_buffer ((const ProtobufCMessage*)message, buffer);
+}
+Tollgate__V1__LookUpRequest *
+       tollgate__v1__look_up_request__unpack
+                     (ProtobufCAllocator  *allocator,
+                      size_t               len,
+                      const uint8_t       *data)
+{
+  return (Tollgate__V1__LookUpRequest *)
+     protobuf_c_message_unpack (&tollgate__v1__look_up_request__descriptor,
+                                allocator, len, data);
+}
+void   tollgate__v1__look_up_request__free_unpacked
+                     (Tollgate__V1__LookUpRequest *message,
+                      ProtobufCAllocator *allocator)
+{
+  if(!message)
+    return;
+  assert(message->base.descriptor == &tollgate__v1__look_up_request__descriptor);
+  protobuf_c_message_free_unpacked ((ProtobufCMessage*)message, allocator);
+}
+void   tollgate__v1__purchase_match__init
+                     (Tollgate__V1__PurchaseMatch         *message)
+{
+  static const Tollgate__V1__PurchaseMatch init_value = TOLLGATE__V1__PURCHASE_MATCH__INIT;
+  *message = init_value;
+}
+size_t tollgate__v1__purchase_match__get_packed_size
+                     (const Tollgate__V1__PurchaseMatch *message)
+{
+  assert(message->base.descriptor == &tollgate__v1__purchase_match__descriptor);
+  return protobuf_c_message_get_packed_size ((const ProtobufCMessage*)(message));
+}
+size_t tollgate__v1__purchase_match__pack
+                     (const Tollgate__V1__PurchaseMatch *message,
+                      uint8_t       *out)
+{
+  assert(message->base.descriptor == &tollgate__v1__purchase_match__descriptor);
+  return protobuf_c_message_pack ((const ProtobufCMessage*)message, out);
+}
+size_t tollgate__v1__purchase_match__pack_to_buffer
+                     (const Tollgate__V1__PurchaseMatch *message,
+                      ProtobufCBuffer *buffer)
+{
+  assert(message->base.descriptor == &tollgate__v1__purchase_match__descriptor);
+  return protobuf_c_message_pack_to_buffer ((const ProtobufCMessage*)message, buffer);
+}
+Tollgate__V1__PurchaseMatch *
+       tollgate__v1__purchase_match__unpack
+                     (ProtobufCAllocator  *allocator,
+                      size_t               len,
+                      const uint8_t       *data)
+{
+  return (Tollgate__V1__PurchaseMatch *)
+     protobuf_c_message_unpack (&tollgate__v1__purchase_match__descriptor,
+                                allocator, len, data);
+}
+void   tollgate__v1__purchase_match__free_unpacked
+                     (Tollgate__V1__PurchaseMatch *message,
+                      ProtobufCAllocator *allocator)
+{
+  if(!message)
+    return;
+  assert(message->base.descriptor == &tollgate__v1__purchase_match__descriptor);
+  protobuf_c_message_free_unpacked ((ProtobufCMessage*)message, allocator);
+}
+void   tollgate__v1__look_up_response__init
+                     (Tollgate__V1__LookUpResponse         *message)
+{
+  static const Tollgate__V1__LookUpResponse init_value = TOLLGATE__V1__LOOK_UP_RESPONSE__INIT;
+  *message = init_value;
+}
+size_t tollgate__v1__look_up_response__get_packed_size
+                     (const Tollgate__V1__LookUpResponse *message)
+{
+  assert(message->base.descriptor == &tollgate__v1__look_up_response__descriptor);
+  return protobuf_c_message_get_packed_size ((const ProtobufCMessage*)(message));
+}
+size_t tollgate__v1__look_up_response__pack
+                     (const Tollgate__V1__LookUpResponse *message,
+                      uint8_t       *out)
+{
+  assert(message->base.descriptor == &tollgate__v1__look_up_response__descriptor);
+  return protobuf_c_message_pack ((const ProtobufCMessage*)message, out);
+}
+size_t tollgate__v1__look_up_response__pack_to_buffer
+                     (const Tollgate__V1__LookUpResponse *message,
+                      ProtobufCBuffer *buffer)
+{
+  assert(message->base.descriptor == &tollgate__v1__look_up_response__descriptor);
+  return protobuf_c_message_pack_to_buffer ((const ProtobufCMessage*)message, buffer);
+}
+Tollgate__V1__LookUpResponse *
+       tollgate__v1__look_up_response__unpack
+                     (ProtobufCAllocator  *allocator,
+                      size_t               len,
+                      const uint8_t       *data)
+{
+  return (Tollgate__V1__LookUpResponse *)
+     protobuf_c_message_unpack (&tollgate__v1__look_up_response__descriptor,
+                                allocator, len, data);
+}
+void   tollgate__v1__look_up_response__free_unpacked
+                     (Tollgate__V1__LookUpResponse *message,
+                      ProtobufCAllocator *allocator)
+{
+  if(!message)
+    return;
+  assert(message->base.descriptor == &tollgate__v1__look_up_response__descriptor);
+  protobuf_c_message_free_unpacked ((ProtobufCMessage*)message, allocator);
+}
+void   tollgate__v1__get_timeline_request__init
+                     (Tollgate__V1__GetTimelineRequest         *message)
+{
+  static const Tollgate__V1__GetTimelineRequest init_value = TOLLGATE__V1__GET_TIMELINE_REQUEST__INIT;
+  *message = init_value;
+}
+size_t tollgate__v1__get_timeline_request__get_packed_size
+                     (const Tollgate__V1__GetTimelineRequest *message)
+{
+  assert(message->base.descriptor == &tollgate__v1__get_timeline_request__descriptor);
+  return protobuf_c_message_get_packed_size ((const ProtobufCMessage*)(message));
+}
+size_t tollgate__v1__get_timeline_request__pack
+                     (const Tollgate__V1__GetTimelineRequest *message,
+                      uint8_t       *out)
+{
+  assert(message->base.descriptor == &tollgate__v1__get_timeline_request__descriptor);
+  return protobuf_c_message_pack ((const ProtobufCMessage*)message, out);
+}
+size_t tollgate__v1__get_timeline_request__pack_to_buffer
+                     (const Tollgate__V1__GetTimelineRequest *message,
+                      ProtobufCBuffer *buffer)
+{
+  assert(message->base.descriptor == &tollgate__v1__get_timeline_request__descriptor);
+  return protobuf_c_message_pack_to_buffer ((const ProtobufCMessage*)message, buffer);
+}
+Tollgate__V1__GetTimelineRequest *
+       tollgate__v1__get_timeline_request__unpack
+                     (ProtobufCAllocator  *allocator,
+                      size_t               len,
+                      const uint8_t       *data)
+{
+  return (Tollgate__V1__GetTimelineRequest *)
+     protobuf_c_message_unpack (&tollgate__v1__get_timeline_request__descriptor,
+                                allocator, len, data);
+}
+void   tollgate__v1__get_timeline_request__free_unpacked
+                     (Tollgate__V1__GetTimelineRequest *message,
+                      ProtobufCAllocator *allocator)
+{
+  if(!message)
+    return;
+  assert(message->base.descriptor == &tollgate__v1__get_timeline_request__descriptor);
+  protobuf_c_message_free_unpacked ((ProtobufCMessage*)message, allocator);
+}
+void   tollgate__v1__timeline_entry__init
+                     (Tollgate__V1__TimelineEntry         *message)
+{
+  static const Tollgate__V1__TimelineEntry init_value = TOLLGATE__V1__TIMELINE_ENTRY__INIT;
+  *message = init_value;
+}
+size_t tollgate__v1__timeline_entry__get_packed_size
+                     (const Tollgate__V1__TimelineEntry *message)
+{
+  assert(message->base.descriptor == &tollgate__v1__timeline_entry__descriptor);
+  return protobuf_c_message_get_packed_size ((const ProtobufCMessage*)(message));
+}
+size_t tollgate__v1__timeline_entry__pack
+                     (const Tollgate__V1__TimelineEntry *message,
+                      uint8_t       *out)
+{
+  assert(message->base.descriptor == &tollgate__v1__timeline_entry__descriptor);
+  return protobuf_c_message_pack ((const ProtobufCMessage*)message, out);
+}
+size_t tollgate__v1__timeline_entry__pack_to_buffer
+                     (const Tollgate__V1__TimelineEntry *message,
+                      ProtobufCBuffer *buffer)
+{
+  assert(message->base.descriptor == &tollgate__v1__timeline_entry__descriptor);
+  return protobuf_c_message_pack_to_buffer ((const ProtobufCMessage*)message, buffer);
+}
+Tollgate__V1__TimelineEntry *
+       tollgate__v1__timeline_entry__unpack
+                     (ProtobufCAllocator  *allocator,
+                      size_t               len,
+                      const uint8_t       *data)
+{
+  return (Tollgate__V1__TimelineEntry *)
+     protobuf_c_message_unpack (&tollgate__v1__timeline_entry__descriptor,
+                                allocator, len, data);
+}
+void   tollgate__v1__timeline_entry__free_unpacked
+                     (Tollgate__V1__TimelineEntry *message,
+                      ProtobufCAllocator *allocator)
+{
+  if(!message)
+    return;
+  assert(message->base.descriptor == &tollgate__v1__timeline_entry__descriptor);
+  protobuf_c_message_free_unpacked ((ProtobufCMessage*)message, allocator);
+}
+void   tollgate__v1__get_timeline_response__init
+                     (Tollgate__V1__GetTimelineResponse         *message)
+{
+  static const Tollgate__V1__GetTimelineResponse init_value = TOLLGATE__V1__GET_TIMELINE_RESPONSE__INIT;
+  *message = init_value;
+}
+size_t tollgate__v1__get_timeline_response__get_packed_size
+                     (const Tollgate__V1__GetTimelineResponse *message)
+{
+  assert(message->base.descriptor == &tollgate__v1__get_timeline_response__descriptor);
+  return protobuf_c_message_get_packed_size ((const ProtobufCMessage*)(message));
+}
+size_t tollgate__v1__get_timeline_response__pack
+                     (const Tollgate__V1__GetTimelineResponse *message,
+                      uint8_t       *out)
+{
+  assert(message->base.descriptor == &tollgate__v1__get_timeline_response__descriptor);
+  return protobuf_c_message_pack ((const ProtobufCMessage*)message, out);
+}
+size_t tollgate__v1__get_timeline_response__pack_to_buffer
+                     (const Tollgate__V1__GetTimelineResponse *message,
+                      ProtobufCBuffer *buffer)
+{
+  assert(message->base.descriptor == &tollgate__v1__get_timeline_response__descriptor);
+  return protobuf_c_message_pack_to_buffer ((const ProtobufCMessage*)message, buffer);
+}
+Tollgate__V1__GetTimelineResponse *
+       tollgate__v1__get_timeline_response__unpack
+                     (ProtobufCAllocator  *allocator,
+                      size_t               len,
+                      const uint8_t       *data)
+{
+  return (Tollgate__V1__GetTimelineResponse *)
+     protobuf_c_message_unpack (&tollgate__v1__get_timeline_response__descriptor,
+                                allocator, len, data);
+}
+void   tollgate__v1__get_timeline_response__free_unpacked
+                     (Tollgate__V1__GetTimelineResponse *message,
+                      ProtobufCAllocator *allocator)
+{
+  if(!message)
+    return;
+  assert(message->base.descriptor == &tollgate__v1__get_timeline_response__descriptor);
+  protobuf_c_message_free_unpacked ((ProtobufCMessage*)message, allocator);
+}
+void   tollgate__v1__explain_request__init
+                     (Tollgate__V1__ExplainRequest         *message)
+{
+  static const Tollgate__V1__ExplainRequest init_value = TOLLGATE__V1__EXPLAIN_REQUEST__INIT;
+  *message = init_value;
+}
+size_t tollgate__v1__explain_request__get_packed_size
+                     (const Tollgate__V1__ExplainRequest *message)
+{
+  assert(message->base.descriptor == &tollgate__v1__explain_request__descriptor);
+  return protobuf_c_message_get_packed_size ((const ProtobufCMessage*)(message));
+}
+size_t tollgate__v1__explain_request__pack
+                     (const Tollgate__V1__ExplainRequest *message,
+                      uint8_t       *out)
+{
+  assert(message->base.descriptor == &tollgate__v1__explain_request__descriptor);
+  return protobuf_c_message_pack ((const ProtobufCMessage*)message, out);
+}
+size_t tollgate__v1__explain_request__pack_to_buffer
+                     (const Tollgate__V1__ExplainRequest *message,
+                      ProtobufCBuffer *buffer)
+{
+  assert(message->base.descriptor == &tollgate__v1__explain_request__descriptor);
+  return protobuf_c_message_pack_to_buffer ((const ProtobufCMessage*)message, buffer);
+}
+Tollgate__V1__ExplainRequest *
+       tollgate__v1__explain_request__unpack
+                     (ProtobufCAllocator  *allocator,
+                      size_t               len,
+                      const uint8_t       *data)
+{
+  return (Tollgate__V1__ExplainRequest *)
+     protobuf_c_message_unpack (&tollgate__v1__explain_request__descriptor,
+                                allocator, len, data);
+}
+void   tollgate__v1__explain_request__free_unpacked
+                     (Tollgate__V1__ExplainRequest *message,
+                      ProtobufCAllocator *allocator)
+{
+  if(!message)
+    return;
+  assert(message->base.descriptor == &tollgate__v1__explain_request__descriptor);
+  protobuf_c_message_free_unpacked ((ProtobufCMessage*)message, allocator);
+}
+void   tollgate__v1__explain_payload__init
+                     (Tollgate__V1__ExplainPayload         *message)
+{
+  static const Tollgate__V1__ExplainPayload init_value = TOLLGATE__V1__EXPLAIN_PAYLOAD__INIT;
+  *message = init_value;
+}
+size_t tollgate__v1__explain_payload__get_packed_size
+                     (const Tollgate__V1__ExplainPayload *message)
+{
+  assert(message->base.descriptor == &tollgate__v1__explain_payload__descriptor);
+  return protobuf_c_message_get_packed_size ((const ProtobufCMessage*)(message));
+}
+size_t tollgate__v1__explain_payload__pack
+                     (const Tollgate__V1__ExplainPayload *message,
+                      uint8_t       *out)
+{
+  assert(message->base.descriptor == &tollgate__v1__explain_payload__descriptor);
+  return protobuf_c_message_pack ((const ProtobufCMessage*)message, out);
+}
+size_t tollgate__v1__explain_payload__pack_to_buffer
+                     (const Tollgate__V1__ExplainPayload *message,
+                      ProtobufCBuffer *buffer)
+{
+  assert(message->base.descriptor == &tollgate__v1__explain_payload__descriptor);
+  return protobuf_c_message_pack_to_buffer ((const ProtobufCMessage*)message, buffer);
+}
+Tollgate__V1__ExplainPayload *
+       tollgate__v1__explain_payload__unpack
+                     (ProtobufCAllocator  *allocator,
+                      size_t               len,
+                      const uint8_t       *data)
+{
+  return (Tollgate__V1__ExplainPayload *)
+     protobuf_c_message_unpack (&tollgate__v1__explain_payload__descriptor,
+                                allocator, len, data);
+}
+void   tollgate__v1__explain_payload__free_unpacked
+                     (Tollgate__V1__ExplainPayload *message,
+                      ProtobufCAllocator *allocator)
+{
+  if(!message)
+    return;
+  assert(message->base.descriptor == &tollgate__v1__explain_payload__descriptor);
+  protobuf_c_message_free_unpacked ((ProtobufCMessage*)message, allocator);
+}
+void   tollgate__v1__explain_source__init
+                     (Tollgate__V1__ExplainSource         *message)
+{
+  static const Tollgate__V1__ExplainSource init_value = TOLLGATE__V1__EXPLAIN_SOURCE__INIT;
+  *message = init_value;
+}
+size_t tollgate__v1__explain_source__get_packed_size
+                     (const Tollgate__V1__ExplainSource *message)
+{
+  assert(message->base.descriptor == &tollgate__v1__explain_source__descriptor);
+  return protobuf_c_message_get_packed_size ((const ProtobufCMessage*)(message));
+}
+size_t tollgate__v1__explain_source__pack
+                     (const Tollgate__V1__ExplainSource *message,
+                      uint8_t       *out)
+{
+  assert(message->base.descriptor == &tollgate__v1__explain_source__descriptor);
+  return protobuf_c_message_pack ((const ProtobufCMessage*)message, out);
+}
+size_t tollgate__v1__explain_source__pack_to_buffer
+                     (const Tollgate__V1__ExplainSource *message,
+                      ProtobufCBuffer *buffer)
+{
+  assert(message->base.descriptor == &tollgate__v1__explain_source__descriptor);
+  return protobuf_c_message_pack_to_buffer ((const ProtobufCMessage*)message, buffer);
+}
+Tollgate__V1__ExplainSource *
+       tollgate__v1__explain_source__unpack
+                     (ProtobufCAllocator  *allocator,
+                      size_t               len,
+                      const uint8_t       *data)
+{
+  return (Tollgate__V1__ExplainSource *)
+     protobuf_c_message_unpack (&tollgate__v1__explain_source__descriptor,
+                                allocator, len, data);
+}
+void   tollgate__v1__explain_source__free_unpacked
+                     (Tollgate__V1__ExplainSource *message,
+                      ProtobufCAllocator *allocator)
+{
+  if(!message)
+    return;
+  assert(message->base.descriptor == &tollgate__v1__explain_source__descriptor);
+  protobuf_c_message_free_unpacked ((ProtobufCMessage*)message, allocator);
+}
+void   tollgate__v1__explain_event__init
+                     (Tollgate__V1__ExplainEvent         *message)
+{
+  static const Tollgate__V1__ExplainEvent init_value = TOLLGATE__V1__EXPLAIN_EVENT__INIT;
+  *message = init_value;
+}
+size_t tollgate__v1__explain_event__get_packed_size
+                     (const Tollgate__V1__ExplainEvent *message)
+{
+  assert(message->base.descriptor == &tollgate__v1__explain_event__descriptor);
+  return protobuf_c_message_get_packed_size ((const ProtobufCMessage*)(message));
+}
+size_t tollgate__v1__explain_event__pack
+                     (const Tollgate__V1__ExplainEvent *message,
+                      uint8_t       *out)
+{
+  assert(message->base.descriptor == &tollgate__v1__explain_event__descriptor);
+  return protobuf_c_message_pack ((const ProtobufCMessage*)message, out);
+}
+size_t tollgate__v1__explain_event__pack_to_buffer
+                     (const Tollgate__V1__ExplainEvent *message,
+                      ProtobufCBuffer *buffer)
+{
+  assert(message->base.descriptor == &tollgate__v1__explain_event__descriptor);
+  return protobuf_c_message_pack_to_buffer ((const ProtobufCMessage*)message, buffer);
+}
+Tollgate__V1__ExplainEvent *
+       tollgate__v1__explain_event__unpack
+                     (ProtobufCAllocator  *allocator,
+                      size_t               len,
+                      const uint8_t       *data)
+{
+  return (Tollgate__V1__ExplainEvent *)
+     protobuf_c_message_unpack (&tollgate__v1__explain_event__descriptor,
+                                allocator, len, data);
+}
+void   tollgate__v1__explain_event__free_unpacked
+                     (Tollgate__V1__ExplainEvent *message,
+                      ProtobufCAllocator *allocator)
+{
+  if(!message)
+    return;
+  assert(message->base.descriptor == &tollgate__v1__explain_event__descriptor);
+  protobuf_c_message_free_unpacked ((ProtobufCMessage*)message, allocator);
+}
+void   tollgate__v1__transferred_away__init
+                     (Tollgate__V1__TransferredAway         *message)
+{
+  static const Tollgate__V1__TransferredAway init_value = TOLLGATE__V1__TRANSFERRED_AWAY__INIT;
+  *message = init_value;
+}
+size_t tollgate__v1__transferred_away__get_packed_size
+                     (const Tollgate__V1__TransferredAway *message)
+{
+  assert(message->base.descriptor == &tollgate__v1__transferred_away__descriptor);
+  return protobuf_c_message_get_packed_size ((const ProtobufCMessage*)(message));
+}
+size_t tollgate__v1__transferred_away__pack
+                     (const Tollgate__V1__TransferredAway *message,
+                      uint8_t       *out)
+{
+  assert(message->base.descriptor == &tollgate__v1__transferred_away__descriptor);
+  return protobuf_c_message_pack ((const ProtobufCMessage*)message, out);
+}
+size_t tollgate__v1__transferred_away__pack_to_buffer
+                     (const Tollgate__V1__TransferredAway *message,
+                      ProtobufCBuffer *buffer)
+{
+  assert(message->base.descriptor == &tollgate__v1__transferred_away__descriptor);
+  return protobuf_c_message_pack_to_buffer ((const ProtobufCMessage*)message, buffer);
+}
+Tollgate__V1__TransferredAway *
+       tollgate__v1__transferred_away__unpack
+                     (ProtobufCAllocator  *allocator,
+                      size_t               len,
+                      const uint8_t       *data)
+{
+  return (Tollgate__V1__TransferredAway *)
+     protobuf_c_message_unpack (&tollgate__v1__transferred_away__descriptor,
+                                allocator, len, data);
+}
+void   tollgate__v1__transferred_away__free_unpacked
+                     (Tollgate__V1__TransferredAway *message,
+                      ProtobufCAllocator *allocator)
+{
+  if(!message)
+    return;
+  assert(message->base.descriptor == &tollgate__v1__transferred_away__descriptor);
+  protobuf_c_message_free_unpacked ((ProtobufCMessage*)message, allocator);
+}
+void   tollgate__v1__rejected_submission__init
+                     (Tollgate__V1__RejectedSubmission         *message)
+{
+  static const Tollgate__V1__RejectedSubmission init_value = TOLLGATE__V1__REJECTED_SUBMISSION__INIT;
+  *message = init_value;
+}
+size_t tollgate__v1__rejected_submission__get_packed_size
+                     (const Tollgate__V1__RejectedSubmission *message)
+{
+  assert(message->base.descriptor == &tollgate__v1__rejected_submission__descriptor);
+  return protobuf_c_message_get_packed_size ((const ProtobufCMessage*)(message));
+}
+size_t tollgate__v1__rejected_submission__pack
+                     (const Tollgate__V1__RejectedSubmission *message,
+                      uint8_t       *out)
+{
+  assert(message->base.descriptor == &tollgate__v1__rejected_submission__descriptor);
+  return protobuf_c_message_pack ((const ProtobufCMessage*)message, out);
+}
+size_t tollgate__v1__rejected_submission__pack_to_buffer
+                     (const Tollgate__V1__RejectedSubmission *message,
+                      ProtobufCBuffer *buffer)
+{
+  assert(message->base.descriptor == &tollgate__v1__rejected_submission__descriptor);
+  return protobuf_c_message_pack_to_buffer ((const ProtobufCMessage*)message, buffer);
+}
+Tollgate__V1__RejectedSubmission *
+       tollgate__v1__rejected_submission__unpack
+                     (ProtobufCAllocator  *allocator,
+                      size_t               len,
+                      const uint8_t       *data)
+{
+  return (Tollgate__V1__RejectedSubmission *)
+     protobuf_c_message_unpack (&tollgate__v1__rejected_submission__descriptor,
+                                allocator, len, data);
+}
+void   tollgate__v1__rejected_submission__free_unpacked
+                     (Tollgate__V1__RejectedSubmission *message,
+                      ProtobufCAllocator *allocator)
+{
+  if(!message)
+    return;
+  assert(message->base.descriptor == &tollgate__v1__rejected_submission__descriptor);
+  protobuf_c_message_free_unpacked ((ProtobufCMessage*)message, allocator);
+}
+void   tollgate__v1__explain_response__init
+                     (Tollgate__V1__ExplainResponse         *message)
+{
+  static const Tollgate__V1__ExplainResponse init_value = TOLLGATE__V1__EXPLAIN_RESPONSE__INIT;
+  *message = init_value;
+}
+size_t tollgate__v1__explain_response__get_packed_size
+                     (const Tollgate__V1__ExplainResponse *message)
+{
+  assert(message->base.descriptor == &tollgate__v1__explain_response__descriptor);
+  return protobuf_c_message_get_packed_size ((const ProtobufCMessage*)(message));
+}
+size_t tollgate__v1__explain_response__pack
+                     (const Tollgate__V1__ExplainResponse *message,
+                      uint8_t       *out)
+{
+  assert(message->base.descriptor == &tollgate__v1__explain_response__descriptor);
+  return protobuf_c_message_pack ((const ProtobufCMessage*)message, out);
+}
+size_t tollgate__v1__explain_response__pack_to_buffer
+                     (const Tollgate__V1__ExplainResponse *message,
+                      ProtobufCBuffer *buffer)
+{
+  assert(message->base.descriptor == &tollgate__v1__explain_response__descriptor);
+  return protobuf_c_message_pack_to_buffer ((const ProtobufCMessage*)message, buffer);
+}
+Tollgate__V1__ExplainResponse *
+       tollgate__v1__explain_response__unpack
+                     (ProtobufCAllocator  *allocator,
+                      size_t               len,
+                      const uint8_t       *data)
+{
+  return (Tollgate__V1__ExplainResponse *)
+     protobuf_c_message_unpack (&tollgate__v1__explain_response__descriptor,
+                                allocator, len, data);
+}
+void   tollgate__v1__explain_response__free_unpacked
+                     (Tollgate__V1__ExplainResponse *message,
+                      ProtobufCAllocator *allocator)
+{
+  if(!message)
+    return;
+  assert(message->base.descriptor == &tollgate__v1__explain_response__descriptor);
+  protobuf_c_message_free_unpacked ((ProtobufCMessage*)message, allocator);
+}
+void   tollgate__v1__grant_request__init
+                     (Tollgate__V1__GrantRequest         *message)
+{
+  static const Tollgate__V1__GrantRequest init_value = TOLLGATE__V1__GRANT_REQUEST__INIT;
+  *message = init_value;
+}
+size_t tollgate__v1__grant_request__get_packed_size
+                     (const Tollgate__V1__GrantRequest *message)
+{
+  assert(message->base.descriptor == &tollgate__v1__grant_request__descriptor);
+  return protobuf_c_message_get_packed_size ((const ProtobufCMessage*)(message));
+}
+size_t tollgate__v1__grant_request__pack
+                     (const Tollgate__V1__GrantRequest *message,
+                      uint8_t       *out)
+{
+  assert(message->base.descriptor == &tollgate__v1__grant_request__descriptor);
+  return protobuf_c_message_pack ((const ProtobufCMessage*)message, out);
+}
+size_t tollgate__v1__grant_request__pack_to_buffer
+                     (const Tollgate__V1__GrantRequest *message,
+                      ProtobufCBuffer *buffer)
+{
+  assert(message->base.descriptor == &tollgate__v1__grant_request__descriptor);
+  return protobuf_c_message_pack_to_buffer ((const ProtobufCMessage*)message, buffer);
+}
+Tollgate__V1__GrantRequest *
+       tollgate__v1__grant_request__unpack
+                     (ProtobufCAllocator  *allocator,
+                      size_t               len,
+                      const uint8_t       *data)
+{
+  return (Tollgate__V1__GrantRequest *)
+     protobuf_c_message_unpack (&tollgate__v1__grant_request__descriptor,
+                                allocator, len, data);
+}
+void   tollgate__v1__grant_request__free_unpacked
+                     (Tollgate__V1__GrantRequest *message,
+                      ProtobufCAllocator *allocator)
+{
+  if(!message)
+    return;
+  assert(message->base.descriptor == &tollgate__v1__grant_request__descriptor);
+  protobuf_c_message_free_unpacked ((ProtobufCMessage*)message, allocator);
+}
+void   tollgate__v1__grant_response__init
+                     (Tollgate__V1__GrantResponse         *message)
+{
+  static const Tollgate__V1__GrantResponse init_value = TOLLGATE__V1__GRANT_RESPONSE__INIT;
+  *message = init_value;
+}
+size_t tollgate__v1__grant_response__get_packed_size
+                     (const Tollgate__V1__GrantResponse *message)
+{
+  assert(message->base.descriptor == &tollgate__v1__grant_response__descriptor);
+  return protobuf_c_message_get_packed_size ((const ProtobufCMessage*)(message));
+}
+size_t tollgate__v1__grant_response__pack
+                     (const Tollgate__V1__GrantResponse *message,
+                      uint8_t       *out)
+{
+  assert(message->base.descriptor == &tollgate__v1__grant_response__descriptor);
+  return protobuf_c_message_pack ((const ProtobufCMessage*)message, out);
+}
+size_t tollgate__v1__grant_response__pack_to_buffer
+                     (const Tollgate__V1__GrantResponse *message,
+                      ProtobufCBuffer *buffer)
+{
+  assert(message->base.descriptor == &tollgate__v1__grant_response__descriptor);
+  return protobuf_c_message_pack_to_buffer ((const ProtobufCMessage*)message, buffer);
+}
+Tollgate__V1__GrantResponse *
+       tollgate__v1__grant_response__unpack
+                     (ProtobufCAllocator  *allocator,
+                      size_t               len,
+                      const uint8_t       *data)
+{
+  return (Tollgate__V1__GrantResponse *)
+     protobuf_c_message_unpack (&tollgate__v1__grant_response__descriptor,
+                                allocator, len, data);
+}
+void   tollgate__v1__grant_response__free_unpacked
+                     (Tollgate__V1__GrantResponse *message,
+                      ProtobufCAllocator *allocator)
+{
+  if(!message)
+    return;
+  assert(message->base.descriptor == &tollgate__v1__grant_response__descriptor);
+  protobuf_c_message_free_unpacked ((ProtobufCMessage*)message, allocator);
+}
+void   tollgate__v1__revoke_request__init
+                     (Tollgate__V1__RevokeRequest         *message)
+{
+  static const Tollgate__V1__RevokeRequest init_value = TOLLGATE__V1__REVOKE_REQUEST__INIT;
+  *message = init_value;
+}
+size_t tollgate__v1__revoke_request__get_packed_size
+                     (const Tollgate__V1__RevokeRequest *message)
+{
+  assert(message->base.descriptor == &tollgate__v1__revoke_request__descriptor);
+  return protobuf_c_message_get_packed_size ((const ProtobufCMessage*)(message));
+}
+size_t tollgate__v1__revoke_request__pack
+                     (const Tollgate__V1__RevokeRequest *message,
+                      uint8_t       *out)
+{
+  assert(message->base.descriptor == &tollgate__v1__revoke_request__descriptor);
+  return protobuf_c_message_pack ((const ProtobufCMessage*)message, out);
+}
+size_t tollgate__v1__revoke_request__pack_to_buffer
+                     (const Tollgate__V1__RevokeRequest *message,
+                      ProtobufCBuffer *buffer)
+{
+  assert(message->base.descriptor == &tollgate__v1__revoke_request__descriptor);
+  return protobuf_c_message_pack_to_buffer ((const ProtobufCMessage*)message, buffer);
+}
+Tollgate__V1__RevokeRequest *
+       tollgate__v1__revoke_request__unpack
+                     (ProtobufCAllocator  *allocator,
+                      size_t               len,
+                      const uint8_t       *data)
+{
+  return (Tollgate__V1__RevokeRequest *)
+     protobuf_c_message_unpack (&tollgate__v1__revoke_request__descriptor,
+                                allocator, len, data);
+}
+void   tollgate__v1__revoke_request__free_unpacked
+                     (Tollgate__V1__RevokeRequest *message,
+                      ProtobufCAllocator *allocator)
+{
+  if(!message)
+    return;
+  assert(message->base.descriptor == &tollgate__v1__revoke_request__descriptor);
+  protobuf_c_message_free_unpacked ((ProtobufCMessage*)message, allocator);
+}
+void   tollgate__v1__revoke_response__init
+                     (Tollgate__V1__RevokeResponse         *message)
+{
+  static const Tollgate__V1__RevokeResponse init_value = TOLLGATE__V1__REVOKE_RESPONSE__INIT;
+  *message = init_value;
+}
+size_t tollgate__v1__revoke_response__get_packed_size
+                     (const Tollgate__V1__RevokeResponse *message)
+{
+  assert(message->base.descriptor == &tollgate__v1__revoke_response__descriptor);
+  return protobuf_c_message_get_packed_size ((const ProtobufCMessage*)(message));
+}
+size_t tollgate__v1__revoke_response__pack
+                     (const Tollgate__V1__RevokeResponse *message,
+                      uint8_t       *out)
+{
+  assert(message->base.descriptor == &tollgate__v1__revoke_response__descriptor);
+  return protobuf_c_message_pack ((const ProtobufCMessage*)message, out);
+}
+size_t tollgate__v1__revoke_response__pack_to_buffer
+                     (const Tollgate__V1__RevokeResponse *message,
+                      ProtobufCBuffer *buffer)
+{
+  assert(message->base.descriptor == &tollgate__v1__revoke_response__descriptor);
+  return protobuf_c_message_pack_to_buffer ((const ProtobufCMessage*)message, buffer);
+}
+Tollgate__V1__RevokeResponse *
+       tollgate__v1__revoke_response__unpack
+                     (ProtobufCAllocator  *allocator,
+                      size_t               len,
+                      const uint8_t       *data)
+{
+  return (Tollgate__V1__RevokeResponse *)
+     protobuf_c_message_unpack (&tollgate__v1__revoke_response__descriptor,
+                                allocator, len, data);
+}
+void   tollgate__v1__revoke_response__free_unpacked
+                     (Tollgate__V1__RevokeResponse *message,
+                      ProtobufCAllocator *allocator)
+{
+  if(!message)
+    return;
+  assert(message->base.descriptor == &tollgate__v1__revoke_response__descriptor);
+  protobuf_c_message_free_unpacked ((ProtobufCMessage*)message, allocator);
+}
+void   tollgate__v1__reverify_request__init
+                     (Tollgate__V1__ReverifyRequest         *message)
+{
+  static const Tollgate__V1__ReverifyRequest init_value = TOLLGATE__V1__REVERIFY_REQUEST__INIT;
+  *message = init_value;
+}
+size_t tollgate__v1__reverify_request__get_packed_size
+                     (const Tollgate__V1__ReverifyRequest *message)
+{
+  assert(message->base.descriptor == &tollgate__v1__reverify_request__descriptor);
+  return protobuf_c_message_get_packed_size ((const ProtobufCMessage*)(message));
+}
+size_t tollgate__v1__reverify_request__pack
+                     (const Tollgate__V1__ReverifyRequest *message,
+                      uint8_t       *out)
+{
+  assert(message->base.descriptor == &tollgate__v1__reverify_request__descriptor);
+  return protobuf_c_message_pack ((const ProtobufCMessage*)message, out);
+}
+size_t tollgate__v1__reverify_request__pack_to_buffer
+                     (const Tollgate__V1__ReverifyRequest *message,
+                      ProtobufCBuffer *buffer)
+{
+  assert(message->base.descriptor == &tollgate__v1__reverify_request__descriptor);
+  return protobuf_c_message_pack_to_buffer ((const ProtobufCMessage*)message, buffer);
+}
+Tollgate__V1__ReverifyRequest *
+       tollgate__v1__reverify_request__unpack
+                     (ProtobufCAllocator  *allocator,
+                      size_t               len,
+                      const uint8_t       *data)
+{
+  return (Tollgate__V1__ReverifyRequest *)
+     protobuf_c_message_unpack (&tollgate__v1__reverify_request__descriptor,
+                                allocator, len, data);
+}
+void   tollgate__v1__reverify_request__free_unpacked
+                     (Tollgate__V1__ReverifyRequest *message,
+                      ProtobufCAllocator *allocator)
+{
+  if(!message)
+    return;
+  assert(message->base.descriptor == &tollgate__v1__reverify_request__descriptor);
+  protobuf_c_message_free_unpacked ((ProtobufCMessage*)message, allocator);
+}
+void   tollgate__v1__reverify_response__init
+                     (Tollgate__V1__ReverifyResponse         *message)
+{
+  static const Tollgate__V1__ReverifyResponse init_value = TOLLGATE__V1__REVERIFY_RESPONSE__INIT;
+  *message = init_value;
+}
+size_t tollgate__v1__reverify_response__get_packed_size
+                     (const Tollgate__V1__ReverifyResponse *message)
+{
+  assert(message->base.descriptor == &tollgate__v1__reverify_response__descriptor);
+  return protobuf_c_message_get_packed_size ((const ProtobufCMessage*)(message));
+}
+size_t tollgate__v1__reverify_response__pack
+                     (const Tollgate__V1__ReverifyResponse *message,
+                      uint8_t       *out)
+{
+  assert(message->base.descriptor == &tollgate__v1__reverify_response__descriptor);
+  return protobuf_c_message_pack ((const ProtobufCMessage*)message, out);
+}
+size_t tollgate__v1__reverify_response__pack_to_buffer
+                     (const Tollgate__V1__ReverifyResponse *message,
+                      ProtobufCBuffer *buffer)
+{
+  assert(message->base.descriptor == &tollgate__v1__reverify_response__descriptor);
+  return protobuf_c_message_pack_to_buffer ((const ProtobufCMessage*)message, buffer);
+}
+Tollgate__V1__ReverifyResponse *
+       tollgate__v1__reverify_response__unpack
+                     (ProtobufCAllocator  *allocator,
+                      size_t               len,
+                      const uint8_t       *data)
+{
+  return (Tollgate__V1__ReverifyResponse *)
+     protobuf_c_message_unpack (&tollgate__v1__reverify_response__descriptor,
+                                allocator, len, data);
+}
+void   tollgate__v1__reverify_response__free_unpacked
+                     (Tollgate__V1__ReverifyResponse *message,
+                      ProtobufCAllocator *allocator)
+{
+  if(!message)
+    return;
+  assert(message->base.descriptor == &tollgate__v1__reverify_response__descriptor);
+  protobuf_c_message_free_unpacked ((ProtobufCMessage*)message, allocator);
+}
+void   tollgate__v1__erase_user_request__init
+                     (Tollgate__V1__EraseUserRequest         *message)
+{
+  static const Tollgate__V1__EraseUserRequest init_value = TOLLGATE__V1__ERASE_USER_REQUEST__INIT;
+  *message = init_value;
+}
+size_t tollgate__v1__erase_user_request__get_packed_size
+                     (const Tollgate__V1__EraseUserRequest *message)
+{
+  assert(message->base.descriptor == &tollgate__v1__erase_user_request__descriptor);
+  return protobuf_c_message_get_packed_size ((const ProtobufCMessage*)(message));
+}
+size_t tollgate__v1__erase_user_request__pack
+                     (const Tollgate__V1__EraseUserRequest *message,
+                      uint8_t       *out)
+{
+  assert(message->base.descriptor == &tollgate__v1__erase_user_request__descriptor);
+  return protobuf_c_message_pack ((const ProtobufCMessage*)message, out);
+}
+size_t tollgate__v1__erase_user_request__pack_to_buffer
+                     (const Tollgate__V1__EraseUserRequest *message,
+                      ProtobufCBuffer *buffer)
+{
+  assert(message->base.descriptor == &tollgate__v1__erase_user_request__descriptor);
+  return protobuf_c_message_pack_to_buffer ((const ProtobufCMessage*)message, buffer);
+}
+Tollgate__V1__EraseUserRequest *
+       tollgate__v1__erase_user_request__unpack
+                     (ProtobufCAllocator  *allocator,
+                      size_t               len,
+                      const uint8_t       *data)
+{
+  return (Tollgate__V1__EraseUserRequest *)
+     protobuf_c_message_unpack (&tollgate__v1__erase_user_request__descriptor,
+                                allocator, len, data);
+}
+void   tollgate__v1__erase_user_request__free_unpacked
+                     (Tollgate__V1__EraseUserRequest *message,
+                      ProtobufCAllocator *allocator)
+{
+  if(!message)
+    return;
+  assert(message->base.descriptor == &tollgate__v1__erase_user_request__descriptor);
+  protobuf_c_message_free_unpacked ((ProtobufCMessage*)message, allocator);
+}
+void   tollgate__v1__erase_user_response__init
+                     (Tollgate__V1__EraseUserResponse         *message)
+{
+  static const Tollgate__V1__EraseUserResponse init_value = TOLLGATE__V1__ERASE_USER_RESPONSE__INIT;
+  *message = init_value;
+}
+size_t tollgate__v1__erase_user_response__get_packed_size
+                     (const Tollgate__V1__EraseUserResponse *message)
+{
+  assert(message->base.descriptor == &tollgate__v1__erase_user_response__descriptor);
+  return protobuf_c_message_get_packed_size ((const ProtobufCMessage*)(message));
+}
+size_t tollgate__v1__erase_user_response__pack
+                     (const Tollgate__V1__EraseUserResponse *message,
+                      uint8_t       *out)
+{
+  assert(message->base.descriptor == &tollgate__v1__erase_user_response__descriptor);
+  return protobuf_c_message_pack ((const ProtobufCMessage*)message, out);
+}
+size_t tollgate__v1__erase_user_response__pack_to_buffer
+                     (const Tollgate__V1__EraseUserResponse *message,
+                      ProtobufCBuffer *buffer)
+{
+  assert(message->base.descriptor == &tollgate__v1__erase_user_response__descriptor);
+  return protobuf_c_message_pack_to_buffer ((const ProtobufCMessage*)message, buffer);
+}
+Tollgate__V1__EraseUserResponse *
+       tollgate__v1__erase_user_response__unpack
+                     (ProtobufCAllocator  *allocator,
+                      size_t               len,
+                      const uint8_t       *data)
+{
+  return (Tollgate__V1__EraseUserResponse *)
+     protobuf_c_message_unpack (&tollgate__v1__erase_user_response__descriptor,
+                                allocator, len, data);
+}
+void   tollgate__v1__erase_user_response__free_unpacked
+                     (Tollgate__V1__EraseUserResponse *message,
+                      ProtobufCAllocator *allocator)
+{
+  if(!message)
+    return;
+  assert(message->base.descriptor == &tollgate__v1__erase_user_response__descriptor);
+  protobuf_c_message_free_unpacked ((ProtobufCMessage*)message, allocator);
+}
 static const ProtobufCFieldDescriptor tollgate__v1__error__field_descriptors[2] =
 {
   {
@@ -2142,6 +3087,1974 @@ const ProtobufCMessageDescriptor tollgate__v1__get_submission_response__descript
   (ProtobufCMessageInit) tollgate__v1__get_submission_response__init,
   NULL,NULL,NULL    /* reserved[123] */
 };
+static const ProtobufCFieldDescriptor tollgate__v1__look_up_request__field_descriptors[2] =
+{
+  {
+    "identifier",
+    1,
+    PROTOBUF_C_LABEL_NONE,
+    PROTOBUF_C_TYPE_STRING,
+    0,   /* quantifier_offset */
+    offsetof(Tollgate__V1__LookUpRequest, identifier),
+    NULL,
+    &protobuf_c_empty_string,
+    0,             /* flags */
+    0,NULL,NULL    /* reserved1,reserved2, etc */
+  },
+  {
+    "kind",
+    2,
+    PROTOBUF_C_LABEL_NONE,
+    PROTOBUF_C_TYPE_ENUM,
+    0,   /* quantifier_offset */
+    offsetof(Tollgate__V1__LookUpRequest, kind),
+    &tollgate__v1__identifier_kind__descriptor,
+    NULL,
+    0,             /* flags */
+    0,NULL,NULL    /* reserved1,reserved2, etc */
+  },
+};
+static const unsigned tollgate__v1__look_up_request__field_indices_by_name[] = {
+  0,   /* field[0] = identifier */
+  1,   /* field[1] = kind */
+};
+static const ProtobufCIntRange tollgate__v1__look_up_request__number_ranges[1 + 1] =
+{
+  { 1, 0 },
+  { 0, 2 }
+};
+const ProtobufCMessageDescriptor tollgate__v1__look_up_request__descriptor =
+{
+  PROTOBUF_C__MESSAGE_DESCRIPTOR_MAGIC,
+  "tollgate.v1.LookUpRequest",
+  "LookUpRequest",
+  "Tollgate__V1__LookUpRequest",
+  "tollgate.v1",
+  sizeof(Tollgate__V1__LookUpRequest),
+  2,
+  tollgate__v1__look_up_request__field_descriptors,
+  tollgate__v1__look_up_request__field_indices_by_name,
+  1,  tollgate__v1__look_up_request__number_ranges,
+  (ProtobufCMessageInit) tollgate__v1__look_up_request__init,
+  NULL,NULL,NULL    /* reserved[123] */
+};
+static const ProtobufCFieldDescriptor tollgate__v1__purchase_match__field_descriptors[11] =
+{
+  {
+    "store",
+    1,
+    PROTOBUF_C_LABEL_NONE,
+    PROTOBUF_C_TYPE_ENUM,
+    0,   /* quantifier_offset */
+    offsetof(Tollgate__V1__PurchaseMatch, store),
+    &tollgate__v1__store__descriptor,
+    NULL,
+    0,             /* flags */
+    0,NULL,NULL    /* reserved1,reserved2, etc */
+  },
+  {
+    "matched_as",
+    2,
+    PROTOBUF_C_LABEL_NONE,
+    PROTOBUF_C_TYPE_ENUM,
+    0,   /* quantifier_offset */
+    offsetof(Tollgate__V1__PurchaseMatch, matched_as),
+    &tollgate__v1__identifier_kind__descriptor,
+    NULL,
+    0,             /* flags */
+    0,NULL,NULL    /* reserved1,reserved2, etc */
+  },
+  {
+    "store_subscription_id",
+    3,
+    PROTOBUF_C_LABEL_NONE,
+    PROTOBUF_C_TYPE_STRING,
+    0,   /* quantifier_offset */
+    offsetof(Tollgate__V1__PurchaseMatch, store_subscription_id),
+    NULL,
+    &protobuf_c_empty_string,
+    0,             /* flags */
+    0,NULL,NULL    /* reserved1,reserved2, etc */
+  },
+  {
+    "transaction_id",
+    4,
+    PROTOBUF_C_LABEL_NONE,
+    PROTOBUF_C_TYPE_STRING,
+    0,   /* quantifier_offset */
+    offsetof(Tollgate__V1__PurchaseMatch, transaction_id),
+    NULL,
+    &protobuf_c_empty_string,
+    0,             /* flags */
+    0,NULL,NULL    /* reserved1,reserved2, etc */
+  },
+  {
+    "product_id",
+    5,
+    PROTOBUF_C_LABEL_NONE,
+    PROTOBUF_C_TYPE_STRING,
+    0,   /* quantifier_offset */
+    offsetof(Tollgate__V1__PurchaseMatch, product_id),
+    NULL,
+    &protobuf_c_empty_string,
+    0,             /* flags */
+    0,NULL,NULL    /* reserved1,reserved2, etc */
+  },
+  {
+    "user_id",
+    6,
+    PROTOBUF_C_LABEL_NONE,
+    PROTOBUF_C_TYPE_STRING,
+    0,   /* quantifier_offset */
+    offsetof(Tollgate__V1__PurchaseMatch, user_id),
+    NULL,
+    &protobuf_c_empty_string,
+    0,             /* flags */
+    0,NULL,NULL    /* reserved1,reserved2, etc */
+  },
+  {
+    "state",
+    7,
+    PROTOBUF_C_LABEL_NONE,
+    PROTOBUF_C_TYPE_ENUM,
+    0,   /* quantifier_offset */
+    offsetof(Tollgate__V1__PurchaseMatch, state),
+    &tollgate__v1__subscription_state__descriptor,
+    NULL,
+    0,             /* flags */
+    0,NULL,NULL    /* reserved1,reserved2, etc */
+  },
+  {
+    "access_ends_at",
+    8,
+    PROTOBUF_C_LABEL_NONE,
+    PROTOBUF_C_TYPE_STRING,
+    0,   /* quantifier_offset */
+    offsetof(Tollgate__V1__PurchaseMatch, access_ends_at),
+    NULL,
+    &protobuf_c_empty_string,
+    0,             /* flags */
+    0,NULL,NULL    /* reserved1,reserved2, etc */
+  },
+  {
+    "environment",
+    9,
+    PROTOBUF_C_LABEL_NONE,
+    PROTOBUF_C_TYPE_ENUM,
+    0,   /* quantifier_offset */
+    offsetof(Tollgate__V1__PurchaseMatch, environment),
+    &tollgate__v1__environment__descriptor,
+    NULL,
+    0,             /* flags */
+    0,NULL,NULL    /* reserved1,reserved2, etc */
+  },
+  {
+    "known",
+    10,
+    PROTOBUF_C_LABEL_NONE,
+    PROTOBUF_C_TYPE_BOOL,
+    0,   /* quantifier_offset */
+    offsetof(Tollgate__V1__PurchaseMatch, known),
+    NULL,
+    NULL,
+    0,             /* flags */
+    0,NULL,NULL    /* reserved1,reserved2, etc */
+  },
+  {
+    "erased_at",
+    11,
+    PROTOBUF_C_LABEL_NONE,
+    PROTOBUF_C_TYPE_STRING,
+    0,   /* quantifier_offset */
+    offsetof(Tollgate__V1__PurchaseMatch, erased_at),
+    NULL,
+    &protobuf_c_empty_string,
+    0,             /* flags */
+    0,NULL,NULL    /* reserved1,reserved2, etc */
+  },
+};
+static const unsigned tollgate__v1__purchase_match__field_indices_by_name[] = {
+  7,   /* field[7] = access_ends_at */
+  8,   /* field[8] = environment */
+  10,   /* field[10] = erased_at */
+  9,   /* field[9] = known */
+  1,   /* field[1] = matched_as */
+  4,   /* field[4] = product_id */
+  6,   /* field[6] = state */
+  0,   /* field[0] = store */
+  2,   /* field[2] = store_subscription_id */
+  3,   /* field[3] = transaction_id */
+  5,   /* field[5] = user_id */
+};
+static const ProtobufCIntRange tollgate__v1__purchase_match__number_ranges[1 + 1] =
+{
+  { 1, 0 },
+  { 0, 11 }
+};
+const ProtobufCMessageDescriptor tollgate__v1__purchase_match__descriptor =
+{
+  PROTOBUF_C__MESSAGE_DESCRIPTOR_MAGIC,
+  "tollgate.v1.PurchaseMatch",
+  "PurchaseMatch",
+  "Tollgate__V1__PurchaseMatch",
+  "tollgate.v1",
+  sizeof(Tollgate__V1__PurchaseMatch),
+  11,
+  tollgate__v1__purchase_match__field_descriptors,
+  tollgate__v1__purchase_match__field_indices_by_name,
+  1,  tollgate__v1__purchase_match__number_ranges,
+  (ProtobufCMessageInit) tollgate__v1__purchase_match__init,
+  NULL,NULL,NULL    /* reserved[123] */
+};
+static const ProtobufCFieldDescriptor tollgate__v1__look_up_response__field_descriptors[3] =
+{
+  {
+    "error",
+    1,
+    PROTOBUF_C_LABEL_NONE,
+    PROTOBUF_C_TYPE_MESSAGE,
+    0,   /* quantifier_offset */
+    offsetof(Tollgate__V1__LookUpResponse, error),
+    &tollgate__v1__error__descriptor,
+    NULL,
+    0,             /* flags */
+    0,NULL,NULL    /* reserved1,reserved2, etc */
+  },
+  {
+    "matches",
+    2,
+    PROTOBUF_C_LABEL_REPEATED,
+    PROTOBUF_C_TYPE_MESSAGE,
+    offsetof(Tollgate__V1__LookUpResponse, n_matches),
+    offsetof(Tollgate__V1__LookUpResponse, matches),
+    &tollgate__v1__purchase_match__descriptor,
+    NULL,
+    0,             /* flags */
+    0,NULL,NULL    /* reserved1,reserved2, etc */
+  },
+  {
+    "notes",
+    3,
+    PROTOBUF_C_LABEL_REPEATED,
+    PROTOBUF_C_TYPE_STRING,
+    offsetof(Tollgate__V1__LookUpResponse, n_notes),
+    offsetof(Tollgate__V1__LookUpResponse, notes),
+    NULL,
+    &protobuf_c_empty_string,
+    0,             /* flags */
+    0,NULL,NULL    /* reserved1,reserved2, etc */
+  },
+};
+static const unsigned tollgate__v1__look_up_response__field_indices_by_name[] = {
+  0,   /* field[0] = error */
+  1,   /* field[1] = matches */
+  2,   /* field[2] = notes */
+};
+static const ProtobufCIntRange tollgate__v1__look_up_response__number_ranges[1 + 1] =
+{
+  { 1, 0 },
+  { 0, 3 }
+};
+const ProtobufCMessageDescriptor tollgate__v1__look_up_response__descriptor =
+{
+  PROTOBUF_C__MESSAGE_DESCRIPTOR_MAGIC,
+  "tollgate.v1.LookUpResponse",
+  "LookUpResponse",
+  "Tollgate__V1__LookUpResponse",
+  "tollgate.v1",
+  sizeof(Tollgate__V1__LookUpResponse),
+  3,
+  tollgate__v1__look_up_response__field_descriptors,
+  tollgate__v1__look_up_response__field_indices_by_name,
+  1,  tollgate__v1__look_up_response__number_ranges,
+  (ProtobufCMessageInit) tollgate__v1__look_up_response__init,
+  NULL,NULL,NULL    /* reserved[123] */
+};
+static const ProtobufCFieldDescriptor tollgate__v1__get_timeline_request__field_descriptors[1] =
+{
+  {
+    "user_id",
+    1,
+    PROTOBUF_C_LABEL_NONE,
+    PROTOBUF_C_TYPE_STRING,
+    0,   /* quantifier_offset */
+    offsetof(Tollgate__V1__GetTimelineRequest, user_id),
+    NULL,
+    &protobuf_c_empty_string,
+    0,             /* flags */
+    0,NULL,NULL    /* reserved1,reserved2, etc */
+  },
+};
+static const unsigned tollgate__v1__get_timeline_request__field_indices_by_name[] = {
+  0,   /* field[0] = user_id */
+};
+static const ProtobufCIntRange tollgate__v1__get_timeline_request__number_ranges[1 + 1] =
+{
+  { 1, 0 },
+  { 0, 1 }
+};
+const ProtobufCMessageDescriptor tollgate__v1__get_timeline_request__descriptor =
+{
+  PROTOBUF_C__MESSAGE_DESCRIPTOR_MAGIC,
+  "tollgate.v1.GetTimelineRequest",
+  "GetTimelineRequest",
+  "Tollgate__V1__GetTimelineRequest",
+  "tollgate.v1",
+  sizeof(Tollgate__V1__GetTimelineRequest),
+  1,
+  tollgate__v1__get_timeline_request__field_descriptors,
+  tollgate__v1__get_timeline_request__field_indices_by_name,
+  1,  tollgate__v1__get_timeline_request__number_ranges,
+  (ProtobufCMessageInit) tollgate__v1__get_timeline_request__init,
+  NULL,NULL,NULL    /* reserved[123] */
+};
+static const ProtobufCFieldDescriptor tollgate__v1__timeline_entry__field_descriptors[11] =
+{
+  {
+    "at",
+    1,
+    PROTOBUF_C_LABEL_NONE,
+    PROTOBUF_C_TYPE_STRING,
+    0,   /* quantifier_offset */
+    offsetof(Tollgate__V1__TimelineEntry, at),
+    NULL,
+    &protobuf_c_empty_string,
+    0,             /* flags */
+    0,NULL,NULL    /* reserved1,reserved2, etc */
+  },
+  {
+    "until",
+    2,
+    PROTOBUF_C_LABEL_NONE,
+    PROTOBUF_C_TYPE_STRING,
+    0,   /* quantifier_offset */
+    offsetof(Tollgate__V1__TimelineEntry, until),
+    NULL,
+    &protobuf_c_empty_string,
+    0,             /* flags */
+    0,NULL,NULL    /* reserved1,reserved2, etc */
+  },
+  {
+    "kind",
+    3,
+    PROTOBUF_C_LABEL_NONE,
+    PROTOBUF_C_TYPE_STRING,
+    0,   /* quantifier_offset */
+    offsetof(Tollgate__V1__TimelineEntry, kind),
+    NULL,
+    &protobuf_c_empty_string,
+    0,             /* flags */
+    0,NULL,NULL    /* reserved1,reserved2, etc */
+  },
+  {
+    "store",
+    4,
+    PROTOBUF_C_LABEL_NONE,
+    PROTOBUF_C_TYPE_ENUM,
+    0,   /* quantifier_offset */
+    offsetof(Tollgate__V1__TimelineEntry, store),
+    &tollgate__v1__store__descriptor,
+    NULL,
+    0,             /* flags */
+    0,NULL,NULL    /* reserved1,reserved2, etc */
+  },
+  {
+    "store_subscription_id",
+    5,
+    PROTOBUF_C_LABEL_NONE,
+    PROTOBUF_C_TYPE_STRING,
+    0,   /* quantifier_offset */
+    offsetof(Tollgate__V1__TimelineEntry, store_subscription_id),
+    NULL,
+    &protobuf_c_empty_string,
+    0,             /* flags */
+    0,NULL,NULL    /* reserved1,reserved2, etc */
+  },
+  {
+    "product_id",
+    6,
+    PROTOBUF_C_LABEL_NONE,
+    PROTOBUF_C_TYPE_STRING,
+    0,   /* quantifier_offset */
+    offsetof(Tollgate__V1__TimelineEntry, product_id),
+    NULL,
+    &protobuf_c_empty_string,
+    0,             /* flags */
+    0,NULL,NULL    /* reserved1,reserved2, etc */
+  },
+  {
+    "transaction_id",
+    7,
+    PROTOBUF_C_LABEL_NONE,
+    PROTOBUF_C_TYPE_STRING,
+    0,   /* quantifier_offset */
+    offsetof(Tollgate__V1__TimelineEntry, transaction_id),
+    NULL,
+    &protobuf_c_empty_string,
+    0,             /* flags */
+    0,NULL,NULL    /* reserved1,reserved2, etc */
+  },
+  {
+    "signed_at",
+    8,
+    PROTOBUF_C_LABEL_NONE,
+    PROTOBUF_C_TYPE_STRING,
+    0,   /* quantifier_offset */
+    offsetof(Tollgate__V1__TimelineEntry, signed_at),
+    NULL,
+    &protobuf_c_empty_string,
+    0,             /* flags */
+    0,NULL,NULL    /* reserved1,reserved2, etc */
+  },
+  {
+    "state",
+    9,
+    PROTOBUF_C_LABEL_NONE,
+    PROTOBUF_C_TYPE_ENUM,
+    0,   /* quantifier_offset */
+    offsetof(Tollgate__V1__TimelineEntry, state),
+    &tollgate__v1__subscription_state__descriptor,
+    NULL,
+    0,             /* flags */
+    0,NULL,NULL    /* reserved1,reserved2, etc */
+  },
+  {
+    "detail",
+    10,
+    PROTOBUF_C_LABEL_NONE,
+    PROTOBUF_C_TYPE_STRING,
+    0,   /* quantifier_offset */
+    offsetof(Tollgate__V1__TimelineEntry, detail),
+    NULL,
+    &protobuf_c_empty_string,
+    0,             /* flags */
+    0,NULL,NULL    /* reserved1,reserved2, etc */
+  },
+  {
+    "source",
+    11,
+    PROTOBUF_C_LABEL_NONE,
+    PROTOBUF_C_TYPE_STRING,
+    0,   /* quantifier_offset */
+    offsetof(Tollgate__V1__TimelineEntry, source),
+    NULL,
+    &protobuf_c_empty_string,
+    0,             /* flags */
+    0,NULL,NULL    /* reserved1,reserved2, etc */
+  },
+};
+static const unsigned tollgate__v1__timeline_entry__field_indices_by_name[] = {
+  0,   /* field[0] = at */
+  9,   /* field[9] = detail */
+  2,   /* field[2] = kind */
+  5,   /* field[5] = product_id */
+  7,   /* field[7] = signed_at */
+  10,   /* field[10] = source */
+  8,   /* field[8] = state */
+  3,   /* field[3] = store */
+  4,   /* field[4] = store_subscription_id */
+  6,   /* field[6] = transaction_id */
+  1,   /* field[1] = until */
+};
+static const ProtobufCIntRange tollgate__v1__timeline_entry__number_ranges[1 + 1] =
+{
+  { 1, 0 },
+  { 0, 11 }
+};
+const ProtobufCMessageDescriptor tollgate__v1__timeline_entry__descriptor =
+{
+  PROTOBUF_C__MESSAGE_DESCRIPTOR_MAGIC,
+  "tollgate.v1.TimelineEntry",
+  "TimelineEntry",
+  "Tollgate__V1__TimelineEntry",
+  "tollgate.v1",
+  sizeof(Tollgate__V1__TimelineEntry),
+  11,
+  tollgate__v1__timeline_entry__field_descriptors,
+  tollgate__v1__timeline_entry__field_indices_by_name,
+  1,  tollgate__v1__timeline_entry__number_ranges,
+  (ProtobufCMessageInit) tollgate__v1__timeline_entry__init,
+  NULL,NULL,NULL    /* reserved[123] */
+};
+static const ProtobufCFieldDescriptor tollgate__v1__get_timeline_response__field_descriptors[4] =
+{
+  {
+    "error",
+    1,
+    PROTOBUF_C_LABEL_NONE,
+    PROTOBUF_C_TYPE_MESSAGE,
+    0,   /* quantifier_offset */
+    offsetof(Tollgate__V1__GetTimelineResponse, error),
+    &tollgate__v1__error__descriptor,
+    NULL,
+    0,             /* flags */
+    0,NULL,NULL    /* reserved1,reserved2, etc */
+  },
+  {
+    "user_id",
+    2,
+    PROTOBUF_C_LABEL_NONE,
+    PROTOBUF_C_TYPE_STRING,
+    0,   /* quantifier_offset */
+    offsetof(Tollgate__V1__GetTimelineResponse, user_id),
+    NULL,
+    &protobuf_c_empty_string,
+    0,             /* flags */
+    0,NULL,NULL    /* reserved1,reserved2, etc */
+  },
+  {
+    "evaluated_at",
+    3,
+    PROTOBUF_C_LABEL_NONE,
+    PROTOBUF_C_TYPE_STRING,
+    0,   /* quantifier_offset */
+    offsetof(Tollgate__V1__GetTimelineResponse, evaluated_at),
+    NULL,
+    &protobuf_c_empty_string,
+    0,             /* flags */
+    0,NULL,NULL    /* reserved1,reserved2, etc */
+  },
+  {
+    "entries",
+    4,
+    PROTOBUF_C_LABEL_REPEATED,
+    PROTOBUF_C_TYPE_MESSAGE,
+    offsetof(Tollgate__V1__GetTimelineResponse, n_entries),
+    offsetof(Tollgate__V1__GetTimelineResponse, entries),
+    &tollgate__v1__timeline_entry__descriptor,
+    NULL,
+    0,             /* flags */
+    0,NULL,NULL    /* reserved1,reserved2, etc */
+  },
+};
+static const unsigned tollgate__v1__get_timeline_response__field_indices_by_name[] = {
+  3,   /* field[3] = entries */
+  0,   /* field[0] = error */
+  2,   /* field[2] = evaluated_at */
+  1,   /* field[1] = user_id */
+};
+static const ProtobufCIntRange tollgate__v1__get_timeline_response__number_ranges[1 + 1] =
+{
+  { 1, 0 },
+  { 0, 4 }
+};
+const ProtobufCMessageDescriptor tollgate__v1__get_timeline_response__descriptor =
+{
+  PROTOBUF_C__MESSAGE_DESCRIPTOR_MAGIC,
+  "tollgate.v1.GetTimelineResponse",
+  "GetTimelineResponse",
+  "Tollgate__V1__GetTimelineResponse",
+  "tollgate.v1",
+  sizeof(Tollgate__V1__GetTimelineResponse),
+  4,
+  tollgate__v1__get_timeline_response__field_descriptors,
+  tollgate__v1__get_timeline_response__field_indices_by_name,
+  1,  tollgate__v1__get_timeline_response__number_ranges,
+  (ProtobufCMessageInit) tollgate__v1__get_timeline_response__init,
+  NULL,NULL,NULL    /* reserved[123] */
+};
+static const ProtobufCFieldDescriptor tollgate__v1__explain_request__field_descriptors[2] =
+{
+  {
+    "user_id",
+    1,
+    PROTOBUF_C_LABEL_NONE,
+    PROTOBUF_C_TYPE_STRING,
+    0,   /* quantifier_offset */
+    offsetof(Tollgate__V1__ExplainRequest, user_id),
+    NULL,
+    &protobuf_c_empty_string,
+    0,             /* flags */
+    0,NULL,NULL    /* reserved1,reserved2, etc */
+  },
+  {
+    "entitlement",
+    2,
+    PROTOBUF_C_LABEL_NONE,
+    PROTOBUF_C_TYPE_STRING,
+    0,   /* quantifier_offset */
+    offsetof(Tollgate__V1__ExplainRequest, entitlement),
+    NULL,
+    &protobuf_c_empty_string,
+    0,             /* flags */
+    0,NULL,NULL    /* reserved1,reserved2, etc */
+  },
+};
+static const unsigned tollgate__v1__explain_request__field_indices_by_name[] = {
+  1,   /* field[1] = entitlement */
+  0,   /* field[0] = user_id */
+};
+static const ProtobufCIntRange tollgate__v1__explain_request__number_ranges[1 + 1] =
+{
+  { 1, 0 },
+  { 0, 2 }
+};
+const ProtobufCMessageDescriptor tollgate__v1__explain_request__descriptor =
+{
+  PROTOBUF_C__MESSAGE_DESCRIPTOR_MAGIC,
+  "tollgate.v1.ExplainRequest",
+  "ExplainRequest",
+  "Tollgate__V1__ExplainRequest",
+  "tollgate.v1",
+  sizeof(Tollgate__V1__ExplainRequest),
+  2,
+  tollgate__v1__explain_request__field_descriptors,
+  tollgate__v1__explain_request__field_indices_by_name,
+  1,  tollgate__v1__explain_request__number_ranges,
+  (ProtobufCMessageInit) tollgate__v1__explain_request__init,
+  NULL,NULL,NULL    /* reserved[123] */
+};
+static const ProtobufCFieldDescriptor tollgate__v1__explain_payload__field_descriptors[4] =
+{
+  {
+    "kind",
+    1,
+    PROTOBUF_C_LABEL_NONE,
+    PROTOBUF_C_TYPE_STRING,
+    0,   /* quantifier_offset */
+    offsetof(Tollgate__V1__ExplainPayload, kind),
+    NULL,
+    &protobuf_c_empty_string,
+    0,             /* flags */
+    0,NULL,NULL    /* reserved1,reserved2, etc */
+  },
+  {
+    "id",
+    2,
+    PROTOBUF_C_LABEL_NONE,
+    PROTOBUF_C_TYPE_STRING,
+    0,   /* quantifier_offset */
+    offsetof(Tollgate__V1__ExplainPayload, id),
+    NULL,
+    &protobuf_c_empty_string,
+    0,             /* flags */
+    0,NULL,NULL    /* reserved1,reserved2, etc */
+  },
+  {
+    "sha256",
+    3,
+    PROTOBUF_C_LABEL_NONE,
+    PROTOBUF_C_TYPE_STRING,
+    0,   /* quantifier_offset */
+    offsetof(Tollgate__V1__ExplainPayload, sha256),
+    NULL,
+    &protobuf_c_empty_string,
+    0,             /* flags */
+    0,NULL,NULL    /* reserved1,reserved2, etc */
+  },
+  {
+    "signed_at",
+    4,
+    PROTOBUF_C_LABEL_NONE,
+    PROTOBUF_C_TYPE_STRING,
+    0,   /* quantifier_offset */
+    offsetof(Tollgate__V1__ExplainPayload, signed_at),
+    NULL,
+    &protobuf_c_empty_string,
+    0,             /* flags */
+    0,NULL,NULL    /* reserved1,reserved2, etc */
+  },
+};
+static const unsigned tollgate__v1__explain_payload__field_indices_by_name[] = {
+  1,   /* field[1] = id */
+  0,   /* field[0] = kind */
+  2,   /* field[2] = sha256 */
+  3,   /* field[3] = signed_at */
+};
+static const ProtobufCIntRange tollgate__v1__explain_payload__number_ranges[1 + 1] =
+{
+  { 1, 0 },
+  { 0, 4 }
+};
+const ProtobufCMessageDescriptor tollgate__v1__explain_payload__descriptor =
+{
+  PROTOBUF_C__MESSAGE_DESCRIPTOR_MAGIC,
+  "tollgate.v1.ExplainPayload",
+  "ExplainPayload",
+  "Tollgate__V1__ExplainPayload",
+  "tollgate.v1",
+  sizeof(Tollgate__V1__ExplainPayload),
+  4,
+  tollgate__v1__explain_payload__field_descriptors,
+  tollgate__v1__explain_payload__field_indices_by_name,
+  1,  tollgate__v1__explain_payload__number_ranges,
+  (ProtobufCMessageInit) tollgate__v1__explain_payload__init,
+  NULL,NULL,NULL    /* reserved[123] */
+};
+static const ProtobufCFieldDescriptor tollgate__v1__explain_source__field_descriptors[18] =
+{
+  {
+    "source",
+    1,
+    PROTOBUF_C_LABEL_NONE,
+    PROTOBUF_C_TYPE_STRING,
+    0,   /* quantifier_offset */
+    offsetof(Tollgate__V1__ExplainSource, source),
+    NULL,
+    &protobuf_c_empty_string,
+    0,             /* flags */
+    0,NULL,NULL    /* reserved1,reserved2, etc */
+  },
+  {
+    "store",
+    2,
+    PROTOBUF_C_LABEL_NONE,
+    PROTOBUF_C_TYPE_ENUM,
+    0,   /* quantifier_offset */
+    offsetof(Tollgate__V1__ExplainSource, store),
+    &tollgate__v1__store__descriptor,
+    NULL,
+    0,             /* flags */
+    0,NULL,NULL    /* reserved1,reserved2, etc */
+  },
+  {
+    "product_id",
+    3,
+    PROTOBUF_C_LABEL_NONE,
+    PROTOBUF_C_TYPE_STRING,
+    0,   /* quantifier_offset */
+    offsetof(Tollgate__V1__ExplainSource, product_id),
+    NULL,
+    &protobuf_c_empty_string,
+    0,             /* flags */
+    0,NULL,NULL    /* reserved1,reserved2, etc */
+  },
+  {
+    "active",
+    4,
+    PROTOBUF_C_LABEL_NONE,
+    PROTOBUF_C_TYPE_BOOL,
+    0,   /* quantifier_offset */
+    offsetof(Tollgate__V1__ExplainSource, active),
+    NULL,
+    NULL,
+    0,             /* flags */
+    0,NULL,NULL    /* reserved1,reserved2, etc */
+  },
+  {
+    "state",
+    5,
+    PROTOBUF_C_LABEL_NONE,
+    PROTOBUF_C_TYPE_ENUM,
+    0,   /* quantifier_offset */
+    offsetof(Tollgate__V1__ExplainSource, state),
+    &tollgate__v1__subscription_state__descriptor,
+    NULL,
+    0,             /* flags */
+    0,NULL,NULL    /* reserved1,reserved2, etc */
+  },
+  {
+    "access_ends_at",
+    6,
+    PROTOBUF_C_LABEL_NONE,
+    PROTOBUF_C_TYPE_STRING,
+    0,   /* quantifier_offset */
+    offsetof(Tollgate__V1__ExplainSource, access_ends_at),
+    NULL,
+    &protobuf_c_empty_string,
+    0,             /* flags */
+    0,NULL,NULL    /* reserved1,reserved2, etc */
+  },
+  {
+    "expires_at",
+    7,
+    PROTOBUF_C_LABEL_NONE,
+    PROTOBUF_C_TYPE_STRING,
+    0,   /* quantifier_offset */
+    offsetof(Tollgate__V1__ExplainSource, expires_at),
+    NULL,
+    &protobuf_c_empty_string,
+    0,             /* flags */
+    0,NULL,NULL    /* reserved1,reserved2, etc */
+  },
+  {
+    "will_renew",
+    8,
+    PROTOBUF_C_LABEL_NONE,
+    PROTOBUF_C_TYPE_BOOL,
+    0,   /* quantifier_offset */
+    offsetof(Tollgate__V1__ExplainSource, will_renew),
+    NULL,
+    NULL,
+    0,             /* flags */
+    0,NULL,NULL    /* reserved1,reserved2, etc */
+  },
+  {
+    "environment",
+    9,
+    PROTOBUF_C_LABEL_NONE,
+    PROTOBUF_C_TYPE_ENUM,
+    0,   /* quantifier_offset */
+    offsetof(Tollgate__V1__ExplainSource, environment),
+    &tollgate__v1__environment__descriptor,
+    NULL,
+    0,             /* flags */
+    0,NULL,NULL    /* reserved1,reserved2, etc */
+  },
+  {
+    "verified_at",
+    10,
+    PROTOBUF_C_LABEL_NONE,
+    PROTOBUF_C_TYPE_STRING,
+    0,   /* quantifier_offset */
+    offsetof(Tollgate__V1__ExplainSource, verified_at),
+    NULL,
+    &protobuf_c_empty_string,
+    0,             /* flags */
+    0,NULL,NULL    /* reserved1,reserved2, etc */
+  },
+  {
+    "rule",
+    11,
+    PROTOBUF_C_LABEL_NONE,
+    PROTOBUF_C_TYPE_STRING,
+    0,   /* quantifier_offset */
+    offsetof(Tollgate__V1__ExplainSource, rule),
+    NULL,
+    &protobuf_c_empty_string,
+    0,             /* flags */
+    0,NULL,NULL    /* reserved1,reserved2, etc */
+  },
+  {
+    "evidence_source",
+    12,
+    PROTOBUF_C_LABEL_NONE,
+    PROTOBUF_C_TYPE_STRING,
+    0,   /* quantifier_offset */
+    offsetof(Tollgate__V1__ExplainSource, evidence_source),
+    NULL,
+    &protobuf_c_empty_string,
+    0,             /* flags */
+    0,NULL,NULL    /* reserved1,reserved2, etc */
+  },
+  {
+    "payloads",
+    13,
+    PROTOBUF_C_LABEL_REPEATED,
+    PROTOBUF_C_TYPE_MESSAGE,
+    offsetof(Tollgate__V1__ExplainSource, n_payloads),
+    offsetof(Tollgate__V1__ExplainSource, payloads),
+    &tollgate__v1__explain_payload__descriptor,
+    NULL,
+    0,             /* flags */
+    0,NULL,NULL    /* reserved1,reserved2, etc */
+  },
+  {
+    "grant_note",
+    14,
+    PROTOBUF_C_LABEL_NONE,
+    PROTOBUF_C_TYPE_STRING,
+    0,   /* quantifier_offset */
+    offsetof(Tollgate__V1__ExplainSource, grant_note),
+    NULL,
+    &protobuf_c_empty_string,
+    0,             /* flags */
+    0,NULL,NULL    /* reserved1,reserved2, etc */
+  },
+  {
+    "replaces",
+    15,
+    PROTOBUF_C_LABEL_REPEATED,
+    PROTOBUF_C_TYPE_STRING,
+    offsetof(Tollgate__V1__ExplainSource, n_replaces),
+    offsetof(Tollgate__V1__ExplainSource, replaces),
+    NULL,
+    &protobuf_c_empty_string,
+    0,             /* flags */
+    0,NULL,NULL    /* reserved1,reserved2, etc */
+  },
+  {
+    "decides",
+    16,
+    PROTOBUF_C_LABEL_NONE,
+    PROTOBUF_C_TYPE_BOOL,
+    0,   /* quantifier_offset */
+    offsetof(Tollgate__V1__ExplainSource, decides),
+    NULL,
+    NULL,
+    0,             /* flags */
+    0,NULL,NULL    /* reserved1,reserved2, etc */
+  },
+  {
+    "checks_stopped_reason",
+    17,
+    PROTOBUF_C_LABEL_NONE,
+    PROTOBUF_C_TYPE_STRING,
+    0,   /* quantifier_offset */
+    offsetof(Tollgate__V1__ExplainSource, checks_stopped_reason),
+    NULL,
+    &protobuf_c_empty_string,
+    0,             /* flags */
+    0,NULL,NULL    /* reserved1,reserved2, etc */
+  },
+  {
+    "checks_stopped_at",
+    18,
+    PROTOBUF_C_LABEL_NONE,
+    PROTOBUF_C_TYPE_STRING,
+    0,   /* quantifier_offset */
+    offsetof(Tollgate__V1__ExplainSource, checks_stopped_at),
+    NULL,
+    &protobuf_c_empty_string,
+    0,             /* flags */
+    0,NULL,NULL    /* reserved1,reserved2, etc */
+  },
+};
+static const unsigned tollgate__v1__explain_source__field_indices_by_name[] = {
+  5,   /* field[5] = access_ends_at */
+  3,   /* field[3] = active */
+  17,   /* field[17] = checks_stopped_at */
+  16,   /* field[16] = checks_stopped_reason */
+  15,   /* field[15] = decides */
+  8,   /* field[8] = environment */
+  11,   /* field[11] = evidence_source */
+  6,   /* field[6] = expires_at */
+  13,   /* field[13] = grant_note */
+  12,   /* field[12] = payloads */
+  2,   /* field[2] = product_id */
+  14,   /* field[14] = replaces */
+  10,   /* field[10] = rule */
+  0,   /* field[0] = source */
+  4,   /* field[4] = state */
+  1,   /* field[1] = store */
+  9,   /* field[9] = verified_at */
+  7,   /* field[7] = will_renew */
+};
+static const ProtobufCIntRange tollgate__v1__explain_source__number_ranges[1 + 1] =
+{
+  { 1, 0 },
+  { 0, 18 }
+};
+const ProtobufCMessageDescriptor tollgate__v1__explain_source__descriptor =
+{
+  PROTOBUF_C__MESSAGE_DESCRIPTOR_MAGIC,
+  "tollgate.v1.ExplainSource",
+  "ExplainSource",
+  "Tollgate__V1__ExplainSource",
+  "tollgate.v1",
+  sizeof(Tollgate__V1__ExplainSource),
+  18,
+  tollgate__v1__explain_source__field_descriptors,
+  tollgate__v1__explain_source__field_indices_by_name,
+  1,  tollgate__v1__explain_source__number_ranges,
+  (ProtobufCMessageInit) tollgate__v1__explain_source__init,
+  NULL,NULL,NULL    /* reserved[123] */
+};
+static const ProtobufCFieldDescriptor tollgate__v1__explain_event__field_descriptors[5] =
+{
+  {
+    "at",
+    1,
+    PROTOBUF_C_LABEL_NONE,
+    PROTOBUF_C_TYPE_STRING,
+    0,   /* quantifier_offset */
+    offsetof(Tollgate__V1__ExplainEvent, at),
+    NULL,
+    &protobuf_c_empty_string,
+    0,             /* flags */
+    0,NULL,NULL    /* reserved1,reserved2, etc */
+  },
+  {
+    "kind",
+    2,
+    PROTOBUF_C_LABEL_NONE,
+    PROTOBUF_C_TYPE_STRING,
+    0,   /* quantifier_offset */
+    offsetof(Tollgate__V1__ExplainEvent, kind),
+    NULL,
+    &protobuf_c_empty_string,
+    0,             /* flags */
+    0,NULL,NULL    /* reserved1,reserved2, etc */
+  },
+  {
+    "store_subscription_id",
+    3,
+    PROTOBUF_C_LABEL_NONE,
+    PROTOBUF_C_TYPE_STRING,
+    0,   /* quantifier_offset */
+    offsetof(Tollgate__V1__ExplainEvent, store_subscription_id),
+    NULL,
+    &protobuf_c_empty_string,
+    0,             /* flags */
+    0,NULL,NULL    /* reserved1,reserved2, etc */
+  },
+  {
+    "state",
+    4,
+    PROTOBUF_C_LABEL_NONE,
+    PROTOBUF_C_TYPE_ENUM,
+    0,   /* quantifier_offset */
+    offsetof(Tollgate__V1__ExplainEvent, state),
+    &tollgate__v1__subscription_state__descriptor,
+    NULL,
+    0,             /* flags */
+    0,NULL,NULL    /* reserved1,reserved2, etc */
+  },
+  {
+    "detail",
+    5,
+    PROTOBUF_C_LABEL_NONE,
+    PROTOBUF_C_TYPE_STRING,
+    0,   /* quantifier_offset */
+    offsetof(Tollgate__V1__ExplainEvent, detail),
+    NULL,
+    &protobuf_c_empty_string,
+    0,             /* flags */
+    0,NULL,NULL    /* reserved1,reserved2, etc */
+  },
+};
+static const unsigned tollgate__v1__explain_event__field_indices_by_name[] = {
+  0,   /* field[0] = at */
+  4,   /* field[4] = detail */
+  1,   /* field[1] = kind */
+  3,   /* field[3] = state */
+  2,   /* field[2] = store_subscription_id */
+};
+static const ProtobufCIntRange tollgate__v1__explain_event__number_ranges[1 + 1] =
+{
+  { 1, 0 },
+  { 0, 5 }
+};
+const ProtobufCMessageDescriptor tollgate__v1__explain_event__descriptor =
+{
+  PROTOBUF_C__MESSAGE_DESCRIPTOR_MAGIC,
+  "tollgate.v1.ExplainEvent",
+  "ExplainEvent",
+  "Tollgate__V1__ExplainEvent",
+  "tollgate.v1",
+  sizeof(Tollgate__V1__ExplainEvent),
+  5,
+  tollgate__v1__explain_event__field_descriptors,
+  tollgate__v1__explain_event__field_indices_by_name,
+  1,  tollgate__v1__explain_event__number_ranges,
+  (ProtobufCMessageInit) tollgate__v1__explain_event__init,
+  NULL,NULL,NULL    /* reserved[123] */
+};
+static const ProtobufCFieldDescriptor tollgate__v1__transferred_away__field_descriptors[6] =
+{
+  {
+    "store",
+    1,
+    PROTOBUF_C_LABEL_NONE,
+    PROTOBUF_C_TYPE_ENUM,
+    0,   /* quantifier_offset */
+    offsetof(Tollgate__V1__TransferredAway, store),
+    &tollgate__v1__store__descriptor,
+    NULL,
+    0,             /* flags */
+    0,NULL,NULL    /* reserved1,reserved2, etc */
+  },
+  {
+    "store_subscription_id",
+    2,
+    PROTOBUF_C_LABEL_NONE,
+    PROTOBUF_C_TYPE_STRING,
+    0,   /* quantifier_offset */
+    offsetof(Tollgate__V1__TransferredAway, store_subscription_id),
+    NULL,
+    &protobuf_c_empty_string,
+    0,             /* flags */
+    0,NULL,NULL    /* reserved1,reserved2, etc */
+  },
+  {
+    "product_id",
+    3,
+    PROTOBUF_C_LABEL_NONE,
+    PROTOBUF_C_TYPE_STRING,
+    0,   /* quantifier_offset */
+    offsetof(Tollgate__V1__TransferredAway, product_id),
+    NULL,
+    &protobuf_c_empty_string,
+    0,             /* flags */
+    0,NULL,NULL    /* reserved1,reserved2, etc */
+  },
+  {
+    "to_user_id",
+    4,
+    PROTOBUF_C_LABEL_NONE,
+    PROTOBUF_C_TYPE_STRING,
+    0,   /* quantifier_offset */
+    offsetof(Tollgate__V1__TransferredAway, to_user_id),
+    NULL,
+    &protobuf_c_empty_string,
+    0,             /* flags */
+    0,NULL,NULL    /* reserved1,reserved2, etc */
+  },
+  {
+    "at",
+    5,
+    PROTOBUF_C_LABEL_NONE,
+    PROTOBUF_C_TYPE_STRING,
+    0,   /* quantifier_offset */
+    offsetof(Tollgate__V1__TransferredAway, at),
+    NULL,
+    &protobuf_c_empty_string,
+    0,             /* flags */
+    0,NULL,NULL    /* reserved1,reserved2, etc */
+  },
+  {
+    "detail",
+    6,
+    PROTOBUF_C_LABEL_NONE,
+    PROTOBUF_C_TYPE_STRING,
+    0,   /* quantifier_offset */
+    offsetof(Tollgate__V1__TransferredAway, detail),
+    NULL,
+    &protobuf_c_empty_string,
+    0,             /* flags */
+    0,NULL,NULL    /* reserved1,reserved2, etc */
+  },
+};
+static const unsigned tollgate__v1__transferred_away__field_indices_by_name[] = {
+  4,   /* field[4] = at */
+  5,   /* field[5] = detail */
+  2,   /* field[2] = product_id */
+  0,   /* field[0] = store */
+  1,   /* field[1] = store_subscription_id */
+  3,   /* field[3] = to_user_id */
+};
+static const ProtobufCIntRange tollgate__v1__transferred_away__number_ranges[1 + 1] =
+{
+  { 1, 0 },
+  { 0, 6 }
+};
+const ProtobufCMessageDescriptor tollgate__v1__transferred_away__descriptor =
+{
+  PROTOBUF_C__MESSAGE_DESCRIPTOR_MAGIC,
+  "tollgate.v1.TransferredAway",
+  "TransferredAway",
+  "Tollgate__V1__TransferredAway",
+  "tollgate.v1",
+  sizeof(Tollgate__V1__TransferredAway),
+  6,
+  tollgate__v1__transferred_away__field_descriptors,
+  tollgate__v1__transferred_away__field_indices_by_name,
+  1,  tollgate__v1__transferred_away__number_ranges,
+  (ProtobufCMessageInit) tollgate__v1__transferred_away__init,
+  NULL,NULL,NULL    /* reserved[123] */
+};
+static const ProtobufCFieldDescriptor tollgate__v1__rejected_submission__field_descriptors[5] =
+{
+  {
+    "store",
+    1,
+    PROTOBUF_C_LABEL_NONE,
+    PROTOBUF_C_TYPE_ENUM,
+    0,   /* quantifier_offset */
+    offsetof(Tollgate__V1__RejectedSubmission, store),
+    &tollgate__v1__store__descriptor,
+    NULL,
+    0,             /* flags */
+    0,NULL,NULL    /* reserved1,reserved2, etc */
+  },
+  {
+    "product_id",
+    2,
+    PROTOBUF_C_LABEL_NONE,
+    PROTOBUF_C_TYPE_STRING,
+    0,   /* quantifier_offset */
+    offsetof(Tollgate__V1__RejectedSubmission, product_id),
+    NULL,
+    &protobuf_c_empty_string,
+    0,             /* flags */
+    0,NULL,NULL    /* reserved1,reserved2, etc */
+  },
+  {
+    "reason",
+    3,
+    PROTOBUF_C_LABEL_NONE,
+    PROTOBUF_C_TYPE_STRING,
+    0,   /* quantifier_offset */
+    offsetof(Tollgate__V1__RejectedSubmission, reason),
+    NULL,
+    &protobuf_c_empty_string,
+    0,             /* flags */
+    0,NULL,NULL    /* reserved1,reserved2, etc */
+  },
+  {
+    "received_at",
+    4,
+    PROTOBUF_C_LABEL_NONE,
+    PROTOBUF_C_TYPE_STRING,
+    0,   /* quantifier_offset */
+    offsetof(Tollgate__V1__RejectedSubmission, received_at),
+    NULL,
+    &protobuf_c_empty_string,
+    0,             /* flags */
+    0,NULL,NULL    /* reserved1,reserved2, etc */
+  },
+  {
+    "rejected_at",
+    5,
+    PROTOBUF_C_LABEL_NONE,
+    PROTOBUF_C_TYPE_STRING,
+    0,   /* quantifier_offset */
+    offsetof(Tollgate__V1__RejectedSubmission, rejected_at),
+    NULL,
+    &protobuf_c_empty_string,
+    0,             /* flags */
+    0,NULL,NULL    /* reserved1,reserved2, etc */
+  },
+};
+static const unsigned tollgate__v1__rejected_submission__field_indices_by_name[] = {
+  1,   /* field[1] = product_id */
+  2,   /* field[2] = reason */
+  3,   /* field[3] = received_at */
+  4,   /* field[4] = rejected_at */
+  0,   /* field[0] = store */
+};
+static const ProtobufCIntRange tollgate__v1__rejected_submission__number_ranges[1 + 1] =
+{
+  { 1, 0 },
+  { 0, 5 }
+};
+const ProtobufCMessageDescriptor tollgate__v1__rejected_submission__descriptor =
+{
+  PROTOBUF_C__MESSAGE_DESCRIPTOR_MAGIC,
+  "tollgate.v1.RejectedSubmission",
+  "RejectedSubmission",
+  "Tollgate__V1__RejectedSubmission",
+  "tollgate.v1",
+  sizeof(Tollgate__V1__RejectedSubmission),
+  5,
+  tollgate__v1__rejected_submission__field_descriptors,
+  tollgate__v1__rejected_submission__field_indices_by_name,
+  1,  tollgate__v1__rejected_submission__number_ranges,
+  (ProtobufCMessageInit) tollgate__v1__rejected_submission__init,
+  NULL,NULL,NULL    /* reserved[123] */
+};
+static const ProtobufCFieldDescriptor tollgate__v1__explain_response__field_descriptors[10] =
+{
+  {
+    "error",
+    1,
+    PROTOBUF_C_LABEL_NONE,
+    PROTOBUF_C_TYPE_MESSAGE,
+    0,   /* quantifier_offset */
+    offsetof(Tollgate__V1__ExplainResponse, error),
+    &tollgate__v1__error__descriptor,
+    NULL,
+    0,             /* flags */
+    0,NULL,NULL    /* reserved1,reserved2, etc */
+  },
+  {
+    "user_id",
+    2,
+    PROTOBUF_C_LABEL_NONE,
+    PROTOBUF_C_TYPE_STRING,
+    0,   /* quantifier_offset */
+    offsetof(Tollgate__V1__ExplainResponse, user_id),
+    NULL,
+    &protobuf_c_empty_string,
+    0,             /* flags */
+    0,NULL,NULL    /* reserved1,reserved2, etc */
+  },
+  {
+    "entitlement",
+    3,
+    PROTOBUF_C_LABEL_NONE,
+    PROTOBUF_C_TYPE_STRING,
+    0,   /* quantifier_offset */
+    offsetof(Tollgate__V1__ExplainResponse, entitlement),
+    NULL,
+    &protobuf_c_empty_string,
+    0,             /* flags */
+    0,NULL,NULL    /* reserved1,reserved2, etc */
+  },
+  {
+    "evaluated_at",
+    4,
+    PROTOBUF_C_LABEL_NONE,
+    PROTOBUF_C_TYPE_STRING,
+    0,   /* quantifier_offset */
+    offsetof(Tollgate__V1__ExplainResponse, evaluated_at),
+    NULL,
+    &protobuf_c_empty_string,
+    0,             /* flags */
+    0,NULL,NULL    /* reserved1,reserved2, etc */
+  },
+  {
+    "active",
+    5,
+    PROTOBUF_C_LABEL_NONE,
+    PROTOBUF_C_TYPE_BOOL,
+    0,   /* quantifier_offset */
+    offsetof(Tollgate__V1__ExplainResponse, active),
+    NULL,
+    NULL,
+    0,             /* flags */
+    0,NULL,NULL    /* reserved1,reserved2, etc */
+  },
+  {
+    "state",
+    6,
+    PROTOBUF_C_LABEL_NONE,
+    PROTOBUF_C_TYPE_ENUM,
+    0,   /* quantifier_offset */
+    offsetof(Tollgate__V1__ExplainResponse, state),
+    &tollgate__v1__subscription_state__descriptor,
+    NULL,
+    0,             /* flags */
+    0,NULL,NULL    /* reserved1,reserved2, etc */
+  },
+  {
+    "sources",
+    7,
+    PROTOBUF_C_LABEL_REPEATED,
+    PROTOBUF_C_TYPE_MESSAGE,
+    offsetof(Tollgate__V1__ExplainResponse, n_sources),
+    offsetof(Tollgate__V1__ExplainResponse, sources),
+    &tollgate__v1__explain_source__descriptor,
+    NULL,
+    0,             /* flags */
+    0,NULL,NULL    /* reserved1,reserved2, etc */
+  },
+  {
+    "recent_events",
+    8,
+    PROTOBUF_C_LABEL_REPEATED,
+    PROTOBUF_C_TYPE_MESSAGE,
+    offsetof(Tollgate__V1__ExplainResponse, n_recent_events),
+    offsetof(Tollgate__V1__ExplainResponse, recent_events),
+    &tollgate__v1__explain_event__descriptor,
+    NULL,
+    0,             /* flags */
+    0,NULL,NULL    /* reserved1,reserved2, etc */
+  },
+  {
+    "transferred_away",
+    9,
+    PROTOBUF_C_LABEL_REPEATED,
+    PROTOBUF_C_TYPE_MESSAGE,
+    offsetof(Tollgate__V1__ExplainResponse, n_transferred_away),
+    offsetof(Tollgate__V1__ExplainResponse, transferred_away),
+    &tollgate__v1__transferred_away__descriptor,
+    NULL,
+    0,             /* flags */
+    0,NULL,NULL    /* reserved1,reserved2, etc */
+  },
+  {
+    "rejected_submissions",
+    10,
+    PROTOBUF_C_LABEL_REPEATED,
+    PROTOBUF_C_TYPE_MESSAGE,
+    offsetof(Tollgate__V1__ExplainResponse, n_rejected_submissions),
+    offsetof(Tollgate__V1__ExplainResponse, rejected_submissions),
+    &tollgate__v1__rejected_submission__descriptor,
+    NULL,
+    0,             /* flags */
+    0,NULL,NULL    /* reserved1,reserved2, etc */
+  },
+};
+static const unsigned tollgate__v1__explain_response__field_indices_by_name[] = {
+  4,   /* field[4] = active */
+  2,   /* field[2] = entitlement */
+  0,   /* field[0] = error */
+  3,   /* field[3] = evaluated_at */
+  7,   /* field[7] = recent_events */
+  9,   /* field[9] = rejected_submissions */
+  6,   /* field[6] = sources */
+  5,   /* field[5] = state */
+  8,   /* field[8] = transferred_away */
+  1,   /* field[1] = user_id */
+};
+static const ProtobufCIntRange tollgate__v1__explain_response__number_ranges[1 + 1] =
+{
+  { 1, 0 },
+  { 0, 10 }
+};
+const ProtobufCMessageDescriptor tollgate__v1__explain_response__descriptor =
+{
+  PROTOBUF_C__MESSAGE_DESCRIPTOR_MAGIC,
+  "tollgate.v1.ExplainResponse",
+  "ExplainResponse",
+  "Tollgate__V1__ExplainResponse",
+  "tollgate.v1",
+  sizeof(Tollgate__V1__ExplainResponse),
+  10,
+  tollgate__v1__explain_response__field_descriptors,
+  tollgate__v1__explain_response__field_indices_by_name,
+  1,  tollgate__v1__explain_response__number_ranges,
+  (ProtobufCMessageInit) tollgate__v1__explain_response__init,
+  NULL,NULL,NULL    /* reserved[123] */
+};
+static const ProtobufCFieldDescriptor tollgate__v1__grant_request__field_descriptors[5] =
+{
+  {
+    "user_id",
+    1,
+    PROTOBUF_C_LABEL_NONE,
+    PROTOBUF_C_TYPE_STRING,
+    0,   /* quantifier_offset */
+    offsetof(Tollgate__V1__GrantRequest, user_id),
+    NULL,
+    &protobuf_c_empty_string,
+    0,             /* flags */
+    0,NULL,NULL    /* reserved1,reserved2, etc */
+  },
+  {
+    "entitlement",
+    2,
+    PROTOBUF_C_LABEL_NONE,
+    PROTOBUF_C_TYPE_STRING,
+    0,   /* quantifier_offset */
+    offsetof(Tollgate__V1__GrantRequest, entitlement),
+    NULL,
+    &protobuf_c_empty_string,
+    0,             /* flags */
+    0,NULL,NULL    /* reserved1,reserved2, etc */
+  },
+  {
+    "until",
+    3,
+    PROTOBUF_C_LABEL_NONE,
+    PROTOBUF_C_TYPE_STRING,
+    0,   /* quantifier_offset */
+    offsetof(Tollgate__V1__GrantRequest, until),
+    NULL,
+    &protobuf_c_empty_string,
+    0,             /* flags */
+    0,NULL,NULL    /* reserved1,reserved2, etc */
+  },
+  {
+    "note",
+    4,
+    PROTOBUF_C_LABEL_NONE,
+    PROTOBUF_C_TYPE_STRING,
+    0,   /* quantifier_offset */
+    offsetof(Tollgate__V1__GrantRequest, note),
+    NULL,
+    &protobuf_c_empty_string,
+    0,             /* flags */
+    0,NULL,NULL    /* reserved1,reserved2, etc */
+  },
+  {
+    "requested_by",
+    5,
+    PROTOBUF_C_LABEL_NONE,
+    PROTOBUF_C_TYPE_STRING,
+    0,   /* quantifier_offset */
+    offsetof(Tollgate__V1__GrantRequest, requested_by),
+    NULL,
+    &protobuf_c_empty_string,
+    0,             /* flags */
+    0,NULL,NULL    /* reserved1,reserved2, etc */
+  },
+};
+static const unsigned tollgate__v1__grant_request__field_indices_by_name[] = {
+  1,   /* field[1] = entitlement */
+  3,   /* field[3] = note */
+  4,   /* field[4] = requested_by */
+  2,   /* field[2] = until */
+  0,   /* field[0] = user_id */
+};
+static const ProtobufCIntRange tollgate__v1__grant_request__number_ranges[1 + 1] =
+{
+  { 1, 0 },
+  { 0, 5 }
+};
+const ProtobufCMessageDescriptor tollgate__v1__grant_request__descriptor =
+{
+  PROTOBUF_C__MESSAGE_DESCRIPTOR_MAGIC,
+  "tollgate.v1.GrantRequest",
+  "GrantRequest",
+  "Tollgate__V1__GrantRequest",
+  "tollgate.v1",
+  sizeof(Tollgate__V1__GrantRequest),
+  5,
+  tollgate__v1__grant_request__field_descriptors,
+  tollgate__v1__grant_request__field_indices_by_name,
+  1,  tollgate__v1__grant_request__number_ranges,
+  (ProtobufCMessageInit) tollgate__v1__grant_request__init,
+  NULL,NULL,NULL    /* reserved[123] */
+};
+static const ProtobufCFieldDescriptor tollgate__v1__grant_response__field_descriptors[3] =
+{
+  {
+    "error",
+    1,
+    PROTOBUF_C_LABEL_NONE,
+    PROTOBUF_C_TYPE_MESSAGE,
+    0,   /* quantifier_offset */
+    offsetof(Tollgate__V1__GrantResponse, error),
+    &tollgate__v1__error__descriptor,
+    NULL,
+    0,             /* flags */
+    0,NULL,NULL    /* reserved1,reserved2, etc */
+  },
+  {
+    "grant_id",
+    2,
+    PROTOBUF_C_LABEL_NONE,
+    PROTOBUF_C_TYPE_STRING,
+    0,   /* quantifier_offset */
+    offsetof(Tollgate__V1__GrantResponse, grant_id),
+    NULL,
+    &protobuf_c_empty_string,
+    0,             /* flags */
+    0,NULL,NULL    /* reserved1,reserved2, etc */
+  },
+  {
+    "entitlements",
+    3,
+    PROTOBUF_C_LABEL_REPEATED,
+    PROTOBUF_C_TYPE_MESSAGE,
+    offsetof(Tollgate__V1__GrantResponse, n_entitlements),
+    offsetof(Tollgate__V1__GrantResponse, entitlements),
+    &tollgate__v1__entitlement_status__descriptor,
+    NULL,
+    0,             /* flags */
+    0,NULL,NULL    /* reserved1,reserved2, etc */
+  },
+};
+static const unsigned tollgate__v1__grant_response__field_indices_by_name[] = {
+  2,   /* field[2] = entitlements */
+  0,   /* field[0] = error */
+  1,   /* field[1] = grant_id */
+};
+static const ProtobufCIntRange tollgate__v1__grant_response__number_ranges[1 + 1] =
+{
+  { 1, 0 },
+  { 0, 3 }
+};
+const ProtobufCMessageDescriptor tollgate__v1__grant_response__descriptor =
+{
+  PROTOBUF_C__MESSAGE_DESCRIPTOR_MAGIC,
+  "tollgate.v1.GrantResponse",
+  "GrantResponse",
+  "Tollgate__V1__GrantResponse",
+  "tollgate.v1",
+  sizeof(Tollgate__V1__GrantResponse),
+  3,
+  tollgate__v1__grant_response__field_descriptors,
+  tollgate__v1__grant_response__field_indices_by_name,
+  1,  tollgate__v1__grant_response__number_ranges,
+  (ProtobufCMessageInit) tollgate__v1__grant_response__init,
+  NULL,NULL,NULL    /* reserved[123] */
+};
+static const ProtobufCFieldDescriptor tollgate__v1__revoke_request__field_descriptors[4] =
+{
+  {
+    "user_id",
+    1,
+    PROTOBUF_C_LABEL_NONE,
+    PROTOBUF_C_TYPE_STRING,
+    0,   /* quantifier_offset */
+    offsetof(Tollgate__V1__RevokeRequest, user_id),
+    NULL,
+    &protobuf_c_empty_string,
+    0,             /* flags */
+    0,NULL,NULL    /* reserved1,reserved2, etc */
+  },
+  {
+    "entitlement",
+    2,
+    PROTOBUF_C_LABEL_NONE,
+    PROTOBUF_C_TYPE_STRING,
+    0,   /* quantifier_offset */
+    offsetof(Tollgate__V1__RevokeRequest, entitlement),
+    NULL,
+    &protobuf_c_empty_string,
+    0,             /* flags */
+    0,NULL,NULL    /* reserved1,reserved2, etc */
+  },
+  {
+    "note",
+    3,
+    PROTOBUF_C_LABEL_NONE,
+    PROTOBUF_C_TYPE_STRING,
+    0,   /* quantifier_offset */
+    offsetof(Tollgate__V1__RevokeRequest, note),
+    NULL,
+    &protobuf_c_empty_string,
+    0,             /* flags */
+    0,NULL,NULL    /* reserved1,reserved2, etc */
+  },
+  {
+    "requested_by",
+    4,
+    PROTOBUF_C_LABEL_NONE,
+    PROTOBUF_C_TYPE_STRING,
+    0,   /* quantifier_offset */
+    offsetof(Tollgate__V1__RevokeRequest, requested_by),
+    NULL,
+    &protobuf_c_empty_string,
+    0,             /* flags */
+    0,NULL,NULL    /* reserved1,reserved2, etc */
+  },
+};
+static const unsigned tollgate__v1__revoke_request__field_indices_by_name[] = {
+  1,   /* field[1] = entitlement */
+  2,   /* field[2] = note */
+  3,   /* field[3] = requested_by */
+  0,   /* field[0] = user_id */
+};
+static const ProtobufCIntRange tollgate__v1__revoke_request__number_ranges[1 + 1] =
+{
+  { 1, 0 },
+  { 0, 4 }
+};
+const ProtobufCMessageDescriptor tollgate__v1__revoke_request__descriptor =
+{
+  PROTOBUF_C__MESSAGE_DESCRIPTOR_MAGIC,
+  "tollgate.v1.RevokeRequest",
+  "RevokeRequest",
+  "Tollgate__V1__RevokeRequest",
+  "tollgate.v1",
+  sizeof(Tollgate__V1__RevokeRequest),
+  4,
+  tollgate__v1__revoke_request__field_descriptors,
+  tollgate__v1__revoke_request__field_indices_by_name,
+  1,  tollgate__v1__revoke_request__number_ranges,
+  (ProtobufCMessageInit) tollgate__v1__revoke_request__init,
+  NULL,NULL,NULL    /* reserved[123] */
+};
+static const ProtobufCFieldDescriptor tollgate__v1__revoke_response__field_descriptors[3] =
+{
+  {
+    "error",
+    1,
+    PROTOBUF_C_LABEL_NONE,
+    PROTOBUF_C_TYPE_MESSAGE,
+    0,   /* quantifier_offset */
+    offsetof(Tollgate__V1__RevokeResponse, error),
+    &tollgate__v1__error__descriptor,
+    NULL,
+    0,             /* flags */
+    0,NULL,NULL    /* reserved1,reserved2, etc */
+  },
+  {
+    "revoked",
+    2,
+    PROTOBUF_C_LABEL_NONE,
+    PROTOBUF_C_TYPE_UINT32,
+    0,   /* quantifier_offset */
+    offsetof(Tollgate__V1__RevokeResponse, revoked),
+    NULL,
+    NULL,
+    0,             /* flags */
+    0,NULL,NULL    /* reserved1,reserved2, etc */
+  },
+  {
+    "entitlements",
+    3,
+    PROTOBUF_C_LABEL_REPEATED,
+    PROTOBUF_C_TYPE_MESSAGE,
+    offsetof(Tollgate__V1__RevokeResponse, n_entitlements),
+    offsetof(Tollgate__V1__RevokeResponse, entitlements),
+    &tollgate__v1__entitlement_status__descriptor,
+    NULL,
+    0,             /* flags */
+    0,NULL,NULL    /* reserved1,reserved2, etc */
+  },
+};
+static const unsigned tollgate__v1__revoke_response__field_indices_by_name[] = {
+  2,   /* field[2] = entitlements */
+  0,   /* field[0] = error */
+  1,   /* field[1] = revoked */
+};
+static const ProtobufCIntRange tollgate__v1__revoke_response__number_ranges[1 + 1] =
+{
+  { 1, 0 },
+  { 0, 3 }
+};
+const ProtobufCMessageDescriptor tollgate__v1__revoke_response__descriptor =
+{
+  PROTOBUF_C__MESSAGE_DESCRIPTOR_MAGIC,
+  "tollgate.v1.RevokeResponse",
+  "RevokeResponse",
+  "Tollgate__V1__RevokeResponse",
+  "tollgate.v1",
+  sizeof(Tollgate__V1__RevokeResponse),
+  3,
+  tollgate__v1__revoke_response__field_descriptors,
+  tollgate__v1__revoke_response__field_indices_by_name,
+  1,  tollgate__v1__revoke_response__number_ranges,
+  (ProtobufCMessageInit) tollgate__v1__revoke_response__init,
+  NULL,NULL,NULL    /* reserved[123] */
+};
+static const ProtobufCFieldDescriptor tollgate__v1__reverify_request__field_descriptors[1] =
+{
+  {
+    "user_id",
+    1,
+    PROTOBUF_C_LABEL_NONE,
+    PROTOBUF_C_TYPE_STRING,
+    0,   /* quantifier_offset */
+    offsetof(Tollgate__V1__ReverifyRequest, user_id),
+    NULL,
+    &protobuf_c_empty_string,
+    0,             /* flags */
+    0,NULL,NULL    /* reserved1,reserved2, etc */
+  },
+};
+static const unsigned tollgate__v1__reverify_request__field_indices_by_name[] = {
+  0,   /* field[0] = user_id */
+};
+static const ProtobufCIntRange tollgate__v1__reverify_request__number_ranges[1 + 1] =
+{
+  { 1, 0 },
+  { 0, 1 }
+};
+const ProtobufCMessageDescriptor tollgate__v1__reverify_request__descriptor =
+{
+  PROTOBUF_C__MESSAGE_DESCRIPTOR_MAGIC,
+  "tollgate.v1.ReverifyRequest",
+  "ReverifyRequest",
+  "Tollgate__V1__ReverifyRequest",
+  "tollgate.v1",
+  sizeof(Tollgate__V1__ReverifyRequest),
+  1,
+  tollgate__v1__reverify_request__field_descriptors,
+  tollgate__v1__reverify_request__field_indices_by_name,
+  1,  tollgate__v1__reverify_request__number_ranges,
+  (ProtobufCMessageInit) tollgate__v1__reverify_request__init,
+  NULL,NULL,NULL    /* reserved[123] */
+};
+static const ProtobufCFieldDescriptor tollgate__v1__reverify_response__field_descriptors[2] =
+{
+  {
+    "error",
+    1,
+    PROTOBUF_C_LABEL_NONE,
+    PROTOBUF_C_TYPE_MESSAGE,
+    0,   /* quantifier_offset */
+    offsetof(Tollgate__V1__ReverifyResponse, error),
+    &tollgate__v1__error__descriptor,
+    NULL,
+    0,             /* flags */
+    0,NULL,NULL    /* reserved1,reserved2, etc */
+  },
+  {
+    "subscriptions",
+    2,
+    PROTOBUF_C_LABEL_NONE,
+    PROTOBUF_C_TYPE_UINT32,
+    0,   /* quantifier_offset */
+    offsetof(Tollgate__V1__ReverifyResponse, subscriptions),
+    NULL,
+    NULL,
+    0,             /* flags */
+    0,NULL,NULL    /* reserved1,reserved2, etc */
+  },
+};
+static const unsigned tollgate__v1__reverify_response__field_indices_by_name[] = {
+  0,   /* field[0] = error */
+  1,   /* field[1] = subscriptions */
+};
+static const ProtobufCIntRange tollgate__v1__reverify_response__number_ranges[1 + 1] =
+{
+  { 1, 0 },
+  { 0, 2 }
+};
+const ProtobufCMessageDescriptor tollgate__v1__reverify_response__descriptor =
+{
+  PROTOBUF_C__MESSAGE_DESCRIPTOR_MAGIC,
+  "tollgate.v1.ReverifyResponse",
+  "ReverifyResponse",
+  "Tollgate__V1__ReverifyResponse",
+  "tollgate.v1",
+  sizeof(Tollgate__V1__ReverifyResponse),
+  2,
+  tollgate__v1__reverify_response__field_descriptors,
+  tollgate__v1__reverify_response__field_indices_by_name,
+  1,  tollgate__v1__reverify_response__number_ranges,
+  (ProtobufCMessageInit) tollgate__v1__reverify_response__init,
+  NULL,NULL,NULL    /* reserved[123] */
+};
+static const ProtobufCFieldDescriptor tollgate__v1__erase_user_request__field_descriptors[3] =
+{
+  {
+    "user_id",
+    1,
+    PROTOBUF_C_LABEL_NONE,
+    PROTOBUF_C_TYPE_STRING,
+    0,   /* quantifier_offset */
+    offsetof(Tollgate__V1__EraseUserRequest, user_id),
+    NULL,
+    &protobuf_c_empty_string,
+    0,             /* flags */
+    0,NULL,NULL    /* reserved1,reserved2, etc */
+  },
+  {
+    "dry_run",
+    2,
+    PROTOBUF_C_LABEL_NONE,
+    PROTOBUF_C_TYPE_BOOL,
+    0,   /* quantifier_offset */
+    offsetof(Tollgate__V1__EraseUserRequest, dry_run),
+    NULL,
+    NULL,
+    0,             /* flags */
+    0,NULL,NULL    /* reserved1,reserved2, etc */
+  },
+  {
+    "requested_by",
+    3,
+    PROTOBUF_C_LABEL_NONE,
+    PROTOBUF_C_TYPE_STRING,
+    0,   /* quantifier_offset */
+    offsetof(Tollgate__V1__EraseUserRequest, requested_by),
+    NULL,
+    &protobuf_c_empty_string,
+    0,             /* flags */
+    0,NULL,NULL    /* reserved1,reserved2, etc */
+  },
+};
+static const unsigned tollgate__v1__erase_user_request__field_indices_by_name[] = {
+  1,   /* field[1] = dry_run */
+  2,   /* field[2] = requested_by */
+  0,   /* field[0] = user_id */
+};
+static const ProtobufCIntRange tollgate__v1__erase_user_request__number_ranges[1 + 1] =
+{
+  { 1, 0 },
+  { 0, 3 }
+};
+const ProtobufCMessageDescriptor tollgate__v1__erase_user_request__descriptor =
+{
+  PROTOBUF_C__MESSAGE_DESCRIPTOR_MAGIC,
+  "tollgate.v1.EraseUserRequest",
+  "EraseUserRequest",
+  "Tollgate__V1__EraseUserRequest",
+  "tollgate.v1",
+  sizeof(Tollgate__V1__EraseUserRequest),
+  3,
+  tollgate__v1__erase_user_request__field_descriptors,
+  tollgate__v1__erase_user_request__field_indices_by_name,
+  1,  tollgate__v1__erase_user_request__number_ranges,
+  (ProtobufCMessageInit) tollgate__v1__erase_user_request__init,
+  NULL,NULL,NULL    /* reserved[123] */
+};
+static const ProtobufCFieldDescriptor tollgate__v1__erase_user_response__field_descriptors[8] =
+{
+  {
+    "error",
+    1,
+    PROTOBUF_C_LABEL_NONE,
+    PROTOBUF_C_TYPE_MESSAGE,
+    0,   /* quantifier_offset */
+    offsetof(Tollgate__V1__EraseUserResponse, error),
+    &tollgate__v1__error__descriptor,
+    NULL,
+    0,             /* flags */
+    0,NULL,NULL    /* reserved1,reserved2, etc */
+  },
+  {
+    "dry_run",
+    2,
+    PROTOBUF_C_LABEL_NONE,
+    PROTOBUF_C_TYPE_BOOL,
+    0,   /* quantifier_offset */
+    offsetof(Tollgate__V1__EraseUserResponse, dry_run),
+    NULL,
+    NULL,
+    0,             /* flags */
+    0,NULL,NULL    /* reserved1,reserved2, etc */
+  },
+  {
+    "subscriptions_unbound",
+    3,
+    PROTOBUF_C_LABEL_NONE,
+    PROTOBUF_C_TYPE_UINT32,
+    0,   /* quantifier_offset */
+    offsetof(Tollgate__V1__EraseUserResponse, subscriptions_unbound),
+    NULL,
+    NULL,
+    0,             /* flags */
+    0,NULL,NULL    /* reserved1,reserved2, etc */
+  },
+  {
+    "grants",
+    4,
+    PROTOBUF_C_LABEL_NONE,
+    PROTOBUF_C_TYPE_UINT32,
+    0,   /* quantifier_offset */
+    offsetof(Tollgate__V1__EraseUserResponse, grants),
+    NULL,
+    NULL,
+    0,             /* flags */
+    0,NULL,NULL    /* reserved1,reserved2, etc */
+  },
+  {
+    "events",
+    5,
+    PROTOBUF_C_LABEL_NONE,
+    PROTOBUF_C_TYPE_UINT32,
+    0,   /* quantifier_offset */
+    offsetof(Tollgate__V1__EraseUserResponse, events),
+    NULL,
+    NULL,
+    0,             /* flags */
+    0,NULL,NULL    /* reserved1,reserved2, etc */
+  },
+  {
+    "events_scrubbed",
+    6,
+    PROTOBUF_C_LABEL_NONE,
+    PROTOBUF_C_TYPE_UINT32,
+    0,   /* quantifier_offset */
+    offsetof(Tollgate__V1__EraseUserResponse, events_scrubbed),
+    NULL,
+    NULL,
+    0,             /* flags */
+    0,NULL,NULL    /* reserved1,reserved2, etc */
+  },
+  {
+    "submissions",
+    7,
+    PROTOBUF_C_LABEL_NONE,
+    PROTOBUF_C_TYPE_UINT32,
+    0,   /* quantifier_offset */
+    offsetof(Tollgate__V1__EraseUserResponse, submissions),
+    NULL,
+    NULL,
+    0,             /* flags */
+    0,NULL,NULL    /* reserved1,reserved2, etc */
+  },
+  {
+    "entitlement_records",
+    8,
+    PROTOBUF_C_LABEL_NONE,
+    PROTOBUF_C_TYPE_UINT32,
+    0,   /* quantifier_offset */
+    offsetof(Tollgate__V1__EraseUserResponse, entitlement_records),
+    NULL,
+    NULL,
+    0,             /* flags */
+    0,NULL,NULL    /* reserved1,reserved2, etc */
+  },
+};
+static const unsigned tollgate__v1__erase_user_response__field_indices_by_name[] = {
+  1,   /* field[1] = dry_run */
+  7,   /* field[7] = entitlement_records */
+  0,   /* field[0] = error */
+  4,   /* field[4] = events */
+  5,   /* field[5] = events_scrubbed */
+  3,   /* field[3] = grants */
+  6,   /* field[6] = submissions */
+  2,   /* field[2] = subscriptions_unbound */
+};
+static const ProtobufCIntRange tollgate__v1__erase_user_response__number_ranges[1 + 1] =
+{
+  { 1, 0 },
+  { 0, 8 }
+};
+const ProtobufCMessageDescriptor tollgate__v1__erase_user_response__descriptor =
+{
+  PROTOBUF_C__MESSAGE_DESCRIPTOR_MAGIC,
+  "tollgate.v1.EraseUserResponse",
+  "EraseUserResponse",
+  "Tollgate__V1__EraseUserResponse",
+  "tollgate.v1",
+  sizeof(Tollgate__V1__EraseUserResponse),
+  8,
+  tollgate__v1__erase_user_response__field_descriptors,
+  tollgate__v1__erase_user_response__field_indices_by_name,
+  1,  tollgate__v1__erase_user_response__number_ranges,
+  (ProtobufCMessageInit) tollgate__v1__erase_user_response__init,
+  NULL,NULL,NULL    /* reserved[123] */
+};
 static const ProtobufCEnumValue tollgate__v1__store__enum_values_by_number[5] =
 {
   { "STORE_UNSPECIFIED", "TOLLGATE__V1__STORE__STORE_UNSPECIFIED", 0 },
@@ -2356,7 +5269,47 @@ const ProtobufCEnumDescriptor tollgate__v1__serving_status__descriptor =
   tollgate__v1__serving_status__value_ranges,
   NULL,NULL,NULL,NULL   /* reserved[1234] */
 };
-static const ProtobufCMethodDescriptor tollgate__v1__entitlements__method_descriptors[6] =
+static const ProtobufCEnumValue tollgate__v1__identifier_kind__enum_values_by_number[8] =
+{
+  { "IDENTIFIER_KIND_UNSPECIFIED", "TOLLGATE__V1__IDENTIFIER_KIND__IDENTIFIER_KIND_UNSPECIFIED", 0 },
+  { "IDENTIFIER_KIND_APP_STORE_TRANSACTION_ID", "TOLLGATE__V1__IDENTIFIER_KIND__IDENTIFIER_KIND_APP_STORE_TRANSACTION_ID", 1 },
+  { "IDENTIFIER_KIND_APP_STORE_ORIGINAL_TRANSACTION_ID", "TOLLGATE__V1__IDENTIFIER_KIND__IDENTIFIER_KIND_APP_STORE_ORIGINAL_TRANSACTION_ID", 2 },
+  { "IDENTIFIER_KIND_APP_STORE_ORDER_ID", "TOLLGATE__V1__IDENTIFIER_KIND__IDENTIFIER_KIND_APP_STORE_ORDER_ID", 3 },
+  { "IDENTIFIER_KIND_GOOGLE_PLAY_PURCHASE_TOKEN", "TOLLGATE__V1__IDENTIFIER_KIND__IDENTIFIER_KIND_GOOGLE_PLAY_PURCHASE_TOKEN", 4 },
+  { "IDENTIFIER_KIND_GOOGLE_PLAY_ORDER_ID", "TOLLGATE__V1__IDENTIFIER_KIND__IDENTIFIER_KIND_GOOGLE_PLAY_ORDER_ID", 5 },
+  { "IDENTIFIER_KIND_AMAZON_RECEIPT_ID", "TOLLGATE__V1__IDENTIFIER_KIND__IDENTIFIER_KIND_AMAZON_RECEIPT_ID", 6 },
+  { "IDENTIFIER_KIND_AMAZON_USER_ID", "TOLLGATE__V1__IDENTIFIER_KIND__IDENTIFIER_KIND_AMAZON_USER_ID", 7 },
+};
+static const ProtobufCIntRange tollgate__v1__identifier_kind__value_ranges[] = {
+{0, 0},{0, 8}
+};
+static const ProtobufCEnumValueIndex tollgate__v1__identifier_kind__enum_values_by_name[8] =
+{
+  { "IDENTIFIER_KIND_AMAZON_RECEIPT_ID", 6 },
+  { "IDENTIFIER_KIND_AMAZON_USER_ID", 7 },
+  { "IDENTIFIER_KIND_APP_STORE_ORDER_ID", 3 },
+  { "IDENTIFIER_KIND_APP_STORE_ORIGINAL_TRANSACTION_ID", 2 },
+  { "IDENTIFIER_KIND_APP_STORE_TRANSACTION_ID", 1 },
+  { "IDENTIFIER_KIND_GOOGLE_PLAY_ORDER_ID", 5 },
+  { "IDENTIFIER_KIND_GOOGLE_PLAY_PURCHASE_TOKEN", 4 },
+  { "IDENTIFIER_KIND_UNSPECIFIED", 0 },
+};
+const ProtobufCEnumDescriptor tollgate__v1__identifier_kind__descriptor =
+{
+  PROTOBUF_C__ENUM_DESCRIPTOR_MAGIC,
+  "tollgate.v1.IdentifierKind",
+  "IdentifierKind",
+  "Tollgate__V1__IdentifierKind",
+  "tollgate.v1",
+  8,
+  tollgate__v1__identifier_kind__enum_values_by_number,
+  8,
+  tollgate__v1__identifier_kind__enum_values_by_name,
+  1,
+  tollgate__v1__identifier_kind__value_ranges,
+  NULL,NULL,NULL,NULL   /* reserved[1234] */
+};
+static const ProtobufCMethodDescriptor tollgate__v1__entitlements__method_descriptors[13] =
 {
   { "IsSubscriber", &tollgate__v1__is_subscriber_request__descriptor, &tollgate__v1__is_subscriber_response__descriptor },
   { "GetSubscription", &tollgate__v1__get_subscription_request__descriptor, &tollgate__v1__get_subscription_response__descriptor },
@@ -2364,13 +5317,27 @@ static const ProtobufCMethodDescriptor tollgate__v1__entitlements__method_descri
   { "Health", &tollgate__v1__health_request__descriptor, &tollgate__v1__health_response__descriptor },
   { "Authenticate", &tollgate__v1__authenticate_request__descriptor, &tollgate__v1__authenticate_response__descriptor },
   { "GetSubmission", &tollgate__v1__get_submission_request__descriptor, &tollgate__v1__get_submission_response__descriptor },
+  { "LookUp", &tollgate__v1__look_up_request__descriptor, &tollgate__v1__look_up_response__descriptor },
+  { "GetTimeline", &tollgate__v1__get_timeline_request__descriptor, &tollgate__v1__get_timeline_response__descriptor },
+  { "Explain", &tollgate__v1__explain_request__descriptor, &tollgate__v1__explain_response__descriptor },
+  { "Grant", &tollgate__v1__grant_request__descriptor, &tollgate__v1__grant_response__descriptor },
+  { "Revoke", &tollgate__v1__revoke_request__descriptor, &tollgate__v1__revoke_response__descriptor },
+  { "Reverify", &tollgate__v1__reverify_request__descriptor, &tollgate__v1__reverify_response__descriptor },
+  { "EraseUser", &tollgate__v1__erase_user_request__descriptor, &tollgate__v1__erase_user_response__descriptor },
 };
 const unsigned tollgate__v1__entitlements__method_indices_by_name[] = {
   4,        /* Authenticate */
+  12,        /* EraseUser */
+  8,        /* Explain */
   5,        /* GetSubmission */
   1,        /* GetSubscription */
+  7,        /* GetTimeline */
+  9,        /* Grant */
   3,        /* Health */
   0,        /* IsSubscriber */
+  6,        /* LookUp */
+  11,        /* Reverify */
+  10,        /* Revoke */
   2         /* SubmitPurchase */
 };
 const ProtobufCServiceDescriptor tollgate__v1__entitlements__descriptor =
@@ -2380,7 +5347,7 @@ const ProtobufCServiceDescriptor tollgate__v1__entitlements__descriptor =
   "Entitlements",
   "Tollgate__V1__Entitlements",
   "tollgate.v1",
-  6,
+  13,
   tollgate__v1__entitlements__method_descriptors,
   tollgate__v1__entitlements__method_indices_by_name
 };
@@ -2431,6 +5398,62 @@ void tollgate__v1__entitlements__get_submission(ProtobufCService *service,
 {
   assert(service->descriptor == &tollgate__v1__entitlements__descriptor);
   service->invoke(service, 5, (const ProtobufCMessage *) input, (ProtobufCClosure) closure, closure_data);
+}
+void tollgate__v1__entitlements__look_up(ProtobufCService *service,
+                                         const Tollgate__V1__LookUpRequest *input,
+                                         Tollgate__V1__LookUpResponse_Closure closure,
+                                         void *closure_data)
+{
+  assert(service->descriptor == &tollgate__v1__entitlements__descriptor);
+  service->invoke(service, 6, (const ProtobufCMessage *) input, (ProtobufCClosure) closure, closure_data);
+}
+void tollgate__v1__entitlements__get_timeline(ProtobufCService *service,
+                                              const Tollgate__V1__GetTimelineRequest *input,
+                                              Tollgate__V1__GetTimelineResponse_Closure closure,
+                                              void *closure_data)
+{
+  assert(service->descriptor == &tollgate__v1__entitlements__descriptor);
+  service->invoke(service, 7, (const ProtobufCMessage *) input, (ProtobufCClosure) closure, closure_data);
+}
+void tollgate__v1__entitlements__explain(ProtobufCService *service,
+                                         const Tollgate__V1__ExplainRequest *input,
+                                         Tollgate__V1__ExplainResponse_Closure closure,
+                                         void *closure_data)
+{
+  assert(service->descriptor == &tollgate__v1__entitlements__descriptor);
+  service->invoke(service, 8, (const ProtobufCMessage *) input, (ProtobufCClosure) closure, closure_data);
+}
+void tollgate__v1__entitlements__grant(ProtobufCService *service,
+                                       const Tollgate__V1__GrantRequest *input,
+                                       Tollgate__V1__GrantResponse_Closure closure,
+                                       void *closure_data)
+{
+  assert(service->descriptor == &tollgate__v1__entitlements__descriptor);
+  service->invoke(service, 9, (const ProtobufCMessage *) input, (ProtobufCClosure) closure, closure_data);
+}
+void tollgate__v1__entitlements__revoke(ProtobufCService *service,
+                                        const Tollgate__V1__RevokeRequest *input,
+                                        Tollgate__V1__RevokeResponse_Closure closure,
+                                        void *closure_data)
+{
+  assert(service->descriptor == &tollgate__v1__entitlements__descriptor);
+  service->invoke(service, 10, (const ProtobufCMessage *) input, (ProtobufCClosure) closure, closure_data);
+}
+void tollgate__v1__entitlements__reverify(ProtobufCService *service,
+                                          const Tollgate__V1__ReverifyRequest *input,
+                                          Tollgate__V1__ReverifyResponse_Closure closure,
+                                          void *closure_data)
+{
+  assert(service->descriptor == &tollgate__v1__entitlements__descriptor);
+  service->invoke(service, 11, (const ProtobufCMessage *) input, (ProtobufCClosure) closure, closure_data);
+}
+void tollgate__v1__entitlements__erase_user(ProtobufCService *service,
+                                            const Tollgate__V1__EraseUserRequest *input,
+                                            Tollgate__V1__EraseUserResponse_Closure closure,
+                                            void *closure_data)
+{
+  assert(service->descriptor == &tollgate__v1__entitlements__descriptor);
+  service->invoke(service, 12, (const ProtobufCMessage *) input, (ProtobufCClosure) closure, closure_data);
 }
 void tollgate__v1__entitlements__init (Tollgate__V1__Entitlements_Service *service,
                                        Tollgate__V1__Entitlements_ServiceDestroy destroy)

@@ -30,6 +30,27 @@ typedef struct Tollgate__V1__AuthenticateRequest Tollgate__V1__AuthenticateReque
 typedef struct Tollgate__V1__AuthenticateResponse Tollgate__V1__AuthenticateResponse;
 typedef struct Tollgate__V1__GetSubmissionRequest Tollgate__V1__GetSubmissionRequest;
 typedef struct Tollgate__V1__GetSubmissionResponse Tollgate__V1__GetSubmissionResponse;
+typedef struct Tollgate__V1__LookUpRequest Tollgate__V1__LookUpRequest;
+typedef struct Tollgate__V1__PurchaseMatch Tollgate__V1__PurchaseMatch;
+typedef struct Tollgate__V1__LookUpResponse Tollgate__V1__LookUpResponse;
+typedef struct Tollgate__V1__GetTimelineRequest Tollgate__V1__GetTimelineRequest;
+typedef struct Tollgate__V1__TimelineEntry Tollgate__V1__TimelineEntry;
+typedef struct Tollgate__V1__GetTimelineResponse Tollgate__V1__GetTimelineResponse;
+typedef struct Tollgate__V1__ExplainRequest Tollgate__V1__ExplainRequest;
+typedef struct Tollgate__V1__ExplainPayload Tollgate__V1__ExplainPayload;
+typedef struct Tollgate__V1__ExplainSource Tollgate__V1__ExplainSource;
+typedef struct Tollgate__V1__ExplainEvent Tollgate__V1__ExplainEvent;
+typedef struct Tollgate__V1__TransferredAway Tollgate__V1__TransferredAway;
+typedef struct Tollgate__V1__RejectedSubmission Tollgate__V1__RejectedSubmission;
+typedef struct Tollgate__V1__ExplainResponse Tollgate__V1__ExplainResponse;
+typedef struct Tollgate__V1__GrantRequest Tollgate__V1__GrantRequest;
+typedef struct Tollgate__V1__GrantResponse Tollgate__V1__GrantResponse;
+typedef struct Tollgate__V1__RevokeRequest Tollgate__V1__RevokeRequest;
+typedef struct Tollgate__V1__RevokeResponse Tollgate__V1__RevokeResponse;
+typedef struct Tollgate__V1__ReverifyRequest Tollgate__V1__ReverifyRequest;
+typedef struct Tollgate__V1__ReverifyResponse Tollgate__V1__ReverifyResponse;
+typedef struct Tollgate__V1__EraseUserRequest Tollgate__V1__EraseUserRequest;
+typedef struct Tollgate__V1__EraseUserResponse Tollgate__V1__EraseUserResponse;
 
 
 /* --- enums --- */
@@ -114,6 +135,29 @@ typedef enum _Tollgate__V1__ServingStatus {
   TOLLGATE__V1__SERVING_STATUS__SERVING_STATUS_NOT_SERVING = 3
     PROTOBUF_C__FORCE_ENUM_TO_BE_INT_SIZE(TOLLGATE__V1__SERVING_STATUS)
 } Tollgate__V1__ServingStatus;
+/*
+ * What kind of store identifier LookUp is given.
+ */
+typedef enum _Tollgate__V1__IdentifierKind {
+  /*
+   * Any kind Tollgate stores; an App Store order id's shape also asks Apple.
+   */
+  TOLLGATE__V1__IDENTIFIER_KIND__IDENTIFIER_KIND_UNSPECIFIED = 0,
+  TOLLGATE__V1__IDENTIFIER_KIND__IDENTIFIER_KIND_APP_STORE_TRANSACTION_ID = 1,
+  TOLLGATE__V1__IDENTIFIER_KIND__IDENTIFIER_KIND_APP_STORE_ORIGINAL_TRANSACTION_ID = 2,
+  /*
+   * From the customer's receipt e-mail: asked of the App Store Server API (Look Up Order ID).
+   */
+  TOLLGATE__V1__IDENTIFIER_KIND__IDENTIFIER_KIND_APP_STORE_ORDER_ID = 3,
+  TOLLGATE__V1__IDENTIFIER_KIND__IDENTIFIER_KIND_GOOGLE_PLAY_PURCHASE_TOKEN = 4,
+  /*
+   * GPA.…, with or without a renewal's ..N suffix.
+   */
+  TOLLGATE__V1__IDENTIFIER_KIND__IDENTIFIER_KIND_GOOGLE_PLAY_ORDER_ID = 5,
+  TOLLGATE__V1__IDENTIFIER_KIND__IDENTIFIER_KIND_AMAZON_RECEIPT_ID = 6,
+  TOLLGATE__V1__IDENTIFIER_KIND__IDENTIFIER_KIND_AMAZON_USER_ID = 7
+    PROTOBUF_C__FORCE_ENUM_TO_BE_INT_SIZE(TOLLGATE__V1__IDENTIFIER_KIND)
+} Tollgate__V1__IdentifierKind;
 
 /* --- messages --- */
 
@@ -426,7 +470,8 @@ struct  Tollgate__V1__AuthenticateResponse
   /*
    * The authenticated caller and what it may call: "read" (IsSubscriber, GetSubscription,
    * Health), "submit" (SubmitPurchase, GetSubmission), "admin" (everything, and bare transaction
-   * ids in SubmitPurchase).
+   * ids in SubmitPurchase; LookUp, GetTimeline, Explain, Grant, Revoke, Reverify and EraseUser
+   * need it).
    */
   char *caller;
   size_t n_scopes;
@@ -479,6 +524,449 @@ struct  Tollgate__V1__GetSubmissionResponse
 #define TOLLGATE__V1__GET_SUBMISSION_RESPONSE__INIT \
  { PROTOBUF_C_MESSAGE_INIT (&tollgate__v1__get_submission_response__descriptor) \
     , (char *)protobuf_c_empty_string, TOLLGATE__V1__SUBMISSION_STATUS__SUBMISSION_STATUS_UNSPECIFIED, NULL, 0,NULL, (char *)protobuf_c_empty_string, 0, (char *)protobuf_c_empty_string }
+
+
+struct  Tollgate__V1__LookUpRequest
+{
+  ProtobufCMessage base;
+  /*
+   * The identifier a customer or support agent has; at most 2 KiB.
+   */
+  char *identifier;
+  /*
+   * What it is; UNSPECIFIED tries every kind Tollgate stores.
+   */
+  Tollgate__V1__IdentifierKind kind;
+};
+#define TOLLGATE__V1__LOOK_UP_REQUEST__INIT \
+ { PROTOBUF_C_MESSAGE_INIT (&tollgate__v1__look_up_request__descriptor) \
+    , (char *)protobuf_c_empty_string, TOLLGATE__V1__IDENTIFIER_KIND__IDENTIFIER_KIND_UNSPECIFIED }
+
+
+/*
+ * One store purchase an identifier names.
+ */
+struct  Tollgate__V1__PurchaseMatch
+{
+  ProtobufCMessage base;
+  Tollgate__V1__Store store;
+  /*
+   * Which kind of identifier matched.
+   */
+  Tollgate__V1__IdentifierKind matched_as;
+  /*
+   * The chain: originalTransactionId / purchaseToken / receiptId.
+   */
+  char *store_subscription_id;
+  /*
+   * The transaction the identifier named (transaction and order lookups).
+   */
+  char *transaction_id;
+  char *product_id;
+  /*
+   * The user it is bound to; "" when bound to nobody.
+   */
+  char *user_id;
+  Tollgate__V1__SubscriptionState state;
+  /*
+   * When access ends; "" for a lifetime purchase.
+   */
+  char *access_ends_at;
+  Tollgate__V1__Environment environment;
+  /*
+   * False: the store lists it (order lookup) but Tollgate never verified it.
+   */
+  protobuf_c_boolean known;
+  /*
+   * When an erase unbound it; "" otherwise.
+   */
+  char *erased_at;
+};
+#define TOLLGATE__V1__PURCHASE_MATCH__INIT \
+ { PROTOBUF_C_MESSAGE_INIT (&tollgate__v1__purchase_match__descriptor) \
+    , TOLLGATE__V1__STORE__STORE_UNSPECIFIED, TOLLGATE__V1__IDENTIFIER_KIND__IDENTIFIER_KIND_UNSPECIFIED, (char *)protobuf_c_empty_string, (char *)protobuf_c_empty_string, (char *)protobuf_c_empty_string, (char *)protobuf_c_empty_string, TOLLGATE__V1__SUBSCRIPTION_STATE__SUBSCRIPTION_STATE_UNSPECIFIED, (char *)protobuf_c_empty_string, TOLLGATE__V1__ENVIRONMENT__ENVIRONMENT_UNSPECIFIED, 0, (char *)protobuf_c_empty_string }
+
+
+struct  Tollgate__V1__LookUpResponse
+{
+  ProtobufCMessage base;
+  Tollgate__V1__Error *error;
+  size_t n_matches;
+  Tollgate__V1__PurchaseMatch **matches;
+  /*
+   * What could not be asked (no appStore section, Apple unreachable, ...).
+   */
+  size_t n_notes;
+  char **notes;
+};
+#define TOLLGATE__V1__LOOK_UP_RESPONSE__INIT \
+ { PROTOBUF_C_MESSAGE_INIT (&tollgate__v1__look_up_response__descriptor) \
+    , NULL, 0,NULL, 0,NULL }
+
+
+struct  Tollgate__V1__GetTimelineRequest
+{
+  ProtobufCMessage base;
+  char *user_id;
+};
+#define TOLLGATE__V1__GET_TIMELINE_REQUEST__INIT \
+ { PROTOBUF_C_MESSAGE_INIT (&tollgate__v1__get_timeline_request__descriptor) \
+    , (char *)protobuf_c_empty_string }
+
+
+/*
+ * One point or span in a user's history.
+ */
+struct  Tollgate__V1__TimelineEntry
+{
+  ProtobufCMessage base;
+  char *at;
+  /*
+   * A span's end (period, grant, grace); "" for a point or a lifetime.
+   */
+  char *until;
+  /*
+   * period, trial, intro_offer, refunded, revoked, product_changed, grace_started, billing_issue,
+   * recovered, on_hold, paused, expired, opted_out, opted_in, transferred_in, transferred_out,
+   * transfer_refused, claim_refused, granted, grant_revoked, grant, replaced_by, now
+   * (docs/http-api.md).
+   */
+  char *kind;
+  Tollgate__V1__Store store;
+  char *store_subscription_id;
+  char *product_id;
+  char *transaction_id;
+  /*
+   * When the store signed the payload the entry rests on.
+   */
+  char *signed_at;
+  Tollgate__V1__SubscriptionState state;
+  char *detail;
+  /*
+   * Where the entry comes from: history, event, grant, now.
+   */
+  char *source;
+};
+#define TOLLGATE__V1__TIMELINE_ENTRY__INIT \
+ { PROTOBUF_C_MESSAGE_INIT (&tollgate__v1__timeline_entry__descriptor) \
+    , (char *)protobuf_c_empty_string, (char *)protobuf_c_empty_string, (char *)protobuf_c_empty_string, TOLLGATE__V1__STORE__STORE_UNSPECIFIED, (char *)protobuf_c_empty_string, (char *)protobuf_c_empty_string, (char *)protobuf_c_empty_string, (char *)protobuf_c_empty_string, TOLLGATE__V1__SUBSCRIPTION_STATE__SUBSCRIPTION_STATE_UNSPECIFIED, (char *)protobuf_c_empty_string, (char *)protobuf_c_empty_string }
+
+
+/*
+ * A user Tollgate holds nothing of gets ERROR_CODE_NOT_FOUND.
+ */
+struct  Tollgate__V1__GetTimelineResponse
+{
+  ProtobufCMessage base;
+  Tollgate__V1__Error *error;
+  char *user_id;
+  char *evaluated_at;
+  /*
+   * Oldest first.
+   */
+  size_t n_entries;
+  Tollgate__V1__TimelineEntry **entries;
+};
+#define TOLLGATE__V1__GET_TIMELINE_RESPONSE__INIT \
+ { PROTOBUF_C_MESSAGE_INIT (&tollgate__v1__get_timeline_response__descriptor) \
+    , NULL, (char *)protobuf_c_empty_string, (char *)protobuf_c_empty_string, 0,NULL }
+
+
+struct  Tollgate__V1__ExplainRequest
+{
+  ProtobufCMessage base;
+  char *user_id;
+  char *entitlement;
+};
+#define TOLLGATE__V1__EXPLAIN_REQUEST__INIT \
+ { PROTOBUF_C_MESSAGE_INIT (&tollgate__v1__explain_request__descriptor) \
+    , (char *)protobuf_c_empty_string, (char *)protobuf_c_empty_string }
+
+
+/*
+ * A store payload a source's state rests on, by its digest (never the payload itself).
+ */
+struct  Tollgate__V1__ExplainPayload
+{
+  ProtobufCMessage base;
+  char *kind;
+  char *id;
+  char *sha256;
+  char *signed_at;
+};
+#define TOLLGATE__V1__EXPLAIN_PAYLOAD__INIT \
+ { PROTOBUF_C_MESSAGE_INIT (&tollgate__v1__explain_payload__descriptor) \
+    , (char *)protobuf_c_empty_string, (char *)protobuf_c_empty_string, (char *)protobuf_c_empty_string, (char *)protobuf_c_empty_string }
+
+
+/*
+ * One subscription or grant that could give the entitlement, and why it does or does not.
+ */
+struct  Tollgate__V1__ExplainSource
+{
+  ProtobufCMessage base;
+  /*
+   * What it is (a store subscription or a grant), as WorkerAdmin's explanation names it.
+   */
+  char *source;
+  Tollgate__V1__Store store;
+  char *product_id;
+  protobuf_c_boolean active;
+  Tollgate__V1__SubscriptionState state;
+  char *access_ends_at;
+  char *expires_at;
+  protobuf_c_boolean will_renew;
+  Tollgate__V1__Environment environment;
+  char *verified_at;
+  /*
+   * The lifecycle rule behind `state` (as Subscription.reason).
+   */
+  char *rule;
+  /*
+   * Where the evidence behind `state` came from, as the worker recorded it.
+   */
+  char *evidence_source;
+  size_t n_payloads;
+  Tollgate__V1__ExplainPayload **payloads;
+  /*
+   * A grant's note.
+   */
+  char *grant_note;
+  /*
+   * The purchases this one replaced (Google Play's linkedPurchaseToken chain).
+   */
+  size_t n_replaces;
+  char **replaces;
+  /*
+   * True for the source the entitlement's answer comes from.
+   */
+  protobuf_c_boolean decides;
+  /*
+   * Why the worker stopped checking it with the store, and when; "" while it checks.
+   */
+  char *checks_stopped_reason;
+  char *checks_stopped_at;
+};
+#define TOLLGATE__V1__EXPLAIN_SOURCE__INIT \
+ { PROTOBUF_C_MESSAGE_INIT (&tollgate__v1__explain_source__descriptor) \
+    , (char *)protobuf_c_empty_string, TOLLGATE__V1__STORE__STORE_UNSPECIFIED, (char *)protobuf_c_empty_string, 0, TOLLGATE__V1__SUBSCRIPTION_STATE__SUBSCRIPTION_STATE_UNSPECIFIED, (char *)protobuf_c_empty_string, (char *)protobuf_c_empty_string, 0, TOLLGATE__V1__ENVIRONMENT__ENVIRONMENT_UNSPECIFIED, (char *)protobuf_c_empty_string, (char *)protobuf_c_empty_string, (char *)protobuf_c_empty_string, 0,NULL, (char *)protobuf_c_empty_string, 0,NULL, 0, (char *)protobuf_c_empty_string, (char *)protobuf_c_empty_string }
+
+
+struct  Tollgate__V1__ExplainEvent
+{
+  ProtobufCMessage base;
+  char *at;
+  char *kind;
+  char *store_subscription_id;
+  Tollgate__V1__SubscriptionState state;
+  char *detail;
+};
+#define TOLLGATE__V1__EXPLAIN_EVENT__INIT \
+ { PROTOBUF_C_MESSAGE_INIT (&tollgate__v1__explain_event__descriptor) \
+    , (char *)protobuf_c_empty_string, (char *)protobuf_c_empty_string, (char *)protobuf_c_empty_string, TOLLGATE__V1__SUBSCRIPTION_STATE__SUBSCRIPTION_STATE_UNSPECIFIED, (char *)protobuf_c_empty_string }
+
+
+/*
+ * A purchase that moved from this user to another (App Store / Google Play restore on another
+ * account).
+ */
+struct  Tollgate__V1__TransferredAway
+{
+  ProtobufCMessage base;
+  Tollgate__V1__Store store;
+  char *store_subscription_id;
+  char *product_id;
+  char *to_user_id;
+  char *at;
+  char *detail;
+};
+#define TOLLGATE__V1__TRANSFERRED_AWAY__INIT \
+ { PROTOBUF_C_MESSAGE_INIT (&tollgate__v1__transferred_away__descriptor) \
+    , TOLLGATE__V1__STORE__STORE_UNSPECIFIED, (char *)protobuf_c_empty_string, (char *)protobuf_c_empty_string, (char *)protobuf_c_empty_string, (char *)protobuf_c_empty_string, (char *)protobuf_c_empty_string }
+
+
+struct  Tollgate__V1__RejectedSubmission
+{
+  ProtobufCMessage base;
+  Tollgate__V1__Store store;
+  char *product_id;
+  char *reason;
+  char *received_at;
+  char *rejected_at;
+};
+#define TOLLGATE__V1__REJECTED_SUBMISSION__INIT \
+ { PROTOBUF_C_MESSAGE_INIT (&tollgate__v1__rejected_submission__descriptor) \
+    , TOLLGATE__V1__STORE__STORE_UNSPECIFIED, (char *)protobuf_c_empty_string, (char *)protobuf_c_empty_string, (char *)protobuf_c_empty_string, (char *)protobuf_c_empty_string }
+
+
+/*
+ * Why a user has (or has not) an entitlement at `evaluated_at`.
+ */
+struct  Tollgate__V1__ExplainResponse
+{
+  ProtobufCMessage base;
+  Tollgate__V1__Error *error;
+  char *user_id;
+  char *entitlement;
+  char *evaluated_at;
+  protobuf_c_boolean active;
+  Tollgate__V1__SubscriptionState state;
+  size_t n_sources;
+  Tollgate__V1__ExplainSource **sources;
+  size_t n_recent_events;
+  Tollgate__V1__ExplainEvent **recent_events;
+  size_t n_transferred_away;
+  Tollgate__V1__TransferredAway **transferred_away;
+  size_t n_rejected_submissions;
+  Tollgate__V1__RejectedSubmission **rejected_submissions;
+};
+#define TOLLGATE__V1__EXPLAIN_RESPONSE__INIT \
+ { PROTOBUF_C_MESSAGE_INIT (&tollgate__v1__explain_response__descriptor) \
+    , NULL, (char *)protobuf_c_empty_string, (char *)protobuf_c_empty_string, (char *)protobuf_c_empty_string, 0, TOLLGATE__V1__SUBSCRIPTION_STATE__SUBSCRIPTION_STATE_UNSPECIFIED, 0,NULL, 0,NULL, 0,NULL, 0,NULL }
+
+
+struct  Tollgate__V1__GrantRequest
+{
+  ProtobufCMessage base;
+  char *user_id;
+  /*
+   * Must be one the catalog names.
+   */
+  char *entitlement;
+  /*
+   * RFC 3339, after now.
+   */
+  char *until;
+  /*
+   * At most 1 KiB; kept with the grant and its event.
+   */
+  char *note;
+  /*
+   * The person behind the caller (the CLI sends $USER); recorded with the caller's name.
+   */
+  char *requested_by;
+};
+#define TOLLGATE__V1__GRANT_REQUEST__INIT \
+ { PROTOBUF_C_MESSAGE_INIT (&tollgate__v1__grant_request__descriptor) \
+    , (char *)protobuf_c_empty_string, (char *)protobuf_c_empty_string, (char *)protobuf_c_empty_string, (char *)protobuf_c_empty_string, (char *)protobuf_c_empty_string }
+
+
+struct  Tollgate__V1__GrantResponse
+{
+  ProtobufCMessage base;
+  Tollgate__V1__Error *error;
+  char *grant_id;
+  /*
+   * The user's entitlements after the grant.
+   */
+  size_t n_entitlements;
+  Tollgate__V1__EntitlementStatus **entitlements;
+};
+#define TOLLGATE__V1__GRANT_RESPONSE__INIT \
+ { PROTOBUF_C_MESSAGE_INIT (&tollgate__v1__grant_response__descriptor) \
+    , NULL, (char *)protobuf_c_empty_string, 0,NULL }
+
+
+/*
+ * Ends the user's open grants of `entitlement`; none open gets ERROR_CODE_NOT_FOUND.
+ */
+struct  Tollgate__V1__RevokeRequest
+{
+  ProtobufCMessage base;
+  char *user_id;
+  char *entitlement;
+  char *note;
+  char *requested_by;
+};
+#define TOLLGATE__V1__REVOKE_REQUEST__INIT \
+ { PROTOBUF_C_MESSAGE_INIT (&tollgate__v1__revoke_request__descriptor) \
+    , (char *)protobuf_c_empty_string, (char *)protobuf_c_empty_string, (char *)protobuf_c_empty_string, (char *)protobuf_c_empty_string }
+
+
+struct  Tollgate__V1__RevokeResponse
+{
+  ProtobufCMessage base;
+  Tollgate__V1__Error *error;
+  /*
+   * How many grants were ended.
+   */
+  uint32_t revoked;
+  size_t n_entitlements;
+  Tollgate__V1__EntitlementStatus **entitlements;
+};
+#define TOLLGATE__V1__REVOKE_RESPONSE__INIT \
+ { PROTOBUF_C_MESSAGE_INIT (&tollgate__v1__revoke_response__descriptor) \
+    , NULL, 0, 0,NULL }
+
+
+/*
+ * Asks the worker to verify every store subscription of the user with its store again.
+ */
+struct  Tollgate__V1__ReverifyRequest
+{
+  ProtobufCMessage base;
+  char *user_id;
+};
+#define TOLLGATE__V1__REVERIFY_REQUEST__INIT \
+ { PROTOBUF_C_MESSAGE_INIT (&tollgate__v1__reverify_request__descriptor) \
+    , (char *)protobuf_c_empty_string }
+
+
+struct  Tollgate__V1__ReverifyResponse
+{
+  ProtobufCMessage base;
+  Tollgate__V1__Error *error;
+  /*
+   * How many subscriptions were queued for verification.
+   */
+  uint32_t subscriptions;
+};
+#define TOLLGATE__V1__REVERIFY_RESPONSE__INIT \
+ { PROTOBUF_C_MESSAGE_INIT (&tollgate__v1__reverify_response__descriptor) \
+    , NULL, 0 }
+
+
+/*
+ * Deletes what Tollgate holds of a user (GDPR erase): bindings, events, grants, submissions,
+ * entitlements. The store purchases stay, bound to nobody, and bind again only on fresh proof.
+ */
+struct  Tollgate__V1__EraseUserRequest
+{
+  ProtobufCMessage base;
+  char *user_id;
+  /*
+   * True: count what would go, delete nothing.
+   */
+  protobuf_c_boolean dry_run;
+  char *requested_by;
+};
+#define TOLLGATE__V1__ERASE_USER_REQUEST__INIT \
+ { PROTOBUF_C_MESSAGE_INIT (&tollgate__v1__erase_user_request__descriptor) \
+    , (char *)protobuf_c_empty_string, 0, (char *)protobuf_c_empty_string }
+
+
+/*
+ * What was (or, with dry_run, would be) deleted.
+ */
+struct  Tollgate__V1__EraseUserResponse
+{
+  ProtobufCMessage base;
+  Tollgate__V1__Error *error;
+  protobuf_c_boolean dry_run;
+  uint32_t subscriptions_unbound;
+  uint32_t grants;
+  uint32_t events;
+  /*
+   * Events kept but scrubbed of the user (the table's newest event; other users' transfer and claim
+   * events that named the user in words).
+   */
+  uint32_t events_scrubbed;
+  uint32_t submissions;
+  uint32_t entitlement_records;
+};
+#define TOLLGATE__V1__ERASE_USER_RESPONSE__INIT \
+ { PROTOBUF_C_MESSAGE_INIT (&tollgate__v1__erase_user_response__descriptor) \
+    , NULL, 0, 0, 0, 0, 0, 0, 0 }
 
 
 /* Tollgate__V1__Error methods */
@@ -766,6 +1254,405 @@ Tollgate__V1__GetSubmissionResponse *
 void   tollgate__v1__get_submission_response__free_unpacked
                      (Tollgate__V1__GetSubmissionResponse *message,
                       ProtobufCAllocator *allocator);
+/* Tollgate__V1__LookUpRequest methods */
+void   tollgate__v1__look_up_request__init
+                     (Tollgate__V1__LookUpRequest         *message);
+size_t tollgate__v1__look_up_request__get_packed_size
+                     (const Tollgate__V1__LookUpRequest   *message);
+size_t tollgate__v1__look_up_request__pack
+                     (const Tollgate__V1__LookUpRequest   *message,
+                      uint8_t             *out);
+size_t tollgate__v1__look_up_request__pack_to_buffer
+                     (const Tollgate__V1__LookUpRequest   *message,
+                      ProtobufCBuffer     *buffer);
+Tollgate__V1__LookUpRequest *
+       tollgate__v1__look_up_request__unpack
+                     (ProtobufCAllocator  *allocator,
+                      size_t               len,
+                      const uint8_t       *data);
+void   tollgate__v1__look_up_request__free_unpacked
+                     (Tollgate__V1__LookUpRequest *message,
+                      ProtobufCAllocator *allocator);
+/* Tollgate__V1__PurchaseMatch methods */
+void   tollgate__v1__purchase_match__init
+                     (Tollgate__V1__PurchaseMatch         *message);
+size_t tollgate__v1__purchase_match__get_packed_size
+                     (const Tollgate__V1__PurchaseMatch   *message);
+size_t tollgate__v1__purchase_match__pack
+                     (const Tollgate__V1__PurchaseMatch   *message,
+                      uint8_t             *out);
+size_t tollgate__v1__purchase_match__pack_to_buffer
+                     (const Tollgate__V1__PurchaseMatch   *message,
+                      ProtobufCBuffer     *buffer);
+Tollgate__V1__PurchaseMatch *
+       tollgate__v1__purchase_match__unpack
+                     (ProtobufCAllocator  *allocator,
+                      size_t               len,
+                      const uint8_t       *data);
+void   tollgate__v1__purchase_match__free_unpacked
+                     (Tollgate__V1__PurchaseMatch *message,
+                      ProtobufCAllocator *allocator);
+/* Tollgate__V1__LookUpResponse methods */
+void   tollgate__v1__look_up_response__init
+                     (Tollgate__V1__LookUpResponse         *message);
+size_t tollgate__v1__look_up_response__get_packed_size
+                     (const Tollgate__V1__LookUpResponse   *message);
+size_t tollgate__v1__look_up_response__pack
+                     (const Tollgate__V1__LookUpResponse   *message,
+                      uint8_t             *out);
+size_t tollgate__v1__look_up_response__pack_to_buffer
+                     (const Tollgate__V1__LookUpResponse   *message,
+                      ProtobufCBuffer     *buffer);
+Tollgate__V1__LookUpResponse *
+       tollgate__v1__look_up_response__unpack
+                     (ProtobufCAllocator  *allocator,
+                      size_t               len,
+                      const uint8_t       *data);
+void   tollgate__v1__look_up_response__free_unpacked
+                     (Tollgate__V1__LookUpResponse *message,
+                      ProtobufCAllocator *allocator);
+/* Tollgate__V1__GetTimelineRequest methods */
+void   tollgate__v1__get_timeline_request__init
+                     (Tollgate__V1__GetTimelineRequest         *message);
+size_t tollgate__v1__get_timeline_request__get_packed_size
+                     (const Tollgate__V1__GetTimelineRequest   *message);
+size_t tollgate__v1__get_timeline_request__pack
+                     (const Tollgate__V1__GetTimelineRequest   *message,
+                      uint8_t             *out);
+size_t tollgate__v1__get_timeline_request__pack_to_buffer
+                     (const Tollgate__V1__GetTimelineRequest   *message,
+                      ProtobufCBuffer     *buffer);
+Tollgate__V1__GetTimelineRequest *
+       tollgate__v1__get_timeline_request__unpack
+                     (ProtobufCAllocator  *allocator,
+                      size_t               len,
+                      const uint8_t       *data);
+void   tollgate__v1__get_timeline_request__free_unpacked
+                     (Tollgate__V1__GetTimelineRequest *message,
+                      ProtobufCAllocator *allocator);
+/* Tollgate__V1__TimelineEntry methods */
+void   tollgate__v1__timeline_entry__init
+                     (Tollgate__V1__TimelineEntry         *message);
+size_t tollgate__v1__timeline_entry__get_packed_size
+                     (const Tollgate__V1__TimelineEntry   *message);
+size_t tollgate__v1__timeline_entry__pack
+                     (const Tollgate__V1__TimelineEntry   *message,
+                      uint8_t             *out);
+size_t tollgate__v1__timeline_entry__pack_to_buffer
+                     (const Tollgate__V1__TimelineEntry   *message,
+                      ProtobufCBuffer     *buffer);
+Tollgate__V1__TimelineEntry *
+       tollgate__v1__timeline_entry__unpack
+                     (ProtobufCAllocator  *allocator,
+                      size_t               len,
+                      const uint8_t       *data);
+void   tollgate__v1__timeline_entry__free_unpacked
+                     (Tollgate__V1__TimelineEntry *message,
+                      ProtobufCAllocator *allocator);
+/* Tollgate__V1__GetTimelineResponse methods */
+void   tollgate__v1__get_timeline_response__init
+                     (Tollgate__V1__GetTimelineResponse         *message);
+size_t tollgate__v1__get_timeline_response__get_packed_size
+                     (const Tollgate__V1__GetTimelineResponse   *message);
+size_t tollgate__v1__get_timeline_response__pack
+                     (const Tollgate__V1__GetTimelineResponse   *message,
+                      uint8_t             *out);
+size_t tollgate__v1__get_timeline_response__pack_to_buffer
+                     (const Tollgate__V1__GetTimelineResponse   *message,
+                      ProtobufCBuffer     *buffer);
+Tollgate__V1__GetTimelineResponse *
+       tollgate__v1__get_timeline_response__unpack
+                     (ProtobufCAllocator  *allocator,
+                      size_t               len,
+                      const uint8_t       *data);
+void   tollgate__v1__get_timeline_response__free_unpacked
+                     (Tollgate__V1__GetTimelineResponse *message,
+                      ProtobufCAllocator *allocator);
+/* Tollgate__V1__ExplainRequest methods */
+void   tollgate__v1__explain_request__init
+                     (Tollgate__V1__ExplainRequest         *message);
+size_t tollgate__v1__explain_request__get_packed_size
+                     (const Tollgate__V1__ExplainRequest   *message);
+size_t tollgate__v1__explain_request__pack
+                     (const Tollgate__V1__ExplainRequest   *message,
+                      uint8_t             *out);
+size_t tollgate__v1__explain_request__pack_to_buffer
+                     (const Tollgate__V1__ExplainRequest   *message,
+                      ProtobufCBuffer     *buffer);
+Tollgate__V1__ExplainRequest *
+       tollgate__v1__explain_request__unpack
+                     (ProtobufCAllocator  *allocator,
+                      size_t               len,
+                      const uint8_t       *data);
+void   tollgate__v1__explain_request__free_unpacked
+                     (Tollgate__V1__ExplainRequest *message,
+                      ProtobufCAllocator *allocator);
+/* Tollgate__V1__ExplainPayload methods */
+void   tollgate__v1__explain_payload__init
+                     (Tollgate__V1__ExplainPayload         *message);
+size_t tollgate__v1__explain_payload__get_packed_size
+                     (const Tollgate__V1__ExplainPayload   *message);
+size_t tollgate__v1__explain_payload__pack
+                     (const Tollgate__V1__ExplainPayload   *message,
+                      uint8_t             *out);
+size_t tollgate__v1__explain_payload__pack_to_buffer
+                     (const Tollgate__V1__ExplainPayload   *message,
+                      ProtobufCBuffer     *buffer);
+Tollgate__V1__ExplainPayload *
+       tollgate__v1__explain_payload__unpack
+                     (ProtobufCAllocator  *allocator,
+                      size_t               len,
+                      const uint8_t       *data);
+void   tollgate__v1__explain_payload__free_unpacked
+                     (Tollgate__V1__ExplainPayload *message,
+                      ProtobufCAllocator *allocator);
+/* Tollgate__V1__ExplainSource methods */
+void   tollgate__v1__explain_source__init
+                     (Tollgate__V1__ExplainSource         *message);
+size_t tollgate__v1__explain_source__get_packed_size
+                     (const Tollgate__V1__ExplainSource   *message);
+size_t tollgate__v1__explain_source__pack
+                     (const Tollgate__V1__ExplainSource   *message,
+                      uint8_t             *out);
+size_t tollgate__v1__explain_source__pack_to_buffer
+                     (const Tollgate__V1__ExplainSource   *message,
+                      ProtobufCBuffer     *buffer);
+Tollgate__V1__ExplainSource *
+       tollgate__v1__explain_source__unpack
+                     (ProtobufCAllocator  *allocator,
+                      size_t               len,
+                      const uint8_t       *data);
+void   tollgate__v1__explain_source__free_unpacked
+                     (Tollgate__V1__ExplainSource *message,
+                      ProtobufCAllocator *allocator);
+/* Tollgate__V1__ExplainEvent methods */
+void   tollgate__v1__explain_event__init
+                     (Tollgate__V1__ExplainEvent         *message);
+size_t tollgate__v1__explain_event__get_packed_size
+                     (const Tollgate__V1__ExplainEvent   *message);
+size_t tollgate__v1__explain_event__pack
+                     (const Tollgate__V1__ExplainEvent   *message,
+                      uint8_t             *out);
+size_t tollgate__v1__explain_event__pack_to_buffer
+                     (const Tollgate__V1__ExplainEvent   *message,
+                      ProtobufCBuffer     *buffer);
+Tollgate__V1__ExplainEvent *
+       tollgate__v1__explain_event__unpack
+                     (ProtobufCAllocator  *allocator,
+                      size_t               len,
+                      const uint8_t       *data);
+void   tollgate__v1__explain_event__free_unpacked
+                     (Tollgate__V1__ExplainEvent *message,
+                      ProtobufCAllocator *allocator);
+/* Tollgate__V1__TransferredAway methods */
+void   tollgate__v1__transferred_away__init
+                     (Tollgate__V1__TransferredAway         *message);
+size_t tollgate__v1__transferred_away__get_packed_size
+                     (const Tollgate__V1__TransferredAway   *message);
+size_t tollgate__v1__transferred_away__pack
+                     (const Tollgate__V1__TransferredAway   *message,
+                      uint8_t             *out);
+size_t tollgate__v1__transferred_away__pack_to_buffer
+                     (const Tollgate__V1__TransferredAway   *message,
+                      ProtobufCBuffer     *buffer);
+Tollgate__V1__TransferredAway *
+       tollgate__v1__transferred_away__unpack
+                     (ProtobufCAllocator  *allocator,
+                      size_t               len,
+                      const uint8_t       *data);
+void   tollgate__v1__transferred_away__free_unpacked
+                     (Tollgate__V1__TransferredAway *message,
+                      ProtobufCAllocator *allocator);
+/* Tollgate__V1__RejectedSubmission methods */
+void   tollgate__v1__rejected_submission__init
+                     (Tollgate__V1__RejectedSubmission         *message);
+size_t tollgate__v1__rejected_submission__get_packed_size
+                     (const Tollgate__V1__RejectedSubmission   *message);
+size_t tollgate__v1__rejected_submission__pack
+                     (const Tollgate__V1__RejectedSubmission   *message,
+                      uint8_t             *out);
+size_t tollgate__v1__rejected_submission__pack_to_buffer
+                     (const Tollgate__V1__RejectedSubmission   *message,
+                      ProtobufCBuffer     *buffer);
+Tollgate__V1__RejectedSubmission *
+       tollgate__v1__rejected_submission__unpack
+                     (ProtobufCAllocator  *allocator,
+                      size_t               len,
+                      const uint8_t       *data);
+void   tollgate__v1__rejected_submission__free_unpacked
+                     (Tollgate__V1__RejectedSubmission *message,
+                      ProtobufCAllocator *allocator);
+/* Tollgate__V1__ExplainResponse methods */
+void   tollgate__v1__explain_response__init
+                     (Tollgate__V1__ExplainResponse         *message);
+size_t tollgate__v1__explain_response__get_packed_size
+                     (const Tollgate__V1__ExplainResponse   *message);
+size_t tollgate__v1__explain_response__pack
+                     (const Tollgate__V1__ExplainResponse   *message,
+                      uint8_t             *out);
+size_t tollgate__v1__explain_response__pack_to_buffer
+                     (const Tollgate__V1__ExplainResponse   *message,
+                      ProtobufCBuffer     *buffer);
+Tollgate__V1__ExplainResponse *
+       tollgate__v1__explain_response__unpack
+                     (ProtobufCAllocator  *allocator,
+                      size_t               len,
+                      const uint8_t       *data);
+void   tollgate__v1__explain_response__free_unpacked
+                     (Tollgate__V1__ExplainResponse *message,
+                      ProtobufCAllocator *allocator);
+/* Tollgate__V1__GrantRequest methods */
+void   tollgate__v1__grant_request__init
+                     (Tollgate__V1__GrantRequest         *message);
+size_t tollgate__v1__grant_request__get_packed_size
+                     (const Tollgate__V1__GrantRequest   *message);
+size_t tollgate__v1__grant_request__pack
+                     (const Tollgate__V1__GrantRequest   *message,
+                      uint8_t             *out);
+size_t tollgate__v1__grant_request__pack_to_buffer
+                     (const Tollgate__V1__GrantRequest   *message,
+                      ProtobufCBuffer     *buffer);
+Tollgate__V1__GrantRequest *
+       tollgate__v1__grant_request__unpack
+                     (ProtobufCAllocator  *allocator,
+                      size_t               len,
+                      const uint8_t       *data);
+void   tollgate__v1__grant_request__free_unpacked
+                     (Tollgate__V1__GrantRequest *message,
+                      ProtobufCAllocator *allocator);
+/* Tollgate__V1__GrantResponse methods */
+void   tollgate__v1__grant_response__init
+                     (Tollgate__V1__GrantResponse         *message);
+size_t tollgate__v1__grant_response__get_packed_size
+                     (const Tollgate__V1__GrantResponse   *message);
+size_t tollgate__v1__grant_response__pack
+                     (const Tollgate__V1__GrantResponse   *message,
+                      uint8_t             *out);
+size_t tollgate__v1__grant_response__pack_to_buffer
+                     (const Tollgate__V1__GrantResponse   *message,
+                      ProtobufCBuffer     *buffer);
+Tollgate__V1__GrantResponse *
+       tollgate__v1__grant_response__unpack
+                     (ProtobufCAllocator  *allocator,
+                      size_t               len,
+                      const uint8_t       *data);
+void   tollgate__v1__grant_response__free_unpacked
+                     (Tollgate__V1__GrantResponse *message,
+                      ProtobufCAllocator *allocator);
+/* Tollgate__V1__RevokeRequest methods */
+void   tollgate__v1__revoke_request__init
+                     (Tollgate__V1__RevokeRequest         *message);
+size_t tollgate__v1__revoke_request__get_packed_size
+                     (const Tollgate__V1__RevokeRequest   *message);
+size_t tollgate__v1__revoke_request__pack
+                     (const Tollgate__V1__RevokeRequest   *message,
+                      uint8_t             *out);
+size_t tollgate__v1__revoke_request__pack_to_buffer
+                     (const Tollgate__V1__RevokeRequest   *message,
+                      ProtobufCBuffer     *buffer);
+Tollgate__V1__RevokeRequest *
+       tollgate__v1__revoke_request__unpack
+                     (ProtobufCAllocator  *allocator,
+                      size_t               len,
+                      const uint8_t       *data);
+void   tollgate__v1__revoke_request__free_unpacked
+                     (Tollgate__V1__RevokeRequest *message,
+                      ProtobufCAllocator *allocator);
+/* Tollgate__V1__RevokeResponse methods */
+void   tollgate__v1__revoke_response__init
+                     (Tollgate__V1__RevokeResponse         *message);
+size_t tollgate__v1__revoke_response__get_packed_size
+                     (const Tollgate__V1__RevokeResponse   *message);
+size_t tollgate__v1__revoke_response__pack
+                     (const Tollgate__V1__RevokeResponse   *message,
+                      uint8_t             *out);
+size_t tollgate__v1__revoke_response__pack_to_buffer
+                     (const Tollgate__V1__RevokeResponse   *message,
+                      ProtobufCBuffer     *buffer);
+Tollgate__V1__RevokeResponse *
+       tollgate__v1__revoke_response__unpack
+                     (ProtobufCAllocator  *allocator,
+                      size_t               len,
+                      const uint8_t       *data);
+void   tollgate__v1__revoke_response__free_unpacked
+                     (Tollgate__V1__RevokeResponse *message,
+                      ProtobufCAllocator *allocator);
+/* Tollgate__V1__ReverifyRequest methods */
+void   tollgate__v1__reverify_request__init
+                     (Tollgate__V1__ReverifyRequest         *message);
+size_t tollgate__v1__reverify_request__get_packed_size
+                     (const Tollgate__V1__ReverifyRequest   *message);
+size_t tollgate__v1__reverify_request__pack
+                     (const Tollgate__V1__ReverifyRequest   *message,
+                      uint8_t             *out);
+size_t tollgate__v1__reverify_request__pack_to_buffer
+                     (const Tollgate__V1__ReverifyRequest   *message,
+                      ProtobufCBuffer     *buffer);
+Tollgate__V1__ReverifyRequest *
+       tollgate__v1__reverify_request__unpack
+                     (ProtobufCAllocator  *allocator,
+                      size_t               len,
+                      const uint8_t       *data);
+void   tollgate__v1__reverify_request__free_unpacked
+                     (Tollgate__V1__ReverifyRequest *message,
+                      ProtobufCAllocator *allocator);
+/* Tollgate__V1__ReverifyResponse methods */
+void   tollgate__v1__reverify_response__init
+                     (Tollgate__V1__ReverifyResponse         *message);
+size_t tollgate__v1__reverify_response__get_packed_size
+                     (const Tollgate__V1__ReverifyResponse   *message);
+size_t tollgate__v1__reverify_response__pack
+                     (const Tollgate__V1__ReverifyResponse   *message,
+                      uint8_t             *out);
+size_t tollgate__v1__reverify_response__pack_to_buffer
+                     (const Tollgate__V1__ReverifyResponse   *message,
+                      ProtobufCBuffer     *buffer);
+Tollgate__V1__ReverifyResponse *
+       tollgate__v1__reverify_response__unpack
+                     (ProtobufCAllocator  *allocator,
+                      size_t               len,
+                      const uint8_t       *data);
+void   tollgate__v1__reverify_response__free_unpacked
+                     (Tollgate__V1__ReverifyResponse *message,
+                      ProtobufCAllocator *allocator);
+/* Tollgate__V1__EraseUserRequest methods */
+void   tollgate__v1__erase_user_request__init
+                     (Tollgate__V1__EraseUserRequest         *message);
+size_t tollgate__v1__erase_user_request__get_packed_size
+                     (const Tollgate__V1__EraseUserRequest   *message);
+size_t tollgate__v1__erase_user_request__pack
+                     (const Tollgate__V1__EraseUserRequest   *message,
+                      uint8_t             *out);
+size_t tollgate__v1__erase_user_request__pack_to_buffer
+                     (const Tollgate__V1__EraseUserRequest   *message,
+                      ProtobufCBuffer     *buffer);
+Tollgate__V1__EraseUserRequest *
+       tollgate__v1__erase_user_request__unpack
+                     (ProtobufCAllocator  *allocator,
+                      size_t               len,
+                      const uint8_t       *data);
+void   tollgate__v1__erase_user_request__free_unpacked
+                     (Tollgate__V1__EraseUserRequest *message,
+                      ProtobufCAllocator *allocator);
+/* Tollgate__V1__EraseUserResponse methods */
+void   tollgate__v1__erase_user_response__init
+                     (Tollgate__V1__EraseUserResponse         *message);
+size_t tollgate__v1__erase_user_response__get_packed_size
+                     (const Tollgate__V1__EraseUserResponse   *message);
+size_t tollgate__v1__erase_user_response__pack
+                     (const Tollgate__V1__EraseUserResponse   *message,
+                      uint8_t             *out);
+size_t tollgate__v1__erase_user_response__pack_to_buffer
+                     (const Tollgate__V1__EraseUserResponse   *message,
+                      ProtobufCBuffer     *buffer);
+Tollgate__V1__EraseUserResponse *
+       tollgate__v1__erase_user_response__unpack
+                     (ProtobufCAllocator  *allocator,
+                      size_t               len,
+                      const uint8_t       *data);
+void   tollgate__v1__erase_user_response__free_unpacked
+                     (Tollgate__V1__EraseUserResponse *message,
+                      ProtobufCAllocator *allocator);
 /* --- per-message closures --- */
 
 typedef void (*Tollgate__V1__Error_Closure)
@@ -813,6 +1700,69 @@ typedef void (*Tollgate__V1__GetSubmissionRequest_Closure)
 typedef void (*Tollgate__V1__GetSubmissionResponse_Closure)
                  (const Tollgate__V1__GetSubmissionResponse *message,
                   void *closure_data);
+typedef void (*Tollgate__V1__LookUpRequest_Closure)
+                 (const Tollgate__V1__LookUpRequest *message,
+                  void *closure_data);
+typedef void (*Tollgate__V1__PurchaseMatch_Closure)
+                 (const Tollgate__V1__PurchaseMatch *message,
+                  void *closure_data);
+typedef void (*Tollgate__V1__LookUpResponse_Closure)
+                 (const Tollgate__V1__LookUpResponse *message,
+                  void *closure_data);
+typedef void (*Tollgate__V1__GetTimelineRequest_Closure)
+                 (const Tollgate__V1__GetTimelineRequest *message,
+                  void *closure_data);
+typedef void (*Tollgate__V1__TimelineEntry_Closure)
+                 (const Tollgate__V1__TimelineEntry *message,
+                  void *closure_data);
+typedef void (*Tollgate__V1__GetTimelineResponse_Closure)
+                 (const Tollgate__V1__GetTimelineResponse *message,
+                  void *closure_data);
+typedef void (*Tollgate__V1__ExplainRequest_Closure)
+                 (const Tollgate__V1__ExplainRequest *message,
+                  void *closure_data);
+typedef void (*Tollgate__V1__ExplainPayload_Closure)
+                 (const Tollgate__V1__ExplainPayload *message,
+                  void *closure_data);
+typedef void (*Tollgate__V1__ExplainSource_Closure)
+                 (const Tollgate__V1__ExplainSource *message,
+                  void *closure_data);
+typedef void (*Tollgate__V1__ExplainEvent_Closure)
+                 (const Tollgate__V1__ExplainEvent *message,
+                  void *closure_data);
+typedef void (*Tollgate__V1__TransferredAway_Closure)
+                 (const Tollgate__V1__TransferredAway *message,
+                  void *closure_data);
+typedef void (*Tollgate__V1__RejectedSubmission_Closure)
+                 (const Tollgate__V1__RejectedSubmission *message,
+                  void *closure_data);
+typedef void (*Tollgate__V1__ExplainResponse_Closure)
+                 (const Tollgate__V1__ExplainResponse *message,
+                  void *closure_data);
+typedef void (*Tollgate__V1__GrantRequest_Closure)
+                 (const Tollgate__V1__GrantRequest *message,
+                  void *closure_data);
+typedef void (*Tollgate__V1__GrantResponse_Closure)
+                 (const Tollgate__V1__GrantResponse *message,
+                  void *closure_data);
+typedef void (*Tollgate__V1__RevokeRequest_Closure)
+                 (const Tollgate__V1__RevokeRequest *message,
+                  void *closure_data);
+typedef void (*Tollgate__V1__RevokeResponse_Closure)
+                 (const Tollgate__V1__RevokeResponse *message,
+                  void *closure_data);
+typedef void (*Tollgate__V1__ReverifyRequest_Closure)
+                 (const Tollgate__V1__ReverifyRequest *message,
+                  void *closure_data);
+typedef void (*Tollgate__V1__ReverifyResponse_Closure)
+                 (const Tollgate__V1__ReverifyResponse *message,
+                  void *closure_data);
+typedef void (*Tollgate__V1__EraseUserRequest_Closure)
+                 (const Tollgate__V1__EraseUserRequest *message,
+                  void *closure_data);
+typedef void (*Tollgate__V1__EraseUserResponse_Closure)
+                 (const Tollgate__V1__EraseUserResponse *message,
+                  void *closure_data);
 
 /* --- services --- */
 
@@ -844,6 +1794,34 @@ struct Tollgate__V1__Entitlements_Service
                          const Tollgate__V1__GetSubmissionRequest *input,
                          Tollgate__V1__GetSubmissionResponse_Closure closure,
                          void *closure_data);
+  void (*look_up)(Tollgate__V1__Entitlements_Service *service,
+                  const Tollgate__V1__LookUpRequest *input,
+                  Tollgate__V1__LookUpResponse_Closure closure,
+                  void *closure_data);
+  void (*get_timeline)(Tollgate__V1__Entitlements_Service *service,
+                       const Tollgate__V1__GetTimelineRequest *input,
+                       Tollgate__V1__GetTimelineResponse_Closure closure,
+                       void *closure_data);
+  void (*explain)(Tollgate__V1__Entitlements_Service *service,
+                  const Tollgate__V1__ExplainRequest *input,
+                  Tollgate__V1__ExplainResponse_Closure closure,
+                  void *closure_data);
+  void (*grant)(Tollgate__V1__Entitlements_Service *service,
+                const Tollgate__V1__GrantRequest *input,
+                Tollgate__V1__GrantResponse_Closure closure,
+                void *closure_data);
+  void (*revoke)(Tollgate__V1__Entitlements_Service *service,
+                 const Tollgate__V1__RevokeRequest *input,
+                 Tollgate__V1__RevokeResponse_Closure closure,
+                 void *closure_data);
+  void (*reverify)(Tollgate__V1__Entitlements_Service *service,
+                   const Tollgate__V1__ReverifyRequest *input,
+                   Tollgate__V1__ReverifyResponse_Closure closure,
+                   void *closure_data);
+  void (*erase_user)(Tollgate__V1__Entitlements_Service *service,
+                     const Tollgate__V1__EraseUserRequest *input,
+                     Tollgate__V1__EraseUserResponse_Closure closure,
+                     void *closure_data);
 };
 typedef void (*Tollgate__V1__Entitlements_ServiceDestroy)(Tollgate__V1__Entitlements_Service *);
 void tollgate__v1__entitlements__init (Tollgate__V1__Entitlements_Service *service,
@@ -857,7 +1835,14 @@ void tollgate__v1__entitlements__init (Tollgate__V1__Entitlements_Service *servi
       function_prefix__ ## submit_purchase,\
       function_prefix__ ## health,\
       function_prefix__ ## authenticate,\
-      function_prefix__ ## get_submission  }
+      function_prefix__ ## get_submission,\
+      function_prefix__ ## look_up,\
+      function_prefix__ ## get_timeline,\
+      function_prefix__ ## explain,\
+      function_prefix__ ## grant,\
+      function_prefix__ ## revoke,\
+      function_prefix__ ## reverify,\
+      function_prefix__ ## erase_user  }
 void tollgate__v1__entitlements__is_subscriber(ProtobufCService *service,
                                                const Tollgate__V1__IsSubscriberRequest *input,
                                                Tollgate__V1__IsSubscriberResponse_Closure closure,
@@ -882,6 +1867,34 @@ void tollgate__v1__entitlements__get_submission(ProtobufCService *service,
                                                 const Tollgate__V1__GetSubmissionRequest *input,
                                                 Tollgate__V1__GetSubmissionResponse_Closure closure,
                                                 void *closure_data);
+void tollgate__v1__entitlements__look_up(ProtobufCService *service,
+                                         const Tollgate__V1__LookUpRequest *input,
+                                         Tollgate__V1__LookUpResponse_Closure closure,
+                                         void *closure_data);
+void tollgate__v1__entitlements__get_timeline(ProtobufCService *service,
+                                              const Tollgate__V1__GetTimelineRequest *input,
+                                              Tollgate__V1__GetTimelineResponse_Closure closure,
+                                              void *closure_data);
+void tollgate__v1__entitlements__explain(ProtobufCService *service,
+                                         const Tollgate__V1__ExplainRequest *input,
+                                         Tollgate__V1__ExplainResponse_Closure closure,
+                                         void *closure_data);
+void tollgate__v1__entitlements__grant(ProtobufCService *service,
+                                       const Tollgate__V1__GrantRequest *input,
+                                       Tollgate__V1__GrantResponse_Closure closure,
+                                       void *closure_data);
+void tollgate__v1__entitlements__revoke(ProtobufCService *service,
+                                        const Tollgate__V1__RevokeRequest *input,
+                                        Tollgate__V1__RevokeResponse_Closure closure,
+                                        void *closure_data);
+void tollgate__v1__entitlements__reverify(ProtobufCService *service,
+                                          const Tollgate__V1__ReverifyRequest *input,
+                                          Tollgate__V1__ReverifyResponse_Closure closure,
+                                          void *closure_data);
+void tollgate__v1__entitlements__erase_user(ProtobufCService *service,
+                                            const Tollgate__V1__EraseUserRequest *input,
+                                            Tollgate__V1__EraseUserResponse_Closure closure,
+                                            void *closure_data);
 
 /* --- descriptors --- */
 
@@ -891,6 +1904,7 @@ extern const ProtobufCEnumDescriptor    tollgate__v1__subscription_state__descri
 extern const ProtobufCEnumDescriptor    tollgate__v1__error_code__descriptor;
 extern const ProtobufCEnumDescriptor    tollgate__v1__submission_status__descriptor;
 extern const ProtobufCEnumDescriptor    tollgate__v1__serving_status__descriptor;
+extern const ProtobufCEnumDescriptor    tollgate__v1__identifier_kind__descriptor;
 extern const ProtobufCMessageDescriptor tollgate__v1__error__descriptor;
 extern const ProtobufCMessageDescriptor tollgate__v1__entitlement_status__descriptor;
 extern const ProtobufCMessageDescriptor tollgate__v1__is_subscriber_request__descriptor;
@@ -906,6 +1920,27 @@ extern const ProtobufCMessageDescriptor tollgate__v1__authenticate_request__desc
 extern const ProtobufCMessageDescriptor tollgate__v1__authenticate_response__descriptor;
 extern const ProtobufCMessageDescriptor tollgate__v1__get_submission_request__descriptor;
 extern const ProtobufCMessageDescriptor tollgate__v1__get_submission_response__descriptor;
+extern const ProtobufCMessageDescriptor tollgate__v1__look_up_request__descriptor;
+extern const ProtobufCMessageDescriptor tollgate__v1__purchase_match__descriptor;
+extern const ProtobufCMessageDescriptor tollgate__v1__look_up_response__descriptor;
+extern const ProtobufCMessageDescriptor tollgate__v1__get_timeline_request__descriptor;
+extern const ProtobufCMessageDescriptor tollgate__v1__timeline_entry__descriptor;
+extern const ProtobufCMessageDescriptor tollgate__v1__get_timeline_response__descriptor;
+extern const ProtobufCMessageDescriptor tollgate__v1__explain_request__descriptor;
+extern const ProtobufCMessageDescriptor tollgate__v1__explain_payload__descriptor;
+extern const ProtobufCMessageDescriptor tollgate__v1__explain_source__descriptor;
+extern const ProtobufCMessageDescriptor tollgate__v1__explain_event__descriptor;
+extern const ProtobufCMessageDescriptor tollgate__v1__transferred_away__descriptor;
+extern const ProtobufCMessageDescriptor tollgate__v1__rejected_submission__descriptor;
+extern const ProtobufCMessageDescriptor tollgate__v1__explain_response__descriptor;
+extern const ProtobufCMessageDescriptor tollgate__v1__grant_request__descriptor;
+extern const ProtobufCMessageDescriptor tollgate__v1__grant_response__descriptor;
+extern const ProtobufCMessageDescriptor tollgate__v1__revoke_request__descriptor;
+extern const ProtobufCMessageDescriptor tollgate__v1__revoke_response__descriptor;
+extern const ProtobufCMessageDescriptor tollgate__v1__reverify_request__descriptor;
+extern const ProtobufCMessageDescriptor tollgate__v1__reverify_response__descriptor;
+extern const ProtobufCMessageDescriptor tollgate__v1__erase_user_request__descriptor;
+extern const ProtobufCMessageDescriptor tollgate__v1__erase_user_response__descriptor;
 extern const ProtobufCServiceDescriptor tollgate__v1__entitlements__descriptor;
 
 PROTOBUF_C__END_DECLS

@@ -1,2 +1,0 @@
-// TollgateGRPC: placeholder until its first file lands (issue 28).
-enum TollgateGRPCModule {}
