@@ -98,10 +98,7 @@ struct EntitlementsDispatcher: Sendable {
         let handler = self.handler
         return .deferred { try await handler.getSubmission(request, caller: identity).encoded() }
       case .lookUp, .getTimeline, .explain, .grant, .revoke, .reverify, .eraseUser:
-        try output.writeResponseFrame(
-          methodIndex: methodIndex, requestId: requestId,
-          message: Self.errorResponse(
-            for: method, Tollgate_V1_Error(.unavailable, "this replica serves no admin calls")))
+        return try dispatchAdmin(method, requestId: requestId, payload: payload, caller: identity, into: &output)
       }
     } catch {
       // Undecodable payload (or, in theory, an unencodable response): the call fails, the
