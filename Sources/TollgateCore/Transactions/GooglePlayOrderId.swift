@@ -46,3 +46,15 @@ public struct GooglePlayOrderId: Sendable, Hashable, Codable {
   /// Position in the chain: 0 for the first order, `N + 1` for the renewal `..N`.
   public var sequenceNumber: Int { renewalIndex.map { $0 + 1 } ?? 0 }
 }
+
+extension GooglePlayOrderId {
+  /// The first order's id behind a Google Play transaction id as Tollgate stores it (`GPA.x`,
+  /// `GPA.x..N`, `GPA.x|productId` for one line item of an order, `GPA.x..N|productId`): the part
+  /// before `|`, without its renewal suffix. Nil for an id that is not an order id (`GPA.…`), such
+  /// as `purchaseToken|productId`, stored for a purchase Google gave no order id.
+  public static func base(ofStoredTransactionId id: String) -> String? {
+    guard id.hasPrefix("GPA.") else { return nil }
+    let order = id.split(separator: "|", maxSplits: 1, omittingEmptySubsequences: false).first.map(String.init) ?? id
+    return GooglePlayOrderId(order).baseOrderId
+  }
+}

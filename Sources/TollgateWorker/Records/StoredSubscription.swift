@@ -32,12 +32,15 @@ public struct StoredSubscription: Sendable, Hashable {
   /// filled in by storage on every read. A change is applied only if the chain is still at the
   /// version it was computed from (`SubscriptionChange.expectedVersion`).
   public var version: Int64
+  /// When a GDPR erase unbound the chain (`WorkerStorage.eraseUser`): it binds again only with
+  /// fresh proof (`ClaimRuling`), and a claim that binds it clears this. Nil otherwise.
+  public var erasedAtMs: Int64?
 
   public init(
     store: Store, purchaseId: String, appId: String, userId: String?, history: SubscriptionHistory,
     evidence: VerificationEvidence, state: SubscriptionState, reason: String, productId: String, willRenew: Bool,
     expiresAtMs: Int64, accessEndsAtMs: Int64, appAccountToken: String?, storeUserId: String? = nil,
-    verifiedAtMs: Int64, nextCheckAtMs: Int64?, failures: Int = 0, version: Int64 = 0
+    verifiedAtMs: Int64, nextCheckAtMs: Int64?, failures: Int = 0, version: Int64 = 0, erasedAtMs: Int64? = nil
   ) {
     self.store = store
     self.purchaseId = purchaseId
@@ -57,6 +60,7 @@ public struct StoredSubscription: Sendable, Hashable {
     self.nextCheckAtMs = nextCheckAtMs
     self.failures = failures
     self.version = version
+    self.erasedAtMs = erasedAtMs
   }
 }
 

@@ -311,6 +311,40 @@ public protocol WorkerStorage: Sendable {
   /// The catalog the worker last saved; nil if no worker has run on this database yet.
   func savedCatalog() async throws -> ProductCatalog?
 
+  // MARK: Support (issue 28)
+
+  /// The chains `identifier` names in `store` (every store when nil) as each of `kinds` reads it:
+  /// `.purchaseId` the chain's own id; `.transactionId` a stored transaction id, exactly;
+  /// `.orderId` a Google Play order id reduced to its base (`GooglePlayOrderId.base(ofStoredTransactionId:)`,
+  /// so `GPA.x`, `GPA.x..3` and `GPA.x|p` all find `GPA.x`, every renewal `..N` and every line item);
+  /// `.storeUserId` the store's id of the buyer (Amazon). One match per chain (`.purchaseId`,
+  /// `.storeUserId`) or per transaction (`.transactionId`, `.orderId`); an id may match one chain
+  /// under several kinds (an Amazon receiptId is a chain and a transaction). Ids compare exactly
+  /// (case and bytes). Ordered by `PurchaseMatch.inContractOrder` (bytes, never a collation), the
+  /// first `limit` of that order. Reads only what is committed (an `apply` through any handle is
+  /// seen once it returned), not in one snapshot across kinds; unfenced.
+  func purchases(matching identifier: String, store: Store?, kinds: PurchaseIdentifierKinds, limit: Int)
+    async throws -> [PurchaseMatch]
+
+  /// Every event of one chain, whoever it was bound to when written (events of a transfer, of
+  /// nobody), oldest first: in id order, which is commit order (`events(after:limit:)`).
+  func events(store: Store, purchaseId: String) async throws -> [WorkerEvent]
+
+  /// Deletes what the database holds of `userId` (GDPR erase, docs/security.md) and returns the
+  /// counts; with `dryRun`, returns what it would delete and writes nothing. One transaction, seen
+  /// whole or not at all from every handle, serialised with every other write of the user's
+  /// subscriptions and grants (`apply`, `addGrant`, `revokeGrants`); unfenced, as admin writes are.
+  /// The user's chains stay, bound to nobody, their app account token, store user id and scheduled
+  /// check cleared, `erasedAtMs` set to `nowMs` and `version` + 1 (an `apply` computed before
+  /// fails with `.chainChanged`); a claim then needs fresh proof (`ClaimRuling`). Tokens naming
+  /// the user on other chains are cleared. Grants, the user's events (parked deliveries with them),
+  /// submitted purchases of every status (a claim of one then fails with `.claimLost`), entitlement
+  /// records and the user row go; other users' claim and transfer events of those chains lose the
+  /// user's name. The newest event of the database is scrubbed, not deleted: ids never come back.
+  /// One change-feed entry (`reason` "erased") drops the user everywhere; housekeeping deletes it
+  /// later (`PrunePlan.erasureMarkersBeforeMs`). A second erase finds nothing.
+  func eraseUser(_ userId: String, dryRun: Bool, nowMs: Int64) async throws -> ErasureCounts
+
   // MARK: Closing
 
   /// Ends this storage: whoever opened it calls it once, when nothing will use it again (the

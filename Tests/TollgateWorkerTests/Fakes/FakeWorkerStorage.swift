@@ -15,12 +15,14 @@ actor FakeWorkerStorage: WorkerStorage {
     var lastError: String?
   }
 
-  private(set) var items: [Int64: Item] = [:]
-  private(set) var subscriptionsByChain: [String: StoredSubscription] = [:]
-  private(set) var entitlementsByUser: [String: [EntitlementRecord]] = [:]
+  var items: [Int64: Item] = [:]
+  var subscriptionsByChain: [String: StoredSubscription] = [:]
+  var entitlementsByUser: [String: [EntitlementRecord]] = [:]
   private(set) var transactions: [TransactionRow] = []
-  private(set) var storedEvents: [StoredEvent] = []
-  private(set) var grantsById: [Int64: PromotionalGrant] = [:]
+  /// The chain (its `key`) each stored transaction belongs to, by `key(store, transactionId)`.
+  var transactionChains: [String: String] = [:]
+  var storedEvents: [StoredEvent] = []
+  var grantsById: [Int64: PromotionalGrant] = [:]
   private(set) var cursors: [String: Int64] = [:]
   /// Failed attempts and parked events per endpoint (`FakeWorkerStorage+Webhooks`).
   var webhookBook = FakeWebhookBook()
@@ -37,7 +39,7 @@ actor FakeWorkerStorage: WorkerStorage {
   /// The last fencing token a claim handed out (`claimInbox`): every claim takes the next.
   private var lastClaimToken: Int64 = 0
 
-  private static func key(_ store: Store, _ purchaseId: String) -> String { "\(store.rawValue):\(purchaseId)" }
+  static func key(_ store: Store, _ purchaseId: String) -> String { "\(store.rawValue):\(purchaseId)" }
 
   private func newId() -> Int64 {
     defer { nextId += 1 }
@@ -175,6 +177,9 @@ actor FakeWorkerStorage: WorkerStorage {
     subscriptionsByChain[key] = written
     checkBook.tokens[key] = nil
     transactions += change.transactions
+    for row in change.transactions {
+      transactionChains[Self.key(change.subscription.store, row.storeTransactionId)] = key
+    }
     var changes: RecordChanges = [:]
     for userId in Set([change.subscription.userId, change.alsoRecompute].compactMap { $0 }) {
       changes[userId] = recomputeUser(userId, recompute: recompute)
