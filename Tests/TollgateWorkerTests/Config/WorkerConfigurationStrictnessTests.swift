@@ -2,6 +2,7 @@ import Foundation
 import Logging
 import Testing
 import TollgateCore
+import TollgateTesting
 import TollgateWorker
 
 @Suite("Worker configuration strictness")

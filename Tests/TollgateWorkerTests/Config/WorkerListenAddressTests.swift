@@ -1,6 +1,7 @@
 import Logging
 import Testing
 import TollgateCore
+import TollgateTesting
 
 @testable import TollgateWorker
 

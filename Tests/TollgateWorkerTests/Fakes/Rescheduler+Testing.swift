@@ -1,3 +1,5 @@
+import TollgateTesting
+
 @testable import TollgateWorker
 
 extension WorkerParts {

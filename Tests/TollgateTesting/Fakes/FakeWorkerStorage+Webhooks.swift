@@ -1,15 +1,15 @@
 import TollgateWorker
 
 /// The fake's webhook bookkeeping: the failing event of each endpoint and its parked events.
-struct FakeWebhookBook: Sendable {
-  var failing: [String: (eventId: Int64, attempts: Int, since: Int64)] = [:]
-  var parked: [String: [Int64: ParkedWebhookEvent]] = [:]
-  var nextAttemptAtMs: [String: [Int64: Int64]] = [:]
+package struct FakeWebhookBook: Sendable {
+  package var failing: [String: (eventId: Int64, attempts: Int, since: Int64)] = [:]
+  package var parked: [String: [Int64: ParkedWebhookEvent]] = [:]
+  package var nextAttemptAtMs: [String: [Int64: Int64]] = [:]
 }
 
 /// Parking as SQLite does it (`SQLiteWorkerStorage+Webhooks`), in memory.
 extension FakeWorkerStorage {
-  func recordWebhookFailure(
+  package func recordWebhookFailure(
     endpoint: String, eventId: Int64, error: String, limit: WebhookRetryLimit, nowMs: Int64
   ) -> WebhookFailureRecord {
     var record = WebhookFailureRecord(attempts: 1, firstFailedAtMs: nowMs, parked: false)
@@ -30,12 +30,12 @@ extension FakeWorkerStorage {
     return record
   }
 
-  func parkedWebhookEvents(endpoint: String?) -> [ParkedWebhookEvent] {
+  package func parkedWebhookEvents(endpoint: String?) -> [ParkedWebhookEvent] {
     webhookBook.parked.filter { endpoint == nil || $0.key == endpoint }.flatMap(\.value.values)
       .sorted { ($0.eventId, $0.endpoint) < ($1.eventId, $1.endpoint) }
   }
 
-  func requestWebhookRedelivery(eventIds: [Int64]?, endpoint: String?) -> Int {
+  package func requestWebhookRedelivery(eventIds: [Int64]?, endpoint: String?) -> Int {
     var count = 0
     for (key, events) in webhookBook.parked where endpoint == nil || key == endpoint {
       for (id, var event) in events where eventIds?.contains(id) ?? true {
@@ -50,7 +50,7 @@ extension FakeWorkerStorage {
     return count
   }
 
-  func dueWebhookRedeliveries(endpoint: String, nowMs: Int64, limit: Int) -> [ParkedWebhookEvent] {
+  package func dueWebhookRedeliveries(endpoint: String, nowMs: Int64, limit: Int) -> [ParkedWebhookEvent] {
     Array(
       parkedWebhookEvents(endpoint: endpoint).filter {
         $0.queued && (webhookBook.nextAttemptAtMs[endpoint]?[$0.eventId] ?? 0) <= nowMs
@@ -58,7 +58,7 @@ extension FakeWorkerStorage {
       .prefix(limit))
   }
 
-  func finishWebhookRedelivery(
+  package func finishWebhookRedelivery(
     endpoint: String, eventId: Int64, error: String?, limit: WebhookRetryLimit, retryAtMs: Int64, nowMs: Int64
   ) {
     guard var event = webhookBook.parked[endpoint]?[eventId], event.queued else { return }
@@ -78,7 +78,7 @@ extension FakeWorkerStorage {
     webhookBook.nextAttemptAtMs[endpoint, default: [:]][eventId] = retryAtMs
   }
 
-  func webhookBacklog(endpoint: String, kinds: [String]?) -> WebhookBacklog {
+  package func webhookBacklog(endpoint: String, kinds: [String]?) -> WebhookBacklog {
     var backlog = WebhookBacklog()
     let atMs = Dictionary(storedEvents.map { ($0.id, $0.event.atMs) }) { a, _ in a }
     if let cursor = cursors[endpoint] {

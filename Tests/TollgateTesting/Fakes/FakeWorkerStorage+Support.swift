@@ -5,7 +5,7 @@ import TollgateWorker
 /// (`SQLiteWorkerStorage+Support`, `+Erase`), in memory. The actor runs the erase without a
 /// suspension point, so it is serialised with every other write, as the contract asks.
 extension FakeWorkerStorage {
-  func purchases(matching identifier: String, store: Store?, kinds: PurchaseIdentifierKinds, limit: Int)
+  package func purchases(matching identifier: String, store: Store?, kinds: PurchaseIdentifierKinds, limit: Int)
     -> [PurchaseMatch]
   {
     var matches: [PurchaseMatch] = []
@@ -45,11 +45,11 @@ extension FakeWorkerStorage {
     return Array(matches.sorted(by: PurchaseMatch.inContractOrder).prefix(max(0, limit)))
   }
 
-  func events(store: Store, purchaseId: String) -> [WorkerEvent] {
+  package func events(store: Store, purchaseId: String) -> [WorkerEvent] {
     storedEvents.filter { $0.event.store == store && $0.event.purchaseId == purchaseId }.map(\.event)
   }
 
-  func eraseUser(_ userId: String, dryRun: Bool, nowMs: Int64) -> ErasureCounts {
+  package func eraseUser(_ userId: String, dryRun: Bool, nowMs: Int64) -> ErasureCounts {
     let tokens = Set([userId, userId.lowercased()])
     let bound = subscriptionsByChain.filter { $0.value.userId == userId }.map(\.key)
     let named = subscriptionsByChain.filter {

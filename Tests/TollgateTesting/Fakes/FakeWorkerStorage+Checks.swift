@@ -2,21 +2,21 @@ import Synchronization
 import TollgateWorker
 
 /// The fake's claims of scheduled checks, and the applies a test holds on purpose.
-struct FakeCheckBook {
+package struct FakeCheckBook {
   /// The live (or expired, not yet replaced) claim of each chain's check, by chain key; none once
   /// an `apply` or a postponement ended it.
-  var tokens: [String: Int64] = [:]
+  package var tokens: [String: Int64] = [:]
   /// The last token a claim handed out: every claim takes the next.
-  var lastToken: Int64 = 0
+  package var lastToken: Int64 = 0
   /// Held applies by purchase id (`holdNextApply`).
-  var holds: [String: ApplyHold] = [:]
+  package var holds: [String: ApplyHold] = [:]
 }
 
 extension FakeWorkerStorage {
   /// Holds the next `apply` of chain `purchaseId` before it checks or writes anything, until the
   /// hold is released: a worker paused between its read and its write (a slow transaction, a
   /// stalled VM), so that another worker's write of the chain lands first.
-  func holdNextApply(purchaseId: String) -> ApplyHold {
+  package func holdNextApply(purchaseId: String) -> ApplyHold {
     let hold = ApplyHold()
     checkBook.holds[purchaseId] = hold
     return hold
@@ -25,7 +25,7 @@ extension FakeWorkerStorage {
 
 /// One held `apply` (`FakeWorkerStorage.holdNextApply`): the test waits for it to arrive, lets
 /// other work happen, then releases it.
-final class ApplyHold: Sendable {
+package final class ApplyHold: Sendable {
   private struct State {
     var arrived = false
     var released = false
@@ -38,7 +38,7 @@ final class ApplyHold: Sendable {
   private let state = Mutex(State())
 
   /// Called by the held apply: tells the waiters it arrived, then waits for `release`.
-  func arrive() async {
+  package func arrive() async {
     let waiters = state.withLock { state in
       state.arrived = true
       defer { state.arrivalWaiters = [:] }
@@ -56,7 +56,7 @@ final class ApplyHold: Sendable {
 
   /// True once the held apply arrived; false when it has not within `timeout` (the code under
   /// test never made that write), so a broken implementation fails the test instead of hanging it.
-  func arrival(timeout: Duration = .seconds(10)) async -> Bool {
+  package func arrival(timeout: Duration = .seconds(10)) async -> Bool {
     await withTaskGroup(of: Bool.self) { group in
       group.addTask {
         await self.waitForArrival()
@@ -96,7 +96,7 @@ final class ApplyHold: Sendable {
   }
 
   /// Lets the held apply go on.
-  func release() {
+  package func release() {
     let waiters = state.withLock { state in
       state.released = true
       defer { state.releaseWaiters = [] }

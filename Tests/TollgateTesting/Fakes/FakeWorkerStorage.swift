@@ -2,44 +2,47 @@ import Foundation
 import TollgateCore
 import TollgateWorker
 
-/// `WorkerStorage` in memory, for the worker's unit tests: the same contract as SQLite (leases,
+/// `WorkerStorage` in memory, for the unit tests of the worker and of what runs on its seam
+/// (`TollgateSupport`): the same contract as SQLite (leases,
 /// dedupe, one change applied at once), plus ways to look inside.
-actor FakeWorkerStorage: WorkerStorage {
-  struct Item: Sendable {
-    var item: InboxItem
-    var status: SubmissionState
-    var nextAttemptAtMs: Int64
-    var leaseUntilMs: Int64?
-    var dedupeKey: String?
-    var outcome: String?
-    var lastError: String?
+package actor FakeWorkerStorage: WorkerStorage {
+  package struct Item: Sendable {
+    package var item: InboxItem
+    package var status: SubmissionState
+    package var nextAttemptAtMs: Int64
+    package var leaseUntilMs: Int64?
+    package var dedupeKey: String?
+    package var outcome: String?
+    package var lastError: String?
   }
 
-  var items: [Int64: Item] = [:]
-  var subscriptionsByChain: [String: StoredSubscription] = [:]
-  var entitlementsByUser: [String: [EntitlementRecord]] = [:]
-  private(set) var transactions: [TransactionRow] = []
+  package var items: [Int64: Item] = [:]
+  package var subscriptionsByChain: [String: StoredSubscription] = [:]
+  package var entitlementsByUser: [String: [EntitlementRecord]] = [:]
+  package private(set) var transactions: [TransactionRow] = []
   /// The chain (its `key`) each stored transaction belongs to, by `key(store, transactionId)`.
-  var transactionChains: [String: String] = [:]
-  var storedEvents: [StoredEvent] = []
-  var grantsById: [Int64: PromotionalGrant] = [:]
-  private(set) var cursors: [String: Int64] = [:]
+  package var transactionChains: [String: String] = [:]
+  package var storedEvents: [StoredEvent] = []
+  package var grantsById: [Int64: PromotionalGrant] = [:]
+  package private(set) var cursors: [String: Int64] = [:]
   /// Failed attempts and parked events per endpoint (`FakeWorkerStorage+Webhooks`).
-  var webhookBook = FakeWebhookBook()
+  package var webhookBook = FakeWebhookBook()
   /// Job leases by name, and how many prunes were written (`FakeWorkerStorage+JobLeases`).
-  var jobLeaseBook = FakeJobLeaseBook()
+  package var jobLeaseBook = FakeJobLeaseBook()
   /// Failing stores and injected faults (`FakeWorkerStorage+StoreHealth`).
-  var storeHealthBook = FakeStoreHealthBook()
+  package var storeHealthBook = FakeStoreHealthBook()
   /// The store-call budget windows every handle shares (`reserveStoreCalls`).
-  var storeCallWindows: [Store: StoreCallWindow] = [:]
+  package var storeCallWindows: [Store: StoreCallWindow] = [:]
   /// Claims of scheduled checks, and applies held on purpose (`FakeWorkerStorage+Checks`).
-  var checkBook = FakeCheckBook()
-  private(set) var catalog: ProductCatalog?
+  package var checkBook = FakeCheckBook()
+  package private(set) var catalog: ProductCatalog?
   private var nextId: Int64 = 1
   /// The last fencing token a claim handed out (`claimInbox`): every claim takes the next.
   private var lastClaimToken: Int64 = 0
 
-  static func key(_ store: Store, _ purchaseId: String) -> String { "\(store.rawValue):\(purchaseId)" }
+  package init() {}
+
+  package static func key(_ store: Store, _ purchaseId: String) -> String { "\(store.rawValue):\(purchaseId)" }
 
   private func newId() -> Int64 {
     defer { nextId += 1 }
@@ -49,7 +52,7 @@ actor FakeWorkerStorage: WorkerStorage {
   // MARK: Looking inside
 
   /// Puts a submitted purchase in the inbox, as the service does.
-  func enqueue(_ submission: PurchaseSubmission, nowMs: Int64) throws -> Int64 {
+  package func enqueue(_ submission: PurchaseSubmission, nowMs: Int64) throws -> Int64 {
     let id = newId()
     let payload = Array(try JSONEncoder().encode(submission))
     items[id] = Item(
@@ -60,20 +63,20 @@ actor FakeWorkerStorage: WorkerStorage {
     return id
   }
 
-  func item(_ id: Int64) -> Item? { items[id] }
+  package func item(_ id: Int64) -> Item? { items[id] }
 
   /// Seeds a stored subscription (as an earlier verification left it).
-  func seed(_ subscription: StoredSubscription) {
+  package func seed(_ subscription: StoredSubscription) {
     var stored = subscription
     stored.version = max(1, subscription.version)
     subscriptionsByChain[Self.key(subscription.store, subscription.purchaseId)] = stored
   }
 
-  func allSubscriptions() -> [StoredSubscription] { Array(subscriptionsByChain.values) }
+  package func allSubscriptions() -> [StoredSubscription] { Array(subscriptionsByChain.values) }
 
   // MARK: Inbox
 
-  func storeNotification(route: String, dedupeKey: String, payload: [UInt8], nowMs: Int64) -> (
+  package func storeNotification(route: String, dedupeKey: String, payload: [UInt8], nowMs: Int64) -> (
     id: Int64, duplicate: Bool
   ) {
     if let existing = items.values.first(where: { $0.dedupeKey == dedupeKey }) { return (existing.item.id, true) }
@@ -85,7 +88,7 @@ actor FakeWorkerStorage: WorkerStorage {
     return (id, false)
   }
 
-  func claimInbox(nowMs: Int64, limit: Int, leaseMs: Int64, excluding: Set<Int64> = []) -> [InboxItem] {
+  package func claimInbox(nowMs: Int64, limit: Int, leaseMs: Int64, excluding: Set<Int64> = []) -> [InboxItem] {
     let due = items.values.filter {
       !excluding.contains($0.item.id)
         && (($0.status == .pending && $0.nextAttemptAtMs <= nowMs)
@@ -103,7 +106,7 @@ actor FakeWorkerStorage: WorkerStorage {
     }
   }
 
-  func renewInboxClaims(_ claims: [InboxClaim], untilMs: Int64) -> Int {
+  package func renewInboxClaims(_ claims: [InboxClaim], untilMs: Int64) -> Int {
     var renewed = 0
     for claim in claims {
       guard let entry = items[claim.id], entry.status == .processing, entry.item.claimToken == claim.claimToken
@@ -114,7 +117,7 @@ actor FakeWorkerStorage: WorkerStorage {
     return renewed
   }
 
-  func retryInbox(id: Int64, claimToken: Int64, atMs: Int64, error: String) throws {
+  package func retryInbox(id: Int64, claimToken: Int64, atMs: Int64, error: String) throws {
     try checkClaim(id: id, claimToken: claimToken, doing: "retried")
     items[id]?.status = .pending
     items[id]?.nextAttemptAtMs = atMs
@@ -123,7 +126,7 @@ actor FakeWorkerStorage: WorkerStorage {
     items[id]?.item.claimToken = 0
   }
 
-  func finishInbox(id: Int64, claimToken: Int64, state: SubmissionState, outcome: String, nowMs: Int64) throws {
+  package func finishInbox(id: Int64, claimToken: Int64, state: SubmissionState, outcome: String, nowMs: Int64) throws {
     try checkClaim(id: id, claimToken: claimToken, doing: "finished")
     items[id]?.status = state
     items[id]?.outcome = outcome
@@ -138,21 +141,21 @@ actor FakeWorkerStorage: WorkerStorage {
     }
   }
 
-  func inboxCounts() -> [String: Int] {
+  package func inboxCounts() -> [String: Int] {
     Dictionary(grouping: items.values, by: \.status.rawValue).mapValues(\.count)
   }
 
   // MARK: Subscriptions
 
-  func subscription(store: Store, purchaseId: String) -> StoredSubscription? {
+  package func subscription(store: Store, purchaseId: String) -> StoredSubscription? {
     subscriptionsByChain[Self.key(store, purchaseId)]
   }
 
-  func subscriptions(userId: String) -> [StoredSubscription] {
+  package func subscriptions(userId: String) -> [StoredSubscription] {
     subscriptionsByChain.values.filter { $0.userId == userId }.sorted { $0.purchaseId < $1.purchaseId }
   }
 
-  func user(store: Store, storeUserId: String) -> String? {
+  package func user(store: Store, storeUserId: String) -> String? {
     subscriptionsByChain.values.filter { $0.store == store && $0.storeUserId == storeUserId && $0.userId != nil }
       .max { $0.verifiedAtMs < $1.verifiedAtMs }?.userId
   }
@@ -161,7 +164,9 @@ actor FakeWorkerStorage: WorkerStorage {
   /// actor runs one at a time, so a user's recompute is serialised against every other write of
   /// their subscriptions and grants, as the contract asks.
   @discardableResult
-  func apply(_ change: SubscriptionChange, recompute: @escaping EntitlementRecompute) async throws -> RecordChanges {
+  package func apply(_ change: SubscriptionChange, recompute: @escaping EntitlementRecompute) async throws
+    -> RecordChanges
+  {
     let key = Self.key(change.subscription.store, change.subscription.purchaseId)
     if let hold = checkBook.holds.removeValue(forKey: change.subscription.purchaseId) { await hold.arrive() }
     let stored = subscriptionsByChain[key]?.version ?? 0
@@ -202,11 +207,11 @@ actor FakeWorkerStorage: WorkerStorage {
     return (before, after)
   }
 
-  func entitlements(userId: String) -> [EntitlementRecord] { entitlementsByUser[userId] ?? [] }
+  package func entitlements(userId: String) -> [EntitlementRecord] { entitlementsByUser[userId] ?? [] }
 
   // MARK: Schedule
 
-  func claimDueChecks(nowMs: Int64, limit: Int, leaseMs: Int64) -> [DueCheck] {
+  package func claimDueChecks(nowMs: Int64, limit: Int, leaseMs: Int64) -> [DueCheck] {
     let due = subscriptionsByChain.filter { ($0.value.nextCheckAtMs ?? .max) <= nowMs }
       .sorted { ($0.value.nextCheckAtMs ?? 0, $0.key) < ($1.value.nextCheckAtMs ?? 0, $1.key) }.prefix(limit)
     return due.map { key, subscription in
@@ -219,7 +224,7 @@ actor FakeWorkerStorage: WorkerStorage {
     }
   }
 
-  func renewCheckClaims(_ claims: [CheckClaim], untilMs: Int64) -> Int {
+  package func renewCheckClaims(_ claims: [CheckClaim], untilMs: Int64) -> Int {
     var renewed = 0
     for claim in claims {
       let key = Self.key(claim.store, claim.purchaseId)
@@ -230,7 +235,8 @@ actor FakeWorkerStorage: WorkerStorage {
     return renewed
   }
 
-  func postponeCheck(store: Store, purchaseId: String, claimToken: Int64?, untilMs: Int64, failures: Int) throws {
+  package func postponeCheck(store: Store, purchaseId: String, claimToken: Int64?, untilMs: Int64, failures: Int) throws
+  {
     let key = Self.key(store, purchaseId)
     if let claimToken, checkBook.tokens[key] != claimToken {
       throw StorageConflict(.claimLost, "the check of chain \(purchaseId) is no longer under claim \(claimToken)")
@@ -240,7 +246,7 @@ actor FakeWorkerStorage: WorkerStorage {
     subscriptionsByChain[key]?.failures = failures
   }
 
-  func expediteRetries(store: Store, routes: [String], nowMs: Int64) -> Int {
+  package func expediteRetries(store: Store, routes: [String], nowMs: Int64) -> Int {
     let names = Set([store.rawValue] + routes)
     let itemIds = items.filter {
       $0.value.status == .pending && $0.value.item.attempts > 0 && $0.value.nextAttemptAtMs > nowMs
@@ -255,7 +261,7 @@ actor FakeWorkerStorage: WorkerStorage {
     return itemIds.count + keys.count
   }
 
-  func requestReverify(userId: String, nowMs: Int64) -> Int {
+  package func requestReverify(userId: String, nowMs: Int64) -> Int {
     let keys = subscriptionsByChain.filter { $0.value.userId == userId }.map(\.key)
     for key in keys { subscriptionsByChain[key]?.nextCheckAtMs = nowMs }
     return keys.count
@@ -263,11 +269,11 @@ actor FakeWorkerStorage: WorkerStorage {
 
   // MARK: Grants
 
-  func grants(userId: String) -> [PromotionalGrant] {
+  package func grants(userId: String) -> [PromotionalGrant] {
     grantsById.sorted { $0.key < $1.key }.map(\.value).filter { $0.userId == userId }
   }
 
-  func addGrant(
+  package func addGrant(
     userId: String, entitlement: String, expiresAtMs: Int64, note: String?, actor: String?, nowMs: Int64,
     recompute: @escaping EntitlementRecompute
   ) -> Int64 {
@@ -283,7 +289,7 @@ actor FakeWorkerStorage: WorkerStorage {
     return id
   }
 
-  func revokeGrants(
+  package func revokeGrants(
     userId: String, entitlement: String, note: String?, actor: String?, nowMs: Int64,
     recompute: @escaping EntitlementRecompute
   ) -> Int {
@@ -304,25 +310,27 @@ actor FakeWorkerStorage: WorkerStorage {
 
   // MARK: Events and webhooks
 
-  func events(userId: String) -> [WorkerEvent] { storedEvents.map(\.event).filter { $0.userId == userId } }
+  package func events(userId: String) -> [WorkerEvent] { storedEvents.map(\.event).filter { $0.userId == userId } }
 
-  func events(after id: Int64, limit: Int) -> [StoredEvent] { Array(storedEvents.filter { $0.id > id }.prefix(limit)) }
+  package func events(after id: Int64, limit: Int) -> [StoredEvent] {
+    Array(storedEvents.filter { $0.id > id }.prefix(limit))
+  }
 
-  func webhookCursor(endpoint: String, nowMs: Int64) -> Int64 {
+  package func webhookCursor(endpoint: String, nowMs: Int64) -> Int64 {
     if let cursor = cursors[endpoint] { return cursor }
     let newest = storedEvents.last?.id ?? 0
     cursors[endpoint] = newest
     return newest
   }
 
-  func advanceWebhookCursor(endpoint: String, to eventId: Int64, nowMs: Int64) {
+  package func advanceWebhookCursor(endpoint: String, to eventId: Int64, nowMs: Int64) {
     cursors[endpoint] = max(cursors[endpoint] ?? 0, eventId)
   }
 
   // MARK: Housekeeping
 
   /// Finished inbox items and old events go; the fake keeps no change feed.
-  func prune(_ plan: PrunePlan) throws -> PruneCounts {
+  package func prune(_ plan: PrunePlan) throws -> PruneCounts {
     try checkJobLease(plan.lease)
     jobLeaseBook.prunes += 1
     let finished = items.filter { $0.value.status != .pending && $0.value.status != .processing }
@@ -340,7 +348,7 @@ actor FakeWorkerStorage: WorkerStorage {
 
   // MARK: Catalog
 
-  func saveCatalog(_ catalog: ProductCatalog, nowMs: Int64) { self.catalog = catalog }
+  package func saveCatalog(_ catalog: ProductCatalog, nowMs: Int64) { self.catalog = catalog }
 
-  func savedCatalog() -> ProductCatalog? { catalog }
+  package func savedCatalog() -> ProductCatalog? { catalog }
 }
