@@ -1,2 +1,0 @@
-// TollgateSupport: placeholder until its first file lands (issue 28).
-enum TollgateSupportModule {}

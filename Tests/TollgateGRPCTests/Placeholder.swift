@@ -1,2 +1,0 @@
-// TollgateGRPCTests: placeholder until its first test lands (issue 28).
-enum TollgateGRPCTestsPlaceholder {}

@@ -1,2 +1,0 @@
-// TollgateHTTPAPITests: placeholder until its first test lands (issue 28).
-enum TollgateHTTPAPITestsPlaceholder {}

@@ -1,2 +1,0 @@
-// TollgateSupportTests: placeholder until its first test lands (issue 28).
-enum TollgateSupportTestsPlaceholder {}
