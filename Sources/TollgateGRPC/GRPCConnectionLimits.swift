@@ -1,0 +1,154 @@
+import NIOCore
+import Synchronization
+
+/// What the gRPC door allows a connection, added to each accepted one's pipeline through the
+/// transport's `onAcceptTCPConnection`:
+/// - a cap on open connections, shared by all of them: each takes a slot (`ConnectionSlotHandler`,
+///   first in its pipeline) and gives it back when it closes; one accepted beyond
+///   `maximumConnections` is closed before anything of it is read;
+/// - a deadline for the HTTP/2 connection preface (`PrefaceDeadlineHandler`): a connection that
+///   has not sent it within `handshakeTimeout` of opening is closed, so that silent sockets cannot
+///   hold the slots until the idle timeout.
+final class GRPCConnectionLimits: Sendable {
+  let maximumConnections: Int
+  let handshakeTimeout: TimeAmount
+  private let open = Atomic<Int>(0)
+  private let refused = Atomic<Int>(0)
+  private let cutForPreface = Atomic<Int>(0)
+
+  init(maximumConnections: Int, handshakeTimeout: TimeAmount) {
+    self.maximumConnections = maximumConnections
+    self.handshakeTimeout = handshakeTimeout
+  }
+
+  /// Connections holding a slot now.
+  var openConnections: Int { open.load(ordering: .relaxed) }
+  /// Connections closed because every slot was taken, since the door started.
+  var refusedConnections: Int { refused.load(ordering: .relaxed) }
+
+  /// Connections closed for not sending the preface in time, since the door started.
+  var prefaceTimeouts: Int { cutForPreface.load(ordering: .relaxed) }
+
+  /// The `onAcceptTCPConnection` callback: puts the slot handler first in `channel`'s pipeline and
+  /// the preface deadline right after it (the door listens in plaintext).
+  func install(on channel: any Channel) -> EventLoopFuture<Void> {
+    channel.eventLoop.submit {
+      let pipeline = channel.pipeline.syncOperations
+      let slot = ConnectionSlotHandler(limits: self)
+      try pipeline.addHandler(slot, position: .first)
+      try pipeline.addHandler(PrefaceDeadlineHandler(limits: self), position: .after(slot))
+    }
+  }
+
+  func countPrefaceTimeout() {
+    cutForPreface.add(1, ordering: .relaxed)
+  }
+
+  func takeSlot() -> Bool {
+    var current = open.load(ordering: .relaxed)
+    while current < maximumConnections {
+      let (exchanged, original) = open.compareExchange(
+        expected: current, desired: current + 1, ordering: .acquiringAndReleasing)
+      if exchanged { return true }
+      current = original
+    }
+    refused.add(1, ordering: .relaxed)
+    return false
+  }
+
+  func giveSlot() {
+    open.subtract(1, ordering: .acquiringAndReleasing)
+  }
+}
+
+/// Holds one of `GRPCConnectionLimits`' slots for its connection, or closes the connection when
+/// none is free. Passes everything through.
+final class ConnectionSlotHandler: ChannelInboundHandler, RemovableChannelHandler {
+  typealias InboundIn = NIOAny
+
+  private let limits: GRPCConnectionLimits
+  private var holdsSlot = false
+
+  init(limits: GRPCConnectionLimits) {
+    self.limits = limits
+  }
+
+  func handlerAdded(context: ChannelHandlerContext) {
+    holdsSlot = limits.takeSlot()
+    if !holdsSlot && context.channel.isActive { context.close(promise: nil) }
+  }
+
+  /// An accepted connection's pipeline is set up before it is registered: one without a slot is
+  /// closed once it is active.
+  func channelActive(context: ChannelHandlerContext) {
+    guard holdsSlot else {
+      context.close(promise: nil)
+      return
+    }
+    context.fireChannelActive()
+  }
+
+  func handlerRemoved(context: ChannelHandlerContext) {
+    if holdsSlot { limits.giveSlot() }
+    holdsSlot = false
+  }
+
+  func channelRead(context: ChannelHandlerContext, data: NIOAny) {
+    guard holdsSlot else { return }
+    context.fireChannelRead(data)
+  }
+}
+
+/// Closes its connection unless the client's HTTP/2 connection preface (24 bytes) and the header
+/// of its first frame (9, the SETTINGS the preface must be followed by) arrive within
+/// `handshakeTimeout` of the connection becoming active; then it steps aside. Counts bytes only:
+/// the HTTP/2 handler after it checks what they are.
+final class PrefaceDeadlineHandler: ChannelInboundHandler, RemovableChannelHandler {
+  typealias InboundIn = ByteBuffer
+  typealias InboundOut = ByteBuffer
+
+  /// The preface and a frame header.
+  static let prefaceBytes = 24 + 9
+
+  private let limits: GRPCConnectionLimits
+  private var received = 0
+  private var deadline: Scheduled<Void>?
+
+  init(limits: GRPCConnectionLimits) {
+    self.limits = limits
+  }
+
+  func handlerAdded(context: ChannelHandlerContext) {
+    if context.channel.isActive { startDeadline(context: context) }
+  }
+
+  func channelActive(context: ChannelHandlerContext) {
+    startDeadline(context: context)
+    context.fireChannelActive()
+  }
+
+  func channelRead(context: ChannelHandlerContext, data: NIOAny) {
+    received += unwrapInboundIn(data).readableBytes
+    context.fireChannelRead(data)
+    if received >= Self.prefaceBytes {
+      deadline?.cancel()
+      deadline = nil
+      context.pipeline.syncOperations.removeHandler(context: context, promise: nil)
+    }
+  }
+
+  func handlerRemoved(context: ChannelHandlerContext) {
+    deadline?.cancel()
+    deadline = nil
+  }
+
+  private func startDeadline(context: ChannelHandlerContext) {
+    guard deadline == nil, received < Self.prefaceBytes else { return }
+    deadline = context.eventLoop.assumeIsolated().scheduleTask(in: limits.handshakeTimeout) {
+      self.deadline = nil
+      guard context.channel.isActive else { return }
+      self.limits.countPrefaceTimeout()
+      context.close(promise: nil)
+    }
+  }
+}
