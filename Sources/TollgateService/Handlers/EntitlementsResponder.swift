@@ -50,10 +50,14 @@ public struct EntitlementsResponder: EntitlementsHandler {
   let startedAtMs: Int64
   let logger: Logger
   let byteBudget: SubmitByteBudget
+  /// The admin calls, answered once this replica's index has their writes (`admin`).
+  let feedSyncedAdmin: FeedSyncedAdmin?
 
+  /// - Parameter admin: the support and admin calls (methods 6 to 12), nil on a replica that
+  ///   serves none (every door then answers them UNAVAILABLE).
   public init(
     index: EntitlementIndex, follower: ChangeFeedFollower, storage: any EntitlementStorage, config: Config = .defaults,
-    nowMs: @escaping @Sendable () -> Int64, logger: Logger
+    admin: (any AdminHandler)? = nil, nowMs: @escaping @Sendable () -> Int64, logger: Logger
   ) {
     self.index = index
     self.follower = follower
@@ -63,6 +67,9 @@ public struct EntitlementsResponder: EntitlementsHandler {
     self.startedAtMs = nowMs()
     self.logger = logger
     self.byteBudget = SubmitByteBudget(bytesPerMinute: config.submitBytesPerMinutePerCaller)
+    self.feedSyncedAdmin = admin.map {
+      FeedSyncedAdmin(wrapped: $0, index: index, follower: follower, storage: storage, nowMs: nowMs)
+    }
   }
 
   public func isSubscriber(_ request: Tollgate_V1_IsSubscriberRequest) -> Tollgate_V1_IsSubscriberResponse {
