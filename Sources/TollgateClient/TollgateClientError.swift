@@ -61,7 +61,7 @@ public struct TollgateClientError: Error, Sendable, CustomStringConvertible {
   }
 
   /// The client error for an application error in a response, or nil when there is none.
-  init?(_ error: Tollgate_V1_Error?) {
+  public init?(_ error: Tollgate_V1_Error?) {
     guard let error, error.code != .unspecified else { return nil }
     let code: Code =
       switch error.code {

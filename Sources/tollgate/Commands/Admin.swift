@@ -93,8 +93,12 @@ struct Grant: AsyncParsableCommand {
   @Option(help: "Why (shown by explain).") var note: String?
   @Option(help: "Who grants it, for the granted event (default: the operating-system user).") var by: String?
   @OptionGroup var options: AdminOptions
+  @OptionGroup var remote: AdminRemoteOptions
+
+  func validate() throws { try remote.check(against: options) }
 
   func run() async throws {
+    if remote.isRemote { return try await runRemote() }
     try await options.withAdmin(requireCatalog: true) { admin in
       let untilMs = try until.milliseconds(now: admin.nowMs())
       let id = try await admin.grant(
@@ -112,8 +116,12 @@ struct Revoke: AsyncParsableCommand {
   @Option(help: "Why (sent with the grant_revoked event).") var note: String?
   @Option(help: "Who revokes it, for the grant_revoked event (default: the operating-system user).") var by: String?
   @OptionGroup var options: AdminOptions
+  @OptionGroup var remote: AdminRemoteOptions
+
+  func validate() throws { try remote.check(against: options) }
 
   func run() async throws {
+    if remote.isRemote { return try await runRemote() }
     let count = try await options.withAdmin(requireCatalog: true) { admin in
       try await admin.revoke(userId: user, entitlement: entitlement, note: note, actor: by ?? AdminOptions.operatorName)
     }
@@ -127,8 +135,12 @@ struct Reverify: AsyncParsableCommand {
 
   @Argument var user: String
   @OptionGroup var options: AdminOptions
+  @OptionGroup var remote: AdminRemoteOptions
+
+  func validate() throws { try remote.check(against: options) }
 
   func run() async throws {
+    if remote.isRemote { return try await runRemote() }
     let count = try await options.withAdmin(requireCatalog: false) { admin in try await admin.reverify(userId: user) }
     print("\(count) subscription(s) of \(user) queued for re-verification")
     if count == 0 { throw ExitCode(1) }
@@ -143,8 +155,12 @@ struct Explain: AsyncParsableCommand {
   @Argument var entitlement: String
   @Flag(help: "Print JSON.") var json = false
   @OptionGroup var options: AdminOptions
+  @OptionGroup var remote: AdminRemoteOptions
+
+  func validate() throws { try remote.check(against: options) }
 
   func run() async throws {
+    if remote.isRemote { return try await runRemote() }
     let explanation = try await options.withAdmin(requireCatalog: false) { admin in
       try await admin.explain(userId: user, entitlement: entitlement)
     }

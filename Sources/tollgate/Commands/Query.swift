@@ -30,31 +30,7 @@ struct Query: AsyncParsableCommand {
     var timeoutMs: Int64 = 5_000
 
     func client() throws -> TollgateClient {
-      var config = TollgateClient.Config.defaults
-      config.callTimeout = .milliseconds(timeoutMs)
-      // With replicas, a server that does not answer at all must leave time to ask another.
-      config.connectTimeout = .milliseconds(max(1, timeoutMs / Int64(max(1, server.count))))
-      if let caller {
-        // Never on the command line, where `ps` shows it to everyone.
-        guard let key = ProcessInfo.processInfo.environment["TOLLGATE_KEY"], !key.isEmpty else {
-          throw ValidationError("--caller needs the caller's key in the TOLLGATE_KEY environment variable")
-        }
-        config.credentials = .init(caller: caller, key: key)
-      }
-      if let tlsCA {
-        var tls = TLSConfiguration.makeClientConfiguration()
-        tls.trustRoots = .file(tlsCA)
-        config.tls = tls
-      }
-      let endpoints = try (server.isEmpty ? ["127.0.0.1:7701"] : server).map { server in
-        if server.hasPrefix("unix:") {
-          return TollgateClient.Endpoint.unixSocket(path: String(server.dropFirst("unix:".count)))
-        } else if let address = HostPort(argument: server) {
-          return TollgateClient.Endpoint.tcp(host: address.host, port: address.port)
-        }
-        throw ValidationError("--server must be HOST:PORT or unix:/path")
-      }
-      return try TollgateClient(endpoints: endpoints, config: config)
+      try Self.makeClient(servers: server, caller: caller, tlsCA: tlsCA, timeoutMs: timeoutMs)
     }
   }
 

@@ -182,6 +182,40 @@ static void response_success_get_submission(void) {
     tollgate_submission_free(submission);
 }
 
+/* The admin methods (issue 28): this client does not call them, but its generated code must
+ * read and write their messages as the golden frames hold them. */
+static void request_look_up(void) {
+    Tollgate__V1__LookUpRequest request = TOLLGATE__V1__LOOK_UP_REQUEST__INIT;
+    request.identifier = "MK5TTTVWJH";
+    request.kind = TOLLGATE__V1__IDENTIFIER_KIND__IDENTIFIER_KIND_APP_STORE_ORDER_ID;
+    check_request("request-look-up.hex", 6 /* LookUp */, 11, &request.base);
+}
+
+static void response_success_grant(void) {
+    uint8_t frame[128];
+    tg_response_header header;
+    REQUIRE(read_response("response-success-grant.hex", frame, sizeof frame, &header));
+    CHECK_INT(tg_frame_status(header.status_code), TOLLGATE_OK);
+    CHECK_INT(header.method_index, 9 /* Grant */);
+    CHECK_INT(header.request_id, 12);
+    Tollgate__V1__GrantResponse *response =
+        tollgate__v1__grant_response__unpack(NULL, header.message_length, frame + TG_RESPONSE_HEADER_LENGTH);
+    REQUIRE(response != NULL);
+    CHECK(response->error == NULL);
+    CHECK_STR(response->grant_id, "g-17");
+    CHECK_INT(response->n_entitlements, 1);
+    if (response->n_entitlements == 1) {
+        const Tollgate__V1__EntitlementStatus *status = response->entitlements[0];
+        CHECK_STR(status->entitlement, "premium");
+        CHECK(status->active);
+        CHECK_INT(status->expires_at_ms, 1700000000000LL);
+        CHECK_INT(status->state, TOLLGATE__V1__SUBSCRIPTION_STATE__SUBSCRIPTION_STATE_ACTIVE);
+        CHECK_INT(status->store, TOLLGATE__V1__STORE__STORE_PROMOTIONAL);
+        CHECK_STR(status->store_subscription_id, "g-17");
+    }
+    tollgate__v1__grant_response__free_unpacked(response, NULL);
+}
+
 static void response_service_failed(void) {
     uint8_t frame[64];
     tg_response_header header;
@@ -250,6 +284,8 @@ int main(void) {
         {"response_success_authenticate", response_success_authenticate},
         {"response_unauthenticated", response_unauthenticated},
         {"response_success_get_submission", response_success_get_submission},
+        {"request_look_up", request_look_up},
+        {"response_success_grant", response_success_grant},
         {"response_service_failed", response_service_failed},
         {"response_too_many_pending", response_too_many_pending},
         {"unknown_frame_status_is_a_bad_response", unknown_frame_status_is_a_bad_response},

@@ -19,6 +19,7 @@ from tollgate import (
     TooManyPendingError,
 )
 from tollgate import _methods
+from tollgate._generated import tollgate_pb2 as pb
 from tollgate.framing import Method, ResponseDecoder, encode_request
 
 
@@ -44,6 +45,19 @@ def test_request_authenticate() -> None:
 def test_request_get_submission() -> None:
     frame = encode_request(Method.GET_SUBMISSION, 9, _methods.get_submission_request("sub-0001"))
     assert frame == golden("request-get-submission.hex")
+
+
+def test_request_look_up() -> None:
+    request = pb.LookUpRequest(identifier="MK5TTTVWJH", kind=pb.IDENTIFIER_KIND_APP_STORE_ORDER_ID)
+    frame = encode_request(Method.LOOK_UP, 11, request.SerializeToString())
+    assert frame == golden("request-look-up.hex")
+
+
+def test_method_indexes_follow_the_service() -> None:
+    service = pb.DESCRIPTOR.services_by_name["Entitlements"]
+    assert [m.name for m in service.methods] == [
+        "".join(part.capitalize() for part in member.name.split("_")) for member in Method
+    ]
 
 
 def decode_one(data: bytes):
@@ -175,3 +189,15 @@ def test_undecodable_payload() -> None:
     frame = decode_one(bytes.fromhex("00000000 00000000 03000000 01000000 0a7f61"))
     with pytest.raises(BadResponseError):
         _methods.IS_SUBSCRIBER.decode(frame)
+
+
+def test_response_success_grant() -> None:
+    frame = decode_one(golden("response-success-grant.hex"))
+    assert (frame.status_code, frame.method_index, frame.request_id) == (0, Method.GRANT, 12)
+    response = pb.GrantResponse.FromString(frame.payload)
+    assert not response.HasField("error")
+    assert response.grant_id == "g-17"
+    (status,) = response.entitlements
+    assert (status.entitlement, status.active, status.expires_at_ms) == ("premium", True, 1700000000000)
+    assert (status.state, status.store) == (pb.SUBSCRIPTION_STATE_ACTIVE, pb.STORE_PROMOTIONAL)
+    assert status.store_subscription_id == "g-17"

@@ -27,6 +27,14 @@ class Method(enum.IntEnum):
     HEALTH = 3
     AUTHENTICATE = 4
     GET_SUBMISSION = 5
+    # Support and admin (issue 28; the "admin" scope): this client does not call them yet.
+    LOOK_UP = 6
+    GET_TIMELINE = 7
+    EXPLAIN = 8
+    GRANT = 9
+    REVOKE = 10
+    REVERIFY = 11
+    ERASE_USER = 12
 
 
 class FrameStatus(enum.IntEnum):
