@@ -8,6 +8,7 @@ struct Tollgate: AsyncParsableCommand {
     abstract: "Self-hosted entitlement service for App Store, Google Play and Amazon subscriptions.",
     subcommands: [
       Demo.self, Serve.self, Worker.self, Query.self, Grant.self, Revoke.self, Reverify.self, Explain.self,
+      Lookup.self, Timeline.self, EraseUser.self,
       Inspect.self, Seed.self, Bench.self, StoreSim.self, Callers.self, Webhooks.self, MigrateStorage.self,
     ]
   )
