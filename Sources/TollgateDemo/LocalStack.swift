@@ -66,6 +66,10 @@ public struct LocalStack: Sendable {
   public let nowMs: @Sendable () -> Int64
   /// The worker's metrics in Prometheus' text format (what `GET /metrics` serves).
   public let metricsText: @Sendable () -> String
+  /// The variables the stores' secrets are read from (the App Store API key in
+  /// `TOLLGATE_DEMO_APPLE_KEY`, ...), for a process a test starts beside the stack with a config
+  /// that names them (`serve --config` with an `appStore` section).
+  public var storeEnvironment: [String: String] = [:]
 
   /// The demo catalog: three monthly products in one group; premium ones unlock `premium` and
   /// `basic`, the basic one `basic`.
@@ -223,10 +227,11 @@ public struct LocalStack: Sendable {
             throw error
           }
           group.addTask { try await server.run() }
-          let stack = LocalStack(
+          var stack = LocalStack(
             sim: sim, worker: worker, server: server, storage: storage,
             client: TollgateClient(host: "127.0.0.1", port: server.port), configuration: configuration,
             databasePath: database.description, nowMs: now, metricsText: { registry.emitToString() })
+          stack.storeEnvironment = workerEnvironment
           do {
             let result = try await body(stack)
             await stack.stopRunning(&group)

@@ -21,6 +21,9 @@ public final class EntitlementServer: Service, Sendable {
     /// This replica's name in `feed_readers` and how often it records its change-feed position
     /// there (`FeedPositionRecorder`): a fresh id per server, every 10 s, unless set.
     public var feedReader: FeedPositionRecorder.Config = .defaults
+    /// The support and admin calls (TollgateSupport's `AdminResponder`), served by every door
+    /// through the responder; nil: this replica answers them UNAVAILABLE (`serve --no-admin`).
+    public var admin: (any AdminHandler)? = nil
 
     public init(
       host: String, port: Int, rpc: RPCServer.Config = .defaults, feed: ChangeFeedFollower.Config = .defaults,
@@ -80,7 +83,8 @@ public final class EntitlementServer: Service, Sendable {
         metadata: ["error": "\(error)"])
     }
     let responder = EntitlementsResponder(
-      index: index, follower: follower, storage: storage, config: config.responder, nowMs: nowMs, logger: logger)
+      index: index, follower: follower, storage: storage, config: config.responder, admin: config.admin, nowMs: nowMs,
+      logger: logger)
     let rpcServer = try RPCServer.bind(
       listeners: config.listeners, config: config.rpc, handler: responder, threads: threads, logger: logger)
     logger.info("serving", metadata: ["rpc.listeners": "\(rpcServer.listeners.map(\.address.description))"])

@@ -24,6 +24,9 @@ struct Serve: AsyncParsableCommand {
       discussion: "Without it, serve refuses a non-loopback listener unless service.callers or callersFile is set."))
   var insecureNoAuth = false
 
+  @Flag(help: "Serve no support and admin calls (LookUp … EraseUser): every door answers them UNAVAILABLE.")
+  var noAdmin = false
+
   @Option(
     help: ArgumentHelp(
       "The database: an SQLite file path (or sqlite:PATH), or postgres://USER@HOST:PORT/DATABASE?sslmode=MODE; it must exist (the worker creates it) unless --create.",
@@ -117,6 +120,14 @@ struct Serve: AsyncParsableCommand {
       // This run's row in feed_readers: which host and process, for operators reading it.
       serverConfig.feedReader.readerId = FeedPositionRecorder.readerId(
         host: ProcessInfo.processInfo.hostName, processId: ProcessInfo.processInfo.processIdentifier)
+      // The support and admin calls, over the worker's storage on this database (ServeAdmin).
+      let admin =
+        noAdmin
+        ? nil
+        : try await ServeAdmin.open(
+          location: location, config: config, clock: clock, environment: ProcessInfo.processInfo.environment,
+          logger: logger)
+      serverConfig.admin = admin?.responder
       let server = try await EntitlementServer.start(
         config: serverConfig, storage: storage, nowMs: clock.nowMs, threads: threads ?? settings.eventLoopThreads,
         waitForStorage: location.isServer, logger: logger)
@@ -126,6 +137,13 @@ struct Serve: AsyncParsableCommand {
         .joined(separator: " and ")
       FileHandle.standardOutput.write(Data("tollgate serve: listening on \(addresses), database \(location)\n".utf8))
       var services: [ServiceGroupConfiguration.ServiceConfiguration] = [.init(service: server)] + clock.services
+      // First, so it closes the admin side's storage only after the server drained (reverse order).
+      if let admin {
+        services.insert(
+          .init(
+            service: admin, successTerminationBehavior: .gracefullyShutdownGroup,
+            failureTerminationBehavior: .gracefullyShutdownGroup), at: 0)
+      }
       if case .callers(let registry) = gate.access, let path = settings.callersFile {
         services.append(.init(service: CallersFileWatcher(path: path, registry: registry, logger: logger)))
       }
