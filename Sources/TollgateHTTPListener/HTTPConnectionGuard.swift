@@ -15,8 +15,9 @@ import NIOHTTPTypes
 ///   and its body must keep arriving at `minBodyBytesPerSecond` on average once `bodyRateGrace`
 ///   has passed: a body that never ends or trickles is answered 408 (when nothing else was
 ///   answered on the connection yet) and the connection closed;
-/// - a refused body (413) ends the connection once the response is written, instead of the rest of
-///   the body being read and thrown away.
+/// - a refused body (413), or any response a handler marks `Connection: close`, ends the
+///   connection once the response is written, instead of the rest of the body being read and
+///   thrown away.
 ///
 /// It sits after the HTTP decoder: bytes that did not yet make a head show up as a read burst
 /// (`channelReadComplete`) with no request part in it and no request open.
@@ -102,7 +103,9 @@ final class HTTPConnectionGuard: ChannelDuplexHandler, RemovableChannelHandler {
     switch unwrapOutboundIn(data) {
     case .head(var response):
       responseOpen = true
-      if response.status == .contentTooLarge {
+      // A handler that answers before reading a body (the HTTP door's refused callers) says
+      // `Connection: close`: the body is then not read either.
+      if response.status == .contentTooLarge || response.headerFields[.connection] == "close" {
         closeAfterResponse = true
         response.headerFields[.connection] = "close"
       }

@@ -1,0 +1,94 @@
+import Hummingbird
+import Logging
+import NIOCore
+import ServiceLifecycle
+import TollgateCallers
+import TollgateHTTPListener
+import TollgateServer
+
+/// The HTTP/JSON door of `serve` (`service.http`): the routes of `HTTPRoutes.all`, answered by the
+/// same `EntitlementsHandler` as the fast port, with callers identified by `authorization: Bearer`
+/// through the same `CallerGate`. It listens through `HTTPListener`, so its connections are
+/// guarded as the worker's are: a connection cap, head and request deadlines, a minimum body rate,
+/// an idle timeout, and a refused body never read.
+///
+/// Run it in a service group that is only ever shut down gracefully: cancelling a Hummingbird
+/// listener drops connections it accepted but had not handed to a handler, whose writers trap.
+public final class HTTPDoor: Service, Sendable {
+  public struct Config: Sendable {
+    public var address: ListenAddress
+    public var maximumConnections = 1_000
+    /// A connection that sends nothing for this long is closed.
+    public var idleTimeout: TimeAmount = .seconds(60)
+    /// A request head must be complete this long after its first bytes.
+    public var headerTimeout: TimeAmount = .seconds(10)
+    /// A whole request, head and body, must be complete this long after its first bytes.
+    public var requestTimeout: TimeAmount = .seconds(30)
+    /// A body must average this many bytes a second once `bodyRateGrace` has passed.
+    public var minimumBodyBytesPerSecond = 1_024
+    public var bodyRateGrace: TimeAmount = .seconds(5)
+    /// `POST /v1/purchases`' body, at most: `serve` sets the fast port's `maxMessageBytes`.
+    public var maximumPurchaseBodyBytes = 1 << 20
+    /// An admin route's body, at most.
+    public var maximumAdminBodyBytes = 64 << 10
+
+    public init(address: ListenAddress) {
+      self.address = address
+    }
+
+    public init(host: String, port: Int) {
+      self.init(address: ListenAddress(host: host, port: port))
+    }
+  }
+
+  public let config: Config
+  private let application: Application<RouterResponder<DoorRequestContext>>
+  private let bound = BoundPort()
+
+  /// - Parameter countCut: told each connection the listener's guard closes (`HTTPListenerLimits`),
+  ///   with the reason, for a metric.
+  public init(
+    config: Config, handler: any EntitlementsHandler, gate: CallerGate, logger: Logger,
+    countCut: @escaping @Sendable (_ listener: String, _ reason: String) -> Void = { _, _ in }
+  ) {
+    self.config = config
+    let limits = HTTPListenerLimits(
+      listener: "service.http", headerTimeout: config.headerTimeout, requestTimeout: config.requestTimeout,
+      minBodyBytesPerSecond: config.minimumBodyBytesPerSecond, bodyRateGrace: config.bodyRateGrace,
+      maxConnections: config.maximumConnections, countCut: countCut)
+    application = HTTPListener.application(
+      router: Self.router(config: config, handler: handler, gate: gate, logger: logger), address: config.address,
+      limits: limits, idleTimeout: config.idleTimeout, bound: bound, logger: logger)
+  }
+
+  /// The door's router alone (tests answer it without a socket, `app.test(.router)`).
+  public static func router(config: Config, handler: any EntitlementsHandler, gate: CallerGate, logger: Logger)
+    -> Router<DoorRequestContext>
+  {
+    let router = Router(context: DoorRequestContext.self)
+    HTTPRoutes.register(
+      on: router,
+      routes: DoorRoutes(
+        handler: handler, gate: gate, maximumPurchaseBodyBytes: config.maximumPurchaseBodyBytes,
+        maximumAdminBodyBytes: config.maximumAdminBodyBytes, logger: logger))
+    return router
+  }
+
+  /// Listens and answers until graceful shutdown; fails naming `service.http.listen` when it
+  /// cannot listen.
+  public func run() async throws {
+    try await HTTPListener.run(application, key: "service.http.listen", address: config.address, bound: bound)
+  }
+
+  /// The port it listens on once it does (the one the system chose for port 0); 0 when it could not.
+  public func boundPort() async -> Int {
+    await bound.value()
+  }
+
+  /// `boundPort()`, but ends with `CancellationError` when cancelled first (a door shut down
+  /// before it listened never learns a port).
+  public func listeningPort() async throws -> Int {
+    while !(await bound.isSet) { try await Task.sleep(for: .milliseconds(5)) }
+    return await bound.value()
+  }
+}
