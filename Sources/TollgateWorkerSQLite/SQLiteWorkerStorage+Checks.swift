@@ -38,7 +38,7 @@ extension SQLiteWorkerStorage {
         """
       ).rows([.integer(nowMs), .integer(Int64(limit))]) { row in
         (
-          store: row.string(at: 0), purchaseId: row.string(at: 1), token: row.int64(at: 18),
+          store: row.string(at: 0), purchaseId: row.string(at: 1), token: row.int64(at: 19),
           decoded: Result { try Self.subscription(row) }
         )
       }

@@ -18,10 +18,16 @@ extension SQLiteWorkerStorage {
       try db.execute(
         """
         DELETE FROM change_feed
-        WHERE at_ms < ? AND seq < (SELECT MAX(seq) FROM change_feed)
-          AND seq < COALESCE((SELECT seq FROM change_feed WHERE at_ms >= ? ORDER BY seq LIMIT 1), \(Int64.max))
+        WHERE seq < (SELECT MAX(seq) FROM change_feed)
           AND seq < COALESCE((SELECT MIN(seq) FROM feed_readers), \(Int64.max))
-        """, [.integer(plan.changeFeedBeforeMs), .integer(plan.changeFeedBeforeMs)])
+          AND ((at_ms < ?
+                AND seq < COALESCE((SELECT seq FROM change_feed WHERE at_ms >= ? ORDER BY seq LIMIT 1), \(Int64.max)))
+            OR seq <= COALESCE((SELECT MAX(seq) FROM change_feed WHERE reason = 'erased' AND at_ms < ?), 0))
+        """,
+        [
+          .integer(plan.changeFeedBeforeMs), .integer(plan.changeFeedBeforeMs),
+          .integer(plan.erasureMarkersBeforeMs ?? .min),
+        ])
       counts.changeFeed = db.changes
       if let delivered = plan.eventsDeliveredThroughId {
         try db.execute(
@@ -39,7 +45,8 @@ extension SQLiteWorkerStorage {
   // The change feed goes as a prefix (`PrunePlan.changeFeedBeforeMs`): entries below the first
   // one young enough to keep (writers' clocks differ, so `at_ms` is not in `seq` order), below
   // the newest, and below the lowest position of the readers still seen (the others' rows went
-  // first), so the entry at a live reader's position, and all after it, stay.
+  // first), so the entry at a live reader's position, and all after it, stay. A GDPR erase's
+  // entry old enough (`erasureMarkersBeforeMs`) takes every entry before it along, in those bounds.
 
   /// A parked webhook event stays until it is delivered again (`tollgate webhooks redeliver`).
   /// The newest event always stays: `events.id` is a rowid, so deleting the newest would let the

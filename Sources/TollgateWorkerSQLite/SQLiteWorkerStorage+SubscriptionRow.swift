@@ -39,6 +39,7 @@ extension SQLiteWorkerStorage {
       willRenew: row.bool(at: 6), expiresAtMs: row.int64(at: 7), accessEndsAtMs: row.int64(at: 8),
       appAccountToken: row.optionalString(at: 13), storeUserId: row.optionalString(at: 16),
       verifiedAtMs: row.int64(at: 9),
-      nextCheckAtMs: row.optionalInt64(at: 14), failures: Int(row.int64(at: 15)), version: row.int64(at: 17))
+      nextCheckAtMs: row.optionalInt64(at: 14), failures: Int(row.int64(at: 15)), version: row.int64(at: 17),
+      erasedAtMs: row.optionalInt64(at: 18))
   }
 }

@@ -98,8 +98,8 @@ extension SQLiteWorkerStorage {
       """
       INSERT INTO subscriptions (store, store_subscription_id, app_id, user_id, product_id, environment, state, will_renew,
         purchased_at_ms, expires_at_ms, access_ends_at_ms, verified_at_ms, updated_at_ms, history_json, evidence_json, reason,
-        app_account_token, next_check_at_ms, failures, store_user_id, version, check_token)
-      VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, NULL)
+        app_account_token, next_check_at_ms, failures, store_user_id, version, check_token, erased_at_ms)
+      VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, NULL, ?)
       ON CONFLICT(store, store_subscription_id) DO UPDATE SET
         app_id = excluded.app_id, user_id = excluded.user_id, product_id = excluded.product_id,
         environment = excluded.environment, state = excluded.state, will_renew = excluded.will_renew,
@@ -109,7 +109,7 @@ extension SQLiteWorkerStorage {
         evidence_json = excluded.evidence_json, reason = excluded.reason,
         app_account_token = excluded.app_account_token, next_check_at_ms = excluded.next_check_at_ms,
         failures = excluded.failures, store_user_id = excluded.store_user_id, version = excluded.version,
-        check_token = NULL
+        check_token = NULL, erased_at_ms = excluded.erased_at_ms
       """,
       [
         .text(s.store.rawValue), .text(s.purchaseId), .text(s.appId), DatabaseValue(s.userId), .text(s.productId),
@@ -117,7 +117,7 @@ extension SQLiteWorkerStorage {
         DatabaseValue(s.history.firstPurchaseDateMs), .integer(s.expiresAtMs), .integer(s.accessEndsAtMs),
         .integer(s.verifiedAtMs), .integer(nowMs), .text(history), .text(evidence), .text(s.reason),
         DatabaseValue(s.appAccountToken), DatabaseValue(s.nextCheckAtMs), .integer(Int64(s.failures)),
-        DatabaseValue(s.storeUserId), .integer(version),
+        DatabaseValue(s.storeUserId), .integer(version), DatabaseValue(s.erasedAtMs),
       ])
     return try db.prepare("SELECT id FROM subscriptions WHERE store = ? AND store_subscription_id = ?")
       .rows([.text(s.store.rawValue), .text(s.purchaseId)]) { $0.int64(at: 0) }.first ?? 0
@@ -129,12 +129,12 @@ extension SQLiteWorkerStorage {
     let statement = try db.prepare(
       """
       INSERT INTO transactions (subscription_id, store, store_transaction_id, product_id, purchased_at_ms, expires_at_ms,
-        revoked_at_ms, revocation_reason, offer_type, environment, payload_sha256, signed_at_ms, recorded_at_ms)
-      VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
+        revoked_at_ms, revocation_reason, offer_type, environment, payload_sha256, signed_at_ms, recorded_at_ms, order_id)
+      VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
       ON CONFLICT(store, store_transaction_id) DO UPDATE SET
         subscription_id = excluded.subscription_id, product_id = excluded.product_id, expires_at_ms = excluded.expires_at_ms,
         revoked_at_ms = excluded.revoked_at_ms, revocation_reason = excluded.revocation_reason,
-        payload_sha256 = excluded.payload_sha256, signed_at_ms = excluded.signed_at_ms
+        payload_sha256 = excluded.payload_sha256, signed_at_ms = excluded.signed_at_ms, order_id = excluded.order_id
       """)
     for t in transactions {
       try statement.bind([
@@ -143,7 +143,7 @@ extension SQLiteWorkerStorage {
         DatabaseValue(t.revocationReason),
         DatabaseValue(t.offerType), .text(t.environment.rawValue), DatabaseValue(t.payloadSHA256),
         DatabaseValue(t.signedAtMs),
-        .integer(nowMs),
+        .integer(nowMs), DatabaseValue(PurchaseMatch.orderId(store: store, transactionId: t.storeTransactionId)),
       ])
       while try statement.step() {}
     }
@@ -152,7 +152,7 @@ extension SQLiteWorkerStorage {
   static let subscriptionColumns = """
     store, store_subscription_id, app_id, user_id, product_id, state, will_renew, expires_at_ms, access_ends_at_ms,
     verified_at_ms, history_json, evidence_json, reason, app_account_token, next_check_at_ms, failures, store_user_id,
-    version
+    version, erased_at_ms
     """
 
   static func subscriptions(_ db: Connection, where clause: String, _ arguments: [DatabaseValue]) throws

@@ -23,6 +23,7 @@ public enum Schema {
     migrator.register("v18-store-health", storeHealth)
     migrator.register("v19-store-call-budgets", storeCallBudgets)
     migrator.register("v20-feed-readers", feedReaders)
+    migrator.register("v21-support", support)
     return migrator
   }
 

@@ -55,6 +55,10 @@ public struct WorkerSettings: Sendable, Decodable, Hashable {
   /// is pruned. One not seen for longer (crashed, or cut off from the database) holds nothing,
   /// and reloads its index if its position was pruned meanwhile.
   public var feedReaderExpiryMs: Int64 = 600_000
+  /// Housekeeping: a GDPR erase's change-feed entry (`WorkerStorage.eraseUser`) and every entry
+  /// before it are deleted once the entry is this old, so that the user's id leaves the feed
+  /// (`PrunePlan.erasureMarkersBeforeMs`); meanwhile every replica reads it and drops the user.
+  public var erasureFeedDelayMs: Int64 = 600_000
   /// Re-verify this long after an expiry or grace boundary.
   public var recheckDelayMs: Int64 = 60_000
   /// Backoff after a failed store call: first delay and ceiling.
@@ -92,7 +96,7 @@ public struct WorkerSettings: Sendable, Decodable, Hashable {
     case listen, adminListen, idleTimeoutMs, headerTimeoutMs, maxNotificationBytes, database, pollMs, leaseMs,
       requestTimeoutMs, minBodyBytesPerSecond, bodyRateGraceMs, maxConnections, adminMaxConnections,
       sweepIntervalMs, dormantAfterMs, dormantSweepIntervalMs, finalCheckAfterMs, recheckDelayMs,
-      inboxRetentionMs, changeFeedRetentionMs, eventRetentionMs, feedReaderExpiryMs,
+      inboxRetentionMs, changeFeedRetentionMs, eventRetentionMs, feedReaderExpiryMs, erasureFeedDelayMs,
       backoffBaseMs, backoffMaxMs,
       notFoundRetryWindowMs, clockSkewToleranceMs, storeOutageLeewayMs, storeConcurrency, followClockURL,
       bindAppAccountToken, exclusive, storeRequestsPerMinute
@@ -126,6 +130,7 @@ public struct WorkerSettings: Sendable, Decodable, Hashable {
       try c.decodeIfPresent(Int64.self, forKey: .changeFeedRetentionMs) ?? d.changeFeedRetentionMs
     eventRetentionMs = try c.decodeIfPresent(Int64.self, forKey: .eventRetentionMs) ?? d.eventRetentionMs
     feedReaderExpiryMs = try c.decodeIfPresent(Int64.self, forKey: .feedReaderExpiryMs) ?? d.feedReaderExpiryMs
+    erasureFeedDelayMs = try c.decodeIfPresent(Int64.self, forKey: .erasureFeedDelayMs) ?? d.erasureFeedDelayMs
     backoffBaseMs = try c.decodeIfPresent(Int64.self, forKey: .backoffBaseMs) ?? d.backoffBaseMs
     backoffMaxMs = try c.decodeIfPresent(Int64.self, forKey: .backoffMaxMs) ?? d.backoffMaxMs
     notFoundRetryWindowMs =
@@ -221,6 +226,7 @@ public struct WorkerSettings: Sendable, Decodable, Hashable {
     if feedReaderExpiryMs < 30_000 {
       problems.append("feedReaderExpiryMs must be at least 30000 (three of a replica's 10 s position records)")
     }
+    if erasureFeedDelayMs < 0 { problems.append("erasureFeedDelayMs must not be negative") }
     if finalCheckAfterMs < dormantAfterMs {
       problems.append("finalCheckAfterMs must be at least dormantAfterMs")
     }

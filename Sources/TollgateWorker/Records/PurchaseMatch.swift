@@ -88,3 +88,11 @@ public struct PurchaseMatch: Sendable, Hashable {
     return (a.transactionId ?? "").utf8.lexicographicallyPrecedes((b.transactionId ?? "").utf8)
   }
 }
+
+extension PurchaseMatch {
+  /// What storage keeps as a transaction's order id (`transactions.order_id`, `.orderId` lookups):
+  /// the Google Play base order id of `transactionId`, nil for every other store.
+  public static func orderId(store: Store, transactionId: String) -> String? {
+    store == .googlePlay ? GooglePlayOrderId.base(ofStoredTransactionId: transactionId) : nil
+  }
+}

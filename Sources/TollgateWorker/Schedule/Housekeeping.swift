@@ -3,7 +3,8 @@ import TollgateCore
 
 /// Once a day (on the worker's clock), deletes what is past its use: finished inbox items, old
 /// change-feed entries (the newest stays, and so does every entry a `serve` replica seen within
-/// `feedReaderExpiryMs` has not read), and events every webhook endpoint has acknowledged,
+/// `feedReaderExpiryMs` has not read; a GDPR erase's entry and all before it once
+/// `erasureFeedDelayMs` old), and events every webhook endpoint has acknowledged,
 /// each after its retention (`WorkerSettings`). Nothing here touches subscriptions or anyone's
 /// entitlements.
 struct Housekeeping: Sendable {
@@ -41,7 +42,8 @@ struct Housekeeping: Sendable {
           finishedInboxBeforeMs: now - settings.inboxRetentionMs,
           changeFeedBeforeMs: now - settings.changeFeedRetentionMs,
           eventsBeforeMs: now - settings.eventRetentionMs, eventsDeliveredThroughId: delivered,
-          changeFeedReadersSeenSinceMs: now - settings.feedReaderExpiryMs, lease: lease))
+          changeFeedReadersSeenSinceMs: now - settings.feedReaderExpiryMs,
+          erasureMarkersBeforeMs: now - settings.erasureFeedDelayMs, lease: lease))
       logger.info(
         "housekeeping",
         metadata: [

@@ -13,6 +13,10 @@ public enum ErasureText {
   /// The kind of the newest event of the database when it was the erased user's: kept, with
   /// nothing of the user, so that its id is never handed out again (`events(after:limit:)`).
   public static let placeholderKind = "erased"
+  /// The reason of the change-feed entry an erase writes (the user's records, now none): every
+  /// replica drops the user, and housekeeping deletes the feed through it later
+  /// (`PrunePlan.erasureMarkersBeforeMs`).
+  public static let feedReason = "erased"
 
   /// The starts of a detail that name `userId`, each with what replaces it.
   public static func prefixes(naming userId: String) -> [(prefix: String, replacement: String)] {

@@ -20,16 +20,23 @@ public struct PrunePlan: Sendable, Hashable {
   public var eventsBeforeMs: Int64
   /// The last event every configured webhook endpoint acknowledged; nil when none is configured.
   public var eventsDeliveredThroughId: Int64?
+  /// GDPR erasures (`WorkerStorage.eraseUser`): the newest change-feed entry with reason
+  /// `ErasureText.feedReason` written before this moment, and every entry before it, are deleted
+  /// too, within the same bounds as above (never the newest entry, never from the lowest position
+  /// of the readers seen lately on), so the erased user's id leaves the feed without an entry
+  /// going from its middle. Nil: erasures wait for `changeFeedBeforeMs` like every entry.
+  public var erasureMarkersBeforeMs: Int64?
   /// Housekeeping's job lease (`JobLease.housekeeping`) the prune is fenced by; nil: unfenced by one.
   public var lease: JobLease?
 
   public init(
     finishedInboxBeforeMs: Int64, changeFeedBeforeMs: Int64, eventsBeforeMs: Int64, eventsDeliveredThroughId: Int64?,
-    changeFeedReadersSeenSinceMs: Int64 = .min, lease: JobLease? = nil
+    changeFeedReadersSeenSinceMs: Int64 = .min, erasureMarkersBeforeMs: Int64? = nil, lease: JobLease? = nil
   ) {
     self.finishedInboxBeforeMs = finishedInboxBeforeMs
     self.changeFeedBeforeMs = changeFeedBeforeMs
     self.changeFeedReadersSeenSinceMs = changeFeedReadersSeenSinceMs
+    self.erasureMarkersBeforeMs = erasureMarkersBeforeMs
     self.eventsBeforeMs = eventsBeforeMs
     self.eventsDeliveredThroughId = eventsDeliveredThroughId
     self.lease = lease

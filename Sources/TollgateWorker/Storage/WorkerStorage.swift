@@ -333,14 +333,15 @@ public protocol WorkerStorage: Sendable {
   /// Deletes what the database holds of `userId` (GDPR erase, docs/security.md) and returns the
   /// counts; with `dryRun`, returns what it would delete and writes nothing. One transaction, seen
   /// whole or not at all from every handle, serialised with every other write of the user's
-  /// subscriptions and grants (`apply`, `addGrant`, `revokeGrants`); unfenced, as admin writes are.
+  /// subscriptions and grants (`apply`, `addGrant`, `revokeGrants`); fenced like every write (an
+  /// admin storage holds no lease, so its erase is not).
   /// The user's chains stay, bound to nobody, their app account token, store user id and scheduled
   /// check cleared, `erasedAtMs` set to `nowMs` and `version` + 1 (an `apply` computed before
   /// fails with `.chainChanged`); a claim then needs fresh proof (`ClaimRuling`). Tokens naming
   /// the user on other chains are cleared. Grants, the user's events (parked deliveries with them),
   /// submitted purchases of every status (a claim of one then fails with `.claimLost`), entitlement
-  /// records and the user row go; other users' claim and transfer events of those chains lose the
-  /// user's name. The newest event of the database is scrubbed, not deleted: ids never come back.
+  /// records and the user row go; other users' claim and transfer events lose the user's name
+  /// (`ErasureText`). The newest event of the database is scrubbed, not deleted: ids never come back.
   /// One change-feed entry (`reason` "erased") drops the user everywhere; housekeeping deletes it
   /// later (`PrunePlan.erasureMarkersBeforeMs`). A second erase finds nothing.
   func eraseUser(_ userId: String, dryRun: Bool, nowMs: Int64) async throws -> ErasureCounts
