@@ -52,7 +52,7 @@ extension PostgresWorkerStorage {
         let cells = row.makeRandomAccess()
         return DueRow(
           store: (try? cells[0].decode(String.self)) ?? "?", purchaseId: (try? cells[1].decode(String.self)) ?? "?",
-          token: try cells[18].decode(Int64.self), rowId: try cells[19].decode(Int64.self),
+          token: try cells[19].decode(Int64.self), rowId: try cells[20].decode(Int64.self),
           decoded: Result { try Self.subscription(row) })
       }
       let claimed = due.filter { if case .success = $0.decoded { true } else { false } }.map(\.rowId)

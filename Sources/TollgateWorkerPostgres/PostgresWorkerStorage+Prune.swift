@@ -33,15 +33,19 @@ extension PostgresWorkerStorage {
           """, logger: logger
         ).collect())
       let before = plan.changeFeedBeforeMs
+      // A GDPR erase's entry old enough takes every entry before it along, in the same bounds.
+      let erasures = plan.erasureMarkersBeforeMs ?? Int64.min
       counts.changeFeed = try await Self.count(
         connection.query(
           """
           WITH gone AS (
             DELETE FROM change_feed
-            WHERE at_ms < \(before) AND seq < (SELECT MAX(seq) FROM change_feed)
-              AND seq < COALESCE(
-                (SELECT seq FROM change_feed WHERE at_ms >= \(before) ORDER BY seq LIMIT 1), \(Int64.max))
+            WHERE seq < (SELECT MAX(seq) FROM change_feed)
               AND seq < COALESCE((SELECT MIN(seq) FROM feed_readers), \(Int64.max))
+              AND ((at_ms < \(before) AND seq < COALESCE(
+                    (SELECT seq FROM change_feed WHERE at_ms >= \(before) ORDER BY seq LIMIT 1), \(Int64.max)))
+                OR seq <= COALESCE(
+                  (SELECT MAX(seq) FROM change_feed WHERE reason = 'erased' AND at_ms < \(erasures)), 0))
             RETURNING 1)
           SELECT COUNT(*) FROM gone
           """, logger: logger

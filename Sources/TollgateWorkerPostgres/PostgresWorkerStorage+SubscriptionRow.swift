@@ -14,14 +14,14 @@ extension PostgresWorkerStorage {
   static let subscriptionColumns = """
     store, store_subscription_id, app_id, user_id, product_id, state, will_renew, expires_at_ms, access_ends_at_ms,
     verified_at_ms, history_json, evidence_json, reason, app_account_token, next_check_at_ms, failures, store_user_id,
-    version
+    version, erased_at_ms
     """
 
   /// The columns of `subscriptionColumns`, as PostgreSQL types them.
   typealias SubscriptionColumns = (
     String, String, String, String?, String, String, Int64, Int64?, Int64?,
     Int64, String?, String?, String?, String?, Int64?, Int64, String?,
-    Int64
+    Int64, Int64?
   )
 
   /// Decodes a row's first columns (`subscriptionColumns`), or throws `StoredRowError`: a history
@@ -46,7 +46,8 @@ extension PostgresWorkerStorage {
         try cells[6].decode(Int64.self), try cells[7].decode(Int64?.self), try cells[8].decode(Int64?.self),
         try cells[9].decode(Int64.self), try cells[10].decode(String?.self), try cells[11].decode(String?.self),
         try cells[12].decode(String?.self), try cells[13].decode(String?.self), try cells[14].decode(Int64?.self),
-        try cells[15].decode(Int64.self), try cells[16].decode(String?.self), try cells[17].decode(Int64.self)
+        try cells[15].decode(Int64.self), try cells[16].decode(String?.self), try cells[17].decode(Int64.self),
+        try cells[18].decode(Int64?.self)
       )
     } catch {
       throw fail("columns: \(error)")
@@ -69,6 +70,6 @@ extension PostgresWorkerStorage {
       store: store, purchaseId: c.1, appId: c.2, userId: c.3, history: history, evidence: evidence, state: state,
       reason: c.12 ?? "", productId: c.4, willRenew: c.6 != 0, expiresAtMs: c.7 ?? 0, accessEndsAtMs: c.8 ?? 0,
       appAccountToken: c.13, storeUserId: c.16, verifiedAtMs: c.9, nextCheckAtMs: c.14, failures: Int(c.15),
-      version: c.17)
+      version: c.17, erasedAtMs: c.18)
   }
 }

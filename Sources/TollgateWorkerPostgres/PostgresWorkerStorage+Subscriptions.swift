@@ -150,11 +150,13 @@ extension PostgresWorkerStorage {
       """
       INSERT INTO subscriptions (store, store_subscription_id, app_id, user_id, product_id, environment, state,
         will_renew, purchased_at_ms, expires_at_ms, access_ends_at_ms, verified_at_ms, updated_at_ms, history_json,
-        evidence_json, reason, app_account_token, next_check_at_ms, failures, store_user_id, version, check_token)
+        evidence_json, reason, app_account_token, next_check_at_ms, failures, store_user_id, version, check_token,
+        erased_at_ms)
       VALUES (\(s.store.rawValue), \(s.purchaseId), \(s.appId), \(s.userId), \(s.productId),
         \(s.history.environment.rawValue), \(s.state.rawValue), \(willRenew), \(s.history.firstPurchaseDateMs),
         \(s.expiresAtMs), \(s.accessEndsAtMs), \(s.verifiedAtMs), \(nowMs), \(history), \(evidence), \(s.reason),
-        \(s.appAccountToken), \(s.nextCheckAtMs), \(Int64(s.failures)), \(s.storeUserId), \(version), NULL)
+        \(s.appAccountToken), \(s.nextCheckAtMs), \(Int64(s.failures)), \(s.storeUserId), \(version), NULL,
+        \(s.erasedAtMs))
       ON CONFLICT (store, store_subscription_id) DO UPDATE SET
         app_id = excluded.app_id, user_id = excluded.user_id, product_id = excluded.product_id,
         environment = excluded.environment, state = excluded.state, will_renew = excluded.will_renew,
@@ -164,7 +166,7 @@ extension PostgresWorkerStorage {
         evidence_json = excluded.evidence_json, reason = excluded.reason,
         app_account_token = excluded.app_account_token, next_check_at_ms = excluded.next_check_at_ms,
         failures = excluded.failures, store_user_id = excluded.store_user_id, version = excluded.version,
-        check_token = NULL
+        check_token = NULL, erased_at_ms = excluded.erased_at_ms
       RETURNING id
       """, logger: logger
     ).collect()
@@ -180,15 +182,16 @@ extension PostgresWorkerStorage {
         """
         INSERT INTO transactions (subscription_id, store, store_transaction_id, product_id, purchased_at_ms,
           expires_at_ms, revoked_at_ms, revocation_reason, offer_type, environment, payload_sha256, signed_at_ms,
-          recorded_at_ms)
+          recorded_at_ms, order_id)
         VALUES (\(subscriptionRowId), \(store.rawValue), \(t.storeTransactionId), \(t.productId), \(t.purchasedAtMs),
           \(t.expiresAtMs), \(t.revokedAtMs), \(t.revocationReason), \(t.offerType), \(t.environment.rawValue),
-          \(t.payloadSHA256), \(t.signedAtMs), \(nowMs))
+          \(t.payloadSHA256), \(t.signedAtMs), \(nowMs),
+          \(PurchaseMatch.orderId(store: store, transactionId: t.storeTransactionId)))
         ON CONFLICT (store, store_transaction_id) DO UPDATE SET
           subscription_id = excluded.subscription_id, product_id = excluded.product_id,
           expires_at_ms = excluded.expires_at_ms, revoked_at_ms = excluded.revoked_at_ms,
           revocation_reason = excluded.revocation_reason, payload_sha256 = excluded.payload_sha256,
-          signed_at_ms = excluded.signed_at_ms
+          signed_at_ms = excluded.signed_at_ms, order_id = excluded.order_id
         """, logger: logger)
     }
   }

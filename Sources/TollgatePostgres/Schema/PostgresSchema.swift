@@ -30,6 +30,7 @@ public enum PostgresSchema {
     PostgresMigration("v18-store-health", storeHealth),
     PostgresMigration("v19-store-call-budgets", storeCallBudgets),
     PostgresMigration("v20-feed-readers", feedReaders),
+    PostgresMigration("v21-support", support),
   ]
 
   /// Constant DDL (no values to bind).
