@@ -1,4 +1,5 @@
 import NIOCore
+import NIOSSL
 import Synchronization
 
 /// What the gRPC door allows a connection, added to each accepted one's pipeline through the
@@ -6,9 +7,9 @@ import Synchronization
 /// - a cap on open connections, shared by all of them: each takes a slot (`ConnectionSlotHandler`,
 ///   first in its pipeline) and gives it back when it closes; one accepted beyond
 ///   `maximumConnections` is closed before anything of it is read;
-/// - a deadline for the HTTP/2 connection preface (`PrefaceDeadlineHandler`): a connection that
-///   has not sent it within `handshakeTimeout` of opening is closed, so that silent sockets cannot
-///   hold the slots until the idle timeout.
+/// - a deadline for the TLS handshake and the HTTP/2 connection preface (`PrefaceDeadlineHandler`):
+///   a connection that has not sent them within `handshakeTimeout` of opening is closed, so that
+///   silent sockets cannot hold the slots until the idle timeout.
 final class GRPCConnectionLimits: Sendable {
   let maximumConnections: Int
   let handshakeTimeout: TimeAmount
@@ -30,13 +31,19 @@ final class GRPCConnectionLimits: Sendable {
   var prefaceTimeouts: Int { cutForPreface.load(ordering: .relaxed) }
 
   /// The `onAcceptTCPConnection` callback: puts the slot handler first in `channel`'s pipeline and
-  /// the preface deadline right after it (the door listens in plaintext).
+  /// the preface deadline right after the TLS handler (so that it counts decrypted bytes: the
+  /// handshake and the preface must both be done in time), or after the slot handler in plaintext.
   func install(on channel: any Channel) -> EventLoopFuture<Void> {
     channel.eventLoop.submit {
       let pipeline = channel.pipeline.syncOperations
       let slot = ConnectionSlotHandler(limits: self)
       try pipeline.addHandler(slot, position: .first)
-      try pipeline.addHandler(PrefaceDeadlineHandler(limits: self), position: .after(slot))
+      let deadline = PrefaceDeadlineHandler(limits: self)
+      if let tls = try? pipeline.handler(type: NIOSSLServerHandler.self) {
+        try pipeline.addHandler(deadline, position: .after(tls))
+      } else {
+        try pipeline.addHandler(deadline, position: .after(slot))
+      }
     }
   }
 

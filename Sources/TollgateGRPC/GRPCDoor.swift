@@ -18,6 +18,8 @@ public final class GRPCDoor: Service, Sendable {
   public struct Config: Sendable {
     /// Where to listen; port 0 takes any free port (`listeningAddress()` tells which).
     public var address: ListenAddress
+    /// TLS (mutual with a client CA) on the listener; nil: plaintext HTTP/2 (h2c).
+    public var tls: GRPCDoorTLS?
     /// Open connections at once; one more is closed before anything of it is read.
     public var maximumConnections = 1_000
     /// Calls in flight on one connection (HTTP/2 `SETTINGS_MAX_CONCURRENT_STREAMS`); a client
@@ -27,8 +29,8 @@ public final class GRPCDoor: Service, Sendable {
     public var maximumPayloadLength = 1 << 20
     /// A connection without a call in flight this long is closed (GOAWAY).
     public var idleTimeout: Duration = .seconds(300)
-    /// A connection that has not sent the HTTP/2 connection preface this long after opening is
-    /// closed.
+    /// A connection that has not finished its TLS handshake and sent the HTTP/2 connection
+    /// preface this long after opening is closed.
     public var handshakeTimeout: Duration = .seconds(5)
     /// How often a health watcher's status is looked at again.
     public var healthPollInterval: Duration = .seconds(1)
@@ -50,11 +52,13 @@ public final class GRPCDoor: Service, Sendable {
   /// - Parameters:
   ///   - handler: the fast port's handler (the same instance), admin calls through its `admin`.
   ///   - gate: the gate every door shares.
-  /// - Throws: `GRPCDoorError` when the address's host does not resolve.
+  /// - Throws: `GRPCDoorError` when the address's host does not resolve, or a TLS file cannot be
+  ///   read.
   public init(config: Config, handler: any EntitlementsHandler, gate: CallerGate, logger: Logger) throws(GRPCDoorError)
   {
     self.config = config
     self.logger = logger
+    try config.tls?.check()
     let listening = OneShot<Listening>()
     self.listening = listening
     let shutdown = DoorShutdown()
@@ -73,7 +77,8 @@ public final class GRPCDoor: Service, Sendable {
       }
     }
     transport = HTTP2ServerTransport.Posix(
-      address: try Self.socketAddress(config.address), transportSecurity: .plaintext, config: transportConfig)
+      address: try Self.socketAddress(config.address), transportSecurity: config.tls?.transportSecurity ?? .plaintext,
+      config: transportConfig)
     server = GRPCServer(
       transport: transport,
       services: Self.services(

@@ -34,12 +34,14 @@ func withLiveDoor(
   }
 }
 
-/// A stock grpc-swift client over plaintext HTTP/2 to 127.0.0.1:`port`.
+/// A stock grpc-swift client over HTTP/2 (plaintext unless `security` says otherwise) to
+/// 127.0.0.1:`port`.
 func withLiveClient<Result: Sendable>(
-  port: Int, _ body: (LiveEntitlementsClient, LiveHealthClient) async throws -> Result
+  port: Int, security: HTTP2ClientTransport.Posix.TransportSecurity = .plaintext,
+  _ body: (LiveEntitlementsClient, LiveHealthClient) async throws -> Result
 ) async throws -> Result {
   let transport = try HTTP2ClientTransport.Posix(
-    target: .ipv4(address: "127.0.0.1", port: port), transportSecurity: .plaintext)
+    target: .ipv4(address: "127.0.0.1", port: port), transportSecurity: security)
   return try await withGRPCClient(transport: transport) { client in
     try await body(LiveEntitlementsClient(wrapping: client), LiveHealthClient(wrapping: client))
   }

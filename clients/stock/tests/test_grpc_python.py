@@ -16,7 +16,7 @@ from grpc_health.v1 import health_pb2, health_pb2_grpc
 
 from compare import fields, same_fields
 from conftest import ENTITLEMENT, USERS
-from doors_server import REPO, DoorsServer
+from doors_server import CALLERS, REPO, DoorsServer, new_caller
 from fastport import answers
 
 
@@ -159,3 +159,38 @@ def test_authenticate_says_who_the_bearer_is(doors: DoorsServer, generated, stub
     for caller, scopes in (("reader", ["read"]), ("both", ["read", "submit"]), ("ops", ["admin"])):
         who = stub.Authenticate(generated.pb.AuthenticateRequest(), metadata=bearer(doors, caller), timeout=5)
         assert (who.caller, list(who.scopes)) == (caller, scopes)
+
+
+@pytest.fixture(scope="module")
+def mtls_doors(stock_database, tmp_path_factory: pytest.TempPathFactory):
+    """serve with mutual TLS on the gRPC door (service.grpc.tls) and the PKI it trusts."""
+    certs = tmp_path_factory.mktemp("grpc-certs")
+    subprocess.run([str(REPO / "clients" / "test-certs"), str(certs)], check=True)
+    made = {name: new_caller(name, scopes) for name, scopes in CALLERS.items()}
+    tls = {"certificateFile": str(certs / "server.pem"), "privateKeyFile": str(certs / "server.key"),
+           "clientCAFile": str(certs / "ca.pem")}
+    server = DoorsServer(stock_database, tmp_path_factory.mktemp("grpc-mtls"),
+                         keys={name: key for name, (key, _) in made.items()}, extra_service={"grpc": {"tls": tls}})
+    server.start([entry for _, entry in made.values()])
+    yield server, certs
+    server.stop()
+
+
+def test_mutual_tls(mtls_doors, generated) -> None:
+    doors, certs = mtls_doors
+    request = generated.pb.IsSubscriberRequest(user_id="user-1", entitlement=ENTITLEMENT)
+    read = lambda name: (certs / name).read_bytes()  # noqa: E731
+    with_certificate = grpc.ssl_channel_credentials(read("ca.pem"), read("client.key"), read("client.pem"))
+    with grpc.secure_channel(f"127.0.0.1:{doors.grpc_port}", with_certificate) as channel:
+        answer = generated.grpc.EntitlementsStub(channel).IsSubscriber(request, metadata=bearer(doors, "reader"),
+                                                                       timeout=5)
+        assert answer.active
+    without = grpc.ssl_channel_credentials(read("ca.pem"))
+    with grpc.secure_channel(f"127.0.0.1:{doors.grpc_port}", without) as channel:
+        with pytest.raises(grpc.RpcError) as raised:
+            generated.grpc.EntitlementsStub(channel).IsSubscriber(request, metadata=bearer(doors, "reader"), timeout=5)
+        assert raised.value.code() == grpc.StatusCode.UNAVAILABLE
+    with grpc.insecure_channel(f"127.0.0.1:{doors.grpc_port}") as channel:
+        with pytest.raises(grpc.RpcError) as raised:
+            generated.grpc.EntitlementsStub(channel).IsSubscriber(request, metadata=bearer(doors, "reader"), timeout=5)
+        assert raised.value.code() == grpc.StatusCode.UNAVAILABLE
