@@ -4,6 +4,7 @@ import StoreSimulator
 import Testing
 import TollgateClient
 import TollgateDemo
+import TollgatePostgres
 import TollgateStorageFactory
 import TollgateSupport
 import TollgateTesting
@@ -23,6 +24,36 @@ struct SupportEndToEndTests {
   @Test("PostgreSQL: the same, from a replica on the server database")
   func postgres() async throws {
     try await Self.scenario(database: .postgres(try await TestPostgres.freshDatabase()))
+  }
+
+  @Test("a replica that cannot reach its database at start answers the admin calls UNAVAILABLE, then serves them")
+  func adminStorageLate() async throws {
+    let database = try await TestPostgres.freshDatabase()
+    #expect(
+      try await ChildProcess.runDetached(["seed", "--database", database.description, "--users", "1"]).status == 0)
+    guard case .unixSocket(let socket) = database.endpoint else { throw CancellationError() }
+    // The same database through a socket directory that is empty until the test links the socket in.
+    let dir = try TemporaryDirectory(prefix: "admin-late")
+    defer { dir.remove() }
+    var late = database
+    late.endpoint = .unixSocket(path: dir.file(String(socket.split(separator: "/").last ?? "")))
+    let serve = try ChildProcess(["serve", "--listen", "127.0.0.1:0", "--database", late.description])
+    defer {
+      serve.terminate()
+      _ = serve.finish()
+    }
+    let line = try #require(await serve.waitForLine(containing: "listening on"))
+    let address = try #require(line.split(separator: " ").first { $0.hasPrefix("127.0.0.1:") })
+    let client = TollgateClient(
+      host: "127.0.0.1", port: try #require(Int(address.split(separator: ":")[1].trimmingCharacters(in: [","]))))
+    #expect(await clientErrorCode { _ = try await client.lookUp(identifier: "2000001") } == .unavailable)
+    try FileManager.default.createSymbolicLink(
+      atPath: dir.file(String(socket.split(separator: "/").last ?? "")), withDestinationPath: socket)
+    let served = await eventually(timeout: .seconds(20)) {
+      (try? await client.lookUp(identifier: "2000001").matches.isEmpty) == true
+    }
+    #expect(served != nil, "the admin side opened its storage once the database answered")
+    await client.close()
   }
 
   static func scenario(database: StorageLocation?) async throws {

@@ -127,7 +127,7 @@ struct Serve: AsyncParsableCommand {
         : try await ServeAdmin.open(
           location: location, config: config, clock: clock, environment: ProcessInfo.processInfo.environment,
           logger: logger)
-      serverConfig.admin = admin?.responder
+      serverConfig.admin = admin
       let server = try await EntitlementServer.start(
         config: serverConfig, storage: storage, nowMs: clock.nowMs, threads: threads ?? settings.eventLoopThreads,
         waitForStorage: location.isServer, logger: logger)
