@@ -10,6 +10,7 @@ struct Tollgate: AsyncParsableCommand {
       Demo.self, Serve.self, Worker.self, Query.self, Grant.self, Revoke.self, Reverify.self, Explain.self,
       Lookup.self, Timeline.self, EraseUser.self,
       Inspect.self, Seed.self, Bench.self, StoreSim.self, Callers.self, Webhooks.self, MigrateStorage.self,
+      HTTPRoutesCommand.self,
     ]
   )
 

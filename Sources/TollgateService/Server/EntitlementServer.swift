@@ -46,17 +46,20 @@ public final class EntitlementServer: Service, Sendable {
   public let index: EntitlementIndex
   public let follower: ChangeFeedFollower
   public let rpcServer: RPCServer
+  /// What answers the calls: the fast port's handler, and the one the other doors (HTTP, gRPC) call.
+  public let responder: EntitlementsResponder
   /// Records the follower's position in `feed_readers`, so the feed is not pruned past it.
   public let feedReader: FeedPositionRecorder
   private let logger: Logger
 
   private init(
-    index: EntitlementIndex, follower: ChangeFeedFollower, rpcServer: RPCServer, feedReader: FeedPositionRecorder,
-    logger: Logger
+    index: EntitlementIndex, follower: ChangeFeedFollower, rpcServer: RPCServer, responder: EntitlementsResponder,
+    feedReader: FeedPositionRecorder, logger: Logger
   ) {
     self.index = index
     self.follower = follower
     self.rpcServer = rpcServer
+    self.responder = responder
     self.feedReader = feedReader
     self.logger = logger
   }
@@ -91,7 +94,8 @@ public final class EntitlementServer: Service, Sendable {
     let feedReader = FeedPositionRecorder(
       config: config.feedReader, follower: follower, storage: storage, nowMs: nowMs, logger: logger)
     return EntitlementServer(
-      index: index, follower: follower, rpcServer: rpcServer, feedReader: feedReader, logger: logger)
+      index: index, follower: follower, rpcServer: rpcServer, responder: responder, feedReader: feedReader,
+      logger: logger)
   }
 
   public var port: Int { rpcServer.port }

@@ -18,6 +18,12 @@ struct Serve: AsyncParsableCommand {
   @Option(help: "A Unix domain socket to listen on as well (protobuf-c-rpc's local transport).")
   var unixSocket: String?
 
+  @Option(help: "Serve the HTTP/JSON API on HOST:PORT as well (service.http.listen; docs/http-api.md).")
+  var httpListen: String?
+
+  @Option(help: "Serve gRPC on HOST:PORT as well (service.grpc.listen; docs/grpc.md).")
+  var grpcListen: String?
+
   @Flag(
     help: ArgumentHelp(
       "Listen beyond loopback without callers configured: anyone who reaches the port may read and submit.",
@@ -59,6 +65,8 @@ struct Serve: AsyncParsableCommand {
   func run() async throws {
     let settings = try config.map(ServeSettings.load(path:)) ?? ServeSettings()
     try settings.validate()
+    try settings.validateDoors()
+    let doorAddresses = try ServeDoors.Addresses(settings: settings, httpListen: httpListen, grpcListen: grpcListen)
     guard let listen = RPCListenAddress(listen ?? settings.listen ?? "127.0.0.1:7701") else {
       throw ValidationError("--listen must be HOST:PORT (port 0 to 65535) or unix:/path")
     }
@@ -91,6 +99,7 @@ struct Serve: AsyncParsableCommand {
         --insecure-no-auth.
         """)
     }
+    try ServeDoors.refuseExposed(doorAddresses, access: access, insecureNoAuth: insecureNoAuth)
     guard let database = database ?? settings.database else {
       throw ValidationError("--database DB is required (or \"service.database\" in --config)")
     }
@@ -131,12 +140,21 @@ struct Serve: AsyncParsableCommand {
       let server = try await EntitlementServer.start(
         config: serverConfig, storage: storage, nowMs: clock.nowMs, threads: threads ?? settings.eventLoopThreads,
         waitForStorage: location.isServer, logger: logger)
-      // Written unbuffered: scripts and tests wait for this line to learn the port. The database
-      // as `StorageLocation` describes it: a path, or a PostgreSQL URL (never with a password).
+      // The HTTP and gRPC doors answer through the fast port's handler, with the same gate.
+      let doors = try ServeDoors.make(
+        addresses: doorAddresses, settings: settings, handler: server.responder, gate: gate,
+        maximumMessageBytes: rpc.maximumPayloadLength, logger: logger)
+      // Scripts and tests wait for the listening line to learn the ports (`ListeningAnnouncement`).
       let addresses = server.rpcServer.listeners.map { $0.isTLS ? "tls:\($0.address)" : "\($0.address)" }
-        .joined(separator: " and ")
-      FileHandle.standardOutput.write(Data("tollgate serve: listening on \(addresses), database \(location)\n".utf8))
-      var services: [ServiceGroupConfiguration.ServiceConfiguration] = [.init(service: server)] + clock.services
+      if doors.isEmpty { ListeningAnnouncement.write(listeners: addresses, database: "\(location)") }
+      // Shut down gracefully only, also when the server fails: the doors' listeners must never be
+      // cancelled (ServeDoors).
+      let ending: ServiceGroupConfiguration.ServiceConfiguration.TerminationBehavior =
+        doors.isEmpty ? .cancelGroup : .gracefullyShutdownGroup
+      var services: [ServiceGroupConfiguration.ServiceConfiguration] = [
+        .init(service: server, successTerminationBehavior: ending, failureTerminationBehavior: ending)
+      ]
+      services += clock.services
       // First, so it closes the admin side's storage only after the server drained (reverse order).
       if let admin {
         services.insert(
@@ -146,6 +164,17 @@ struct Serve: AsyncParsableCommand {
       }
       if case .callers(let registry) = gate.access, let path = settings.callersFile {
         services.append(.init(service: CallersFileWatcher(path: path, registry: registry, logger: logger)))
+      }
+      // Last, so that on SIGTERM they stop (and drain) before the fast port's server.
+      if !doors.isEmpty {
+        services.append(
+          .init(
+            service: doors, successTerminationBehavior: .gracefullyShutdownGroup,
+            failureTerminationBehavior: .gracefullyShutdownGroup))
+        services.append(
+          .init(
+            service: ListeningAnnouncement(listeners: addresses, doors: doors, database: "\(location)"),
+            successTerminationBehavior: .ignore))
       }
       let group = ServiceGroup(
         configuration: .init(services: services, gracefulShutdownSignals: [.sigterm, .sigint], logger: logger))

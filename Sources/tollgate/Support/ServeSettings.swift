@@ -31,6 +31,10 @@ struct ServeSettings: Decodable, Sendable {
   /// A TLS listener (`listen`, `certificateFile`, `privateKeyFile`, and `clientCAFile` for mutual TLS).
   var tls: TLSSettings?
   var callersFile: String?
+  /// The HTTP/JSON and gRPC doors beside the fast port (ServeSettings+Doors.swift); each listens
+  /// only when its `listen` is set.
+  var http: HTTPDoorSettings?
+  var grpc: GRPCDoorSettings?
   var maxConnections: Int?
   var idleTimeoutMs: Int?
   var readTimeoutMs: Int?

@@ -1,0 +1,109 @@
+import TollgateHTTPAPI
+import TollgateHTTPListener
+
+/// `service.http`: the HTTP/JSON door (docs/http-api.md). It listens only when `listen` (or
+/// `--http-listen`) is given.
+///
+/// ```json
+/// { "service": { "http": { "listen": "127.0.0.1:7706", "maxConnections": 1000, "idleTimeoutMs": 60000,
+///                          "headerTimeoutMs": 10000, "requestTimeoutMs": 30000,
+///                          "minBodyBytesPerSecond": 1024, "bodyRateGraceMs": 5000,
+///                          "maxAdminBodyBytes": 65536 } } }
+/// ```
+/// `POST /v1/purchases` takes at most `service.maxMessageBytes`, as the fast port.
+struct HTTPDoorSettings: Decodable, Sendable {
+  var listen: String?
+  var maxConnections: Int?
+  var idleTimeoutMs: Int?
+  var headerTimeoutMs: Int?
+  var requestTimeoutMs: Int?
+  var minBodyBytesPerSecond: Int?
+  var bodyRateGraceMs: Int?
+  var maxAdminBodyBytes: Int?
+
+  func validate() throws {
+    if let listen, let problem = ListenAddress.problem(listen, key: "service.http.listen") {
+      throw ConfigError(path: nil, problem: problem)
+    }
+    try DoorRanges.check(
+      "service.http",
+      [
+        ("maxConnections", maxConnections, 1...1_000_000),
+        ("idleTimeoutMs", idleTimeoutMs, 1_000...86_400_000),
+        ("headerTimeoutMs", headerTimeoutMs, 100...600_000),
+        ("requestTimeoutMs", requestTimeoutMs, 100...3_600_000),
+        ("minBodyBytesPerSecond", minBodyBytesPerSecond, 0...1 << 30),
+        ("bodyRateGraceMs", bodyRateGraceMs, 0...600_000),
+        ("maxAdminBodyBytes", maxAdminBodyBytes, 1_024...(16 << 20)),
+      ])
+    if let header = headerTimeoutMs, let request = requestTimeoutMs, header > request {
+      throw ConfigError(path: nil, problem: "service.http.headerTimeoutMs must not be above requestTimeoutMs")
+    }
+  }
+
+  /// The door's configuration on `address`, with the purchase body limit the fast port's.
+  func config(address: ListenAddress, maximumPurchaseBodyBytes: Int) -> HTTPDoor.Config {
+    var config = HTTPDoor.Config(address: address)
+    config.maximumPurchaseBodyBytes = maximumPurchaseBodyBytes
+    if let value = maxConnections { config.maximumConnections = value }
+    if let value = idleTimeoutMs { config.idleTimeout = .milliseconds(Int64(value)) }
+    if let value = headerTimeoutMs { config.headerTimeout = .milliseconds(Int64(value)) }
+    if let value = requestTimeoutMs { config.requestTimeout = .milliseconds(Int64(value)) }
+    if let value = minBodyBytesPerSecond { config.minimumBodyBytesPerSecond = value }
+    if let value = bodyRateGraceMs { config.bodyRateGrace = .milliseconds(Int64(value)) }
+    if let value = maxAdminBodyBytes { config.maximumAdminBodyBytes = value }
+    return config
+  }
+}
+
+/// `service.grpc`: the gRPC door (docs/grpc.md). It listens only when `listen` (or
+/// `--grpc-listen`) is given.
+///
+/// ```json
+/// { "service": { "grpc": { "listen": "127.0.0.1:7705", "maxConnections": 1000,
+///                          "maxConcurrentStreams": 64, "idleTimeoutMs": 300000,
+///                          "handshakeTimeoutMs": 5000 } } }
+/// ```
+/// A message takes at most `service.maxMessageBytes`, as on the fast port.
+struct GRPCDoorSettings: Decodable, Sendable {
+  var listen: String?
+  var maxConnections: Int?
+  var maxConcurrentStreams: Int?
+  var idleTimeoutMs: Int?
+  var handshakeTimeoutMs: Int?
+  /// TLS on the listener, mutual with `clientCAFile` (ServeSettings+GRPCDoor.swift).
+  var tls: GRPCDoorTLSSettings?
+
+  func validate() throws {
+    if let listen, let problem = ListenAddress.problem(listen, key: "service.grpc.listen") {
+      throw ConfigError(path: nil, problem: problem)
+    }
+    try DoorRanges.check(
+      "service.grpc",
+      [
+        ("maxConnections", maxConnections, 1...1_000_000),
+        ("maxConcurrentStreams", maxConcurrentStreams, 1...10_000),
+        ("idleTimeoutMs", idleTimeoutMs, 1_000...86_400_000),
+        ("handshakeTimeoutMs", handshakeTimeoutMs, 100...600_000),
+      ])
+  }
+}
+
+extension ServeSettings {
+  /// `service.http` and `service.grpc`, checked with the rest (`validate()`).
+  func validateDoors() throws {
+    try http?.validate()
+    try grpc?.validate()
+  }
+}
+
+private enum DoorRanges {
+  static func check(_ section: String, _ ranges: [(String, Int?, ClosedRange<Int>)]) throws {
+    for (key, value, range) in ranges {
+      if let value, !range.contains(value) {
+        throw ConfigError(
+          path: nil, problem: "\(section).\(key) must be between \(range.lowerBound) and \(range.upperBound)")
+      }
+    }
+  }
+}
