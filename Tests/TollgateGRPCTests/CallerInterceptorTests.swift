@@ -106,6 +106,21 @@ struct CallerInterceptorTests {
     }
   }
 
+  @Test("a caller removed or re-keyed in the registry is refused at its next call, on the same connection")
+  func removedCaller() async throws {
+    let registry = TestCallers.registry()
+    try await withInProcessDoor(gate: TestCallers.gate(access: .callers(registry))) { client, _ in
+      let reader = TestCallers.bearer(TestCallers.readerKey)
+      let before = try await client.isSubscriber(Self.isSubscriber(), metadata: reader)
+      #expect(before.active)
+      registry.replace(with: [
+        CallerKey(name: "reader", keySha256: CallerKey.digest(of: "a-new-key-0123456789abcdef"), scopes: [.read])
+      ])
+      let after = await rpcError { try await client.isSubscriber(Self.isSubscriber(), metadata: reader) }
+      #expect(after?.code == .unauthenticated)
+    }
+  }
+
   @Test("a server without callers lets every call in as anyone, without a key")
   func openAccess() async throws {
     let handler = FakeEntitlementsHandler(admin: FakeAdminHandler())
