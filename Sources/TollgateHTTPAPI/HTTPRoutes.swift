@@ -9,6 +9,7 @@ public struct HTTPRoute: Sendable, Hashable {
   /// What answers it; also its `operationId` in docs/api/openapi.yaml.
   public enum Endpoint: String, Sendable, Hashable, CaseIterable {
     case isSubscriber, getSubscription, submitPurchase, getSubmission, health, healthz
+    case lookUp, getTimeline, explain, grant, revoke, reverify, eraseUser
   }
 
   public var endpoint: Endpoint
@@ -34,6 +35,17 @@ public enum HTTPRoutes {
       endpoint: .getSubmission, method: .get, path: "/v1/submissions/{submissionId}", operation: .getSubmission),
     HTTPRoute(endpoint: .health, method: .get, path: "/v1/health", operation: .health),
     HTTPRoute(endpoint: .healthz, method: .get, path: "/healthz", operation: nil),
+    // Support and admin (scope admin).
+    HTTPRoute(endpoint: .lookUp, method: .get, path: "/v1/lookup", operation: .lookUp),
+    HTTPRoute(endpoint: .getTimeline, method: .get, path: "/v1/users/{userId}/timeline", operation: .getTimeline),
+    HTTPRoute(
+      endpoint: .explain, method: .get, path: "/v1/users/{userId}/entitlements/{entitlement}/explain",
+      operation: .explain),
+    HTTPRoute(endpoint: .grant, method: .post, path: "/v1/users/{userId}/grants", operation: .grant),
+    HTTPRoute(
+      endpoint: .revoke, method: .delete, path: "/v1/users/{userId}/grants/{entitlement}", operation: .revoke),
+    HTTPRoute(endpoint: .reverify, method: .post, path: "/v1/users/{userId}/reverify", operation: .reverify),
+    HTTPRoute(endpoint: .eraseUser, method: .delete, path: "/v1/users/{userId}", operation: .eraseUser),
   ]
 
   /// The table as JSON, one object per route: `method`, `path`, `operationId`, `scope` (null for

@@ -48,7 +48,7 @@ public struct ProblemDocument: HTTPResponseError, Sendable, Hashable {
     // A bug's message may name internals: the caller gets a generic sentence.
     let detail = error.code == .internal || row.status == .internalServerError ? "internal error" : error.message
     self.init(
-      status: row.status, kind: row.kind, title: row.title, detail: detail, code: Self.codeName(error.code),
+      status: row.status, kind: row.kind, title: row.title, detail: detail, code: error.code.name,
       retryAfterSeconds: row.retryAfter)
   }
 
@@ -126,21 +126,6 @@ public struct ProblemDocument: HTTPResponseError, Sendable, Hashable {
     case .deadlineExceeded: Row(status: .gatewayTimeout, kind: "deadline-exceeded", title: "Deadline exceeded")
     case .internal, .unspecified, .UNRECOGNIZED:
       Row(status: .internalServerError, kind: "internal", title: "Internal error")
-    }
-  }
-
-  /// `ERROR_CODE_…`, the enum value's name in proto/tollgate.proto (its JSON mapping).
-  static func codeName(_ code: Tollgate_V1_ErrorCode) -> String {
-    switch code {
-    case .unspecified: "ERROR_CODE_UNSPECIFIED"
-    case .invalidArgument: "ERROR_CODE_INVALID_ARGUMENT"
-    case .notFound: "ERROR_CODE_NOT_FOUND"
-    case .unauthenticated: "ERROR_CODE_UNAUTHENTICATED"
-    case .permissionDenied: "ERROR_CODE_PERMISSION_DENIED"
-    case .resourceExhausted: "ERROR_CODE_RESOURCE_EXHAUSTED"
-    case .unavailable: "ERROR_CODE_UNAVAILABLE"
-    case .deadlineExceeded: "ERROR_CODE_DEADLINE_EXCEEDED"
-    case .internal, .UNRECOGNIZED: "ERROR_CODE_INTERNAL"
     }
   }
 

@@ -28,6 +28,13 @@ struct DoorRoutes: Sendable {
     case .getSubmission: try await getSubmission(context)
     case .health: health()
     case .healthz: healthz()
+    case .lookUp: try await lookUp(request, context)
+    case .getTimeline: try await getTimeline(context)
+    case .explain: try await explain(context)
+    case .grant: try await grant(request, context)
+    case .revoke: try await revoke(request, context)
+    case .reverify: try await reverify(context)
+    case .eraseUser: try await eraseUser(request, context)
     }
   }
 
@@ -53,12 +60,7 @@ struct DoorRoutes: Sendable {
     let caller = try context.identity()
     let message = try await ProtoJSON.decode(
       Tollgate_V1_SubmitPurchaseRequest.self, from: request, limit: maximumPurchaseBodyBytes)
-    guard gate.admitSubmission(by: caller) else {
-      throw ProblemDocument(
-        Tollgate_V1_Error(
-          .resourceExhausted,
-          "over \(Int(gate.submitLimiter.perSecond)) SubmitPurchase calls per second for this caller; retry later"))
-    }
+    if let refused = gate.refuseSubmission(by: caller) { throw ProblemDocument(refused) }
     let response = await handler.submitPurchase(message, caller: caller)
     if response.hasError { throw ProblemDocument(response.error) }
     guard response.status == .pending else { return ProtoJSON.response(response) }

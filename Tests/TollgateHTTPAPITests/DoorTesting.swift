@@ -67,6 +67,19 @@ enum DoorTesting {
     }
   }
 
+  /// A request a route answers: its path with sample parameters (and query), and a body.
+  static func sample(_ route: HTTPRoute) -> (uri: String, body: ByteBuffer?) {
+    var uri = route.path.replacingOccurrences(of: "{userId}", with: "u1")
+      .replacingOccurrences(of: "{entitlement}", with: "premium")
+      .replacingOccurrences(of: "{submissionId}", with: "s1")
+    if route.endpoint == .lookUp { uri += "?identifier=2000000123456789" }
+    switch route.endpoint {
+    case .submitPurchase: return (uri, ByteBuffer(string: #"{"userId":"u1","receipt":"abc"}"#))
+    case .grant: return (uri, ByteBuffer(string: #"{"entitlement":"premium","until":"2030-01-01T00:00:00Z"}"#))
+    default: return (uri, nil)
+    }
+  }
+
   /// The body as a JSON object.
   static func object(_ body: ByteBuffer) throws -> [String: Any] {
     try JSONSerialization.jsonObject(with: Data(body.readableBytesView)) as? [String: Any] ?? [:]

@@ -11,6 +11,14 @@ final class FakeDoorHandler: EntitlementsHandler {
   /// Every call that reached the handler: "method user-or-id caller".
   let calls = Mutex<[String]>([])
   let healthStatus = Mutex<Tollgate_V1_ServingStatus>(.serving)
+  /// The admin side; nil: a replica that serves no admin calls.
+  let adminHandler: FakeAdmin?
+
+  init(admin: FakeAdmin? = FakeAdmin()) {
+    adminHandler = admin
+  }
+
+  var admin: (any AdminHandler)? { adminHandler }
 
   var recorded: [String] { calls.withLock { $0 } }
 

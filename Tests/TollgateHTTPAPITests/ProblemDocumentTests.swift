@@ -37,6 +37,14 @@ struct ProblemDocumentTests {
     #expect(body["detail"] as? String == (status == 500 ? "internal error" : "the message"))
   }
 
+  @Test("a code this build does not know: 500, with its number in code, as the gRPC door's trailer")
+  func unrecognizedCode() throws {
+    let problem = ProblemDocument(Tollgate_V1_Error(.UNRECOGNIZED(42), "the message"))
+    #expect(problem.status.code == 500)
+    #expect(problem.code == "42")
+    #expect(problem.detail == "internal error")
+  }
+
   @Test("the handler's errors reach the caller as problem documents, a 500 without its message")
   func handlerErrors() async throws {
     try await DoorTesting.withRouter { client in

@@ -164,10 +164,7 @@ struct RoutesTests {
   func everyRoute() async throws {
     try await DoorTesting.withRouter { client in
       for route in HTTPRoutes.all {
-        let uri = route.path.replacingOccurrences(of: "{userId}", with: "u1")
-          .replacingOccurrences(of: "{entitlement}", with: "pro")
-          .replacingOccurrences(of: "{submissionId}", with: "s1")
-        let body = route.method == .post ? ByteBuffer(string: #"{"userId":"u1","receipt":"abc"}"#) : nil
+        let (uri, body) = DoorTesting.sample(route)
         var headers = DoorTesting.json(DoorTesting.opsKey)
         let answered = try await client.execute(uri: uri, method: route.method, headers: headers, body: body)
         #expect(answered.status.code < 300, "\(route.method) \(route.path): \(answered.status)")
