@@ -47,6 +47,8 @@ public final class GRPCDoor: Service, Sendable {
   /// Whether the transport began to bind its listener, or the door stopped first.
   private let listening: OneShot<Listening>
   let connectionLimits: GRPCConnectionLimits
+  /// The health Watch calls running now.
+  let healthWatchers: HealthWatchers
   private let logger: Logger
 
   /// - Parameters:
@@ -63,6 +65,8 @@ public final class GRPCDoor: Service, Sendable {
     self.listening = listening
     let shutdown = DoorShutdown()
     self.shutdown = shutdown
+    let healthWatchers = HealthWatchers()
+    self.healthWatchers = healthWatchers
     let limits = GRPCConnectionLimits(
       maximumConnections: config.maximumConnections, handshakeTimeout: TimeAmount(config.handshakeTimeout))
     connectionLimits = limits
@@ -82,18 +86,21 @@ public final class GRPCDoor: Service, Sendable {
     server = GRPCServer(
       transport: transport,
       services: Self.services(
-        handler: handler, gate: gate, shutdown: shutdown, healthPollInterval: config.healthPollInterval),
+        handler: handler, gate: gate, shutdown: shutdown, healthPollInterval: config.healthPollInterval,
+        healthWatchers: healthWatchers),
       interceptors: [CallerInterceptor(gate: gate, logger: logger)])
   }
 
   /// The door's services, for any transport (the tests also serve them in process); every call
   /// goes through a `CallerInterceptor` first.
   static func services(
-    handler: any EntitlementsHandler, gate: CallerGate, shutdown: DoorShutdown, healthPollInterval: Duration
+    handler: any EntitlementsHandler, gate: CallerGate, shutdown: DoorShutdown, healthPollInterval: Duration,
+    healthWatchers: HealthWatchers = HealthWatchers()
   ) -> [any RegistrableRPCService] {
     [
       EntitlementsGRPCService(handler: handler, gate: gate),
-      HealthGRPCService(handler: handler, shutdown: shutdown, pollInterval: healthPollInterval),
+      HealthGRPCService(
+        handler: handler, shutdown: shutdown, pollInterval: healthPollInterval, watchers: healthWatchers),
     ]
   }
 

@@ -1,5 +1,7 @@
 import GRPCCore
+import Synchronization
 import TollgateContract
+import TollgateCore
 import TollgateServer
 
 /// The standard gRPC health service (`grpc.health.v1.Health`, proto/grpc/health/v1/health.proto),
@@ -14,6 +16,8 @@ struct HealthGRPCService: Grpc_Health_V1_Health.SimpleServiceProtocol {
   let shutdown: DoorShutdown
   /// How often Watch asks the handler again.
   let pollInterval: Duration
+  /// The Watch calls running now.
+  let watchers: HealthWatchers
 
   /// The services a request may name.
   static let services: Set<String> = ["", CallerInterceptor.entitlementsService]
@@ -34,27 +38,31 @@ struct HealthGRPCService: Grpc_Health_V1_Health.SimpleServiceProtocol {
     request: Grpc_Health_V1_HealthCheckRequest, context: ServerContext
   ) async throws -> Grpc_Health_V1_HealthCheckResponse {
     guard let status = status(of: request.service) else {
-      throw RPCError(code: .notFound, message: "no service \"\(request.service.prefix(200))\" here")
+      throw RPCError(code: .notFound, message: "no service \(StrangerText.loggable(request.service)) here")
     }
     return Self.response(status)
   }
 
-  /// The status at once, then each change (looked at every `pollInterval`) until the client
-  /// cancels; SERVICE_UNKNOWN for a service the door does not serve. When the door shuts down it
-  /// sends NOT_SERVING and ends, so that the shutdown does not wait for watchers.
+  /// The status at once, then each change (looked at every `pollInterval`) until the call ends;
+  /// SERVICE_UNKNOWN for a service the door does not serve. The call ends when the client leaves
+  /// or its deadline passes: grpc-swift says so through `context.cancellation`, not by cancelling
+  /// the task, so the loop waits on that too. When the door shuts down it sends NOT_SERVING and
+  /// ends, so that the shutdown does not wait for watchers.
   func watch(
     request: Grpc_Health_V1_HealthCheckRequest, response: RPCWriter<Grpc_Health_V1_HealthCheckResponse>,
     context: ServerContext
   ) async throws {
+    watchers.started()
+    defer { watchers.ended() }
     var sent: Status?
-    while true {
+    while !context.cancellation.isCancelled {
       let status = status(of: request.service) ?? (shutdown.isShuttingDown ? .notServing : .serviceUnknown)
       if status != sent {
         try await response.write(Self.response(status))
         sent = status
       }
       if shutdown.isShuttingDown { return }
-      try await shutdown.sleep(for: pollInterval)
+      try await shutdown.sleep(for: pollInterval, unlessCancelled: context.cancellation)
     }
   }
 
@@ -65,25 +73,13 @@ struct HealthGRPCService: Grpc_Health_V1_Health.SimpleServiceProtocol {
   }
 }
 
-/// Whether the door has begun its graceful shutdown, for the health service's answers and its
-/// watchers' loops.
-final class DoorShutdown: Sendable {
-  private let began = OneShot<Void>()
+/// How many health Watch calls are running (for the tests: a watcher whose client left must end).
+final class HealthWatchers: Sendable {
+  private let running = Atomic<Int>(0)
 
-  var isShuttingDown: Bool { began.value != nil }
+  var count: Int { running.load(ordering: .relaxed) }
 
-  /// Marks the door as shutting down and wakes every `sleep`.
-  func begin() {
-    began.fire(())
-  }
+  func started() { running.add(1, ordering: .relaxed) }
 
-  /// Sleeps for `duration`, or less when the shutdown begins meanwhile; throws when cancelled.
-  func sleep(for duration: Duration) async throws {
-    try await withThrowingTaskGroup(of: Void.self) { group in
-      group.addTask { try await Task.sleep(for: duration) }
-      group.addTask { _ = await self.began.wait() }
-      _ = try await group.next()
-      group.cancelAll()
-    }
-  }
+  func ended() { running.subtract(1, ordering: .relaxed) }
 }

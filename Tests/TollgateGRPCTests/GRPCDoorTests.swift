@@ -118,6 +118,24 @@ struct GRPCDoorTests {
     }
   }
 
+  @Test("a health Watch ends when its client leaves (grpc-swift cancels the RPC, not the task)")
+  func watcherThatLeftEnds() async throws {
+    let fast: (inout GRPCDoor.Config) -> Void = { $0.healthPollInterval = .seconds(30) }
+    try await withLiveDoor(configure: fast) { door, port in
+      try await withLiveClient(port: port) { _, health in
+        for _ in 0..<3 {
+          let first = try await health.watch(Grpc_Health_V1_HealthCheckRequest()) { response in
+            for try await message in response.messages { return message.status }
+            return .unknown
+          }
+          #expect(first == .serving)
+        }
+      }
+      let ended = await eventually(timeout: .seconds(5)) { door.healthWatchers.count == 0 }
+      #expect(ended != nil, "\(door.healthWatchers.count) watchers still running after their clients left")
+    }
+  }
+
   @Test("the graceful shutdown lets a SubmitPurchase in flight finish, then run() returns")
   func gracefulShutdownDrains() async throws {
     let handler = FakeEntitlementsHandler(submitDelay: .milliseconds(500))
