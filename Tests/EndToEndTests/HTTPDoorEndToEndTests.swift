@@ -5,6 +5,7 @@ import SwiftProtobuf
 import Testing
 import TollgateClient
 import TollgateContract
+import TollgateHTTPAPI
 import TollgateTesting
 
 /// The HTTP/JSON door of `tollgate serve` as a process (issue 28), over real HTTP, beside the fast
@@ -121,6 +122,29 @@ struct HTTPDoorEndToEndTests {
     #expect(health.body.contains("SERVING_STATUS_SERVING"))
     #expect(try await http.call(.get, "/healthz", key: nil).body == #"{"status":"SERVING"}"#)
 
+    // Support and admin: every admin route refused to a read+submit caller; an admin's grant is
+    // on the fast port right after its 201.
+    for route in HTTPRoutes.all where route.operation?.requiredScope == .admin {
+      let path =
+        route.path.replacingOccurrences(of: "{userId}", with: "http-user-1")
+        .replacingOccurrences(of: "{entitlement}", with: "premium") + (route.endpoint == .lookUp ? "?identifier=x" : "")
+      let method: DoorHTTP.Method = route.method == .get ? .get : route.method == .post ? .post : .delete
+      let refused = try await http.call(method, path, key: backendKey, json: method == .post ? "{}" : nil)
+      #expect(refused.status == 403, "\(route.method) \(path): \(refused.body)")
+      #expect(refused.body.contains("it needs the admin scope"))
+    }
+    let granted = try await http.call(
+      .post, "/v1/users/\(DoorHTTP.segment("granted/user"))/grants", key: opsKey,
+      json: #"{"entitlement":"premium","until":"2099-01-01T00:00:00Z","note":"over HTTP"}"#)
+    #expect(granted.status == 201, "\(granted.body)")
+    let entitled = await eventually(timeout: .seconds(10)) {
+      (try? await fast.isSubscriber(userId: "granted/user", entitlement: "premium").active) == true
+    }
+    #expect(entitled != nil, "the HTTP grant is not on the fast port")
+    let timeline = try await http.call(.get, "/v1/users/\(DoorHTTP.segment("granted/user"))/timeline", key: opsKey)
+    #expect(timeline.status == 200, "\(timeline.body)")
+    #expect(try Tollgate_V1_GetTimelineResponse(jsonString: timeline.body).userID == "granted/user")
+
     // SIGTERM: the door shuts down gracefully with the rest (a cancelled listener would trap).
     serve.process.terminate()
     let ended = await withCheckedContinuation { continuation in
@@ -199,11 +223,15 @@ struct DoorHTTP {
     var body: String
   }
 
-  enum Method { case get, post }
+  enum Method { case get, post, delete }
 
   func call(_ method: Method, _ path: String, key: String?, json: String? = nil) async throws -> Answer {
     var request = HTTPClientRequest(url: "http://\(address)\(path)")
-    request.method = method == .post ? .POST : .GET
+    switch method {
+    case .get: request.method = .GET
+    case .post: request.method = .POST
+    case .delete: request.method = .DELETE
+    }
     if let key { request.headers.add(name: "authorization", value: "Bearer \(key)") }
     if let json {
       request.headers.add(name: "content-type", value: "application/json")
