@@ -26,26 +26,9 @@ public enum GRPCStatusMapping {
     }
   }
 
-  /// The code's name in proto/tollgate.proto (`ERROR_CODE_NOT_FOUND`), as the proto's JSON
-  /// mapping writes it.
-  public static func name(_ code: Tollgate_V1_ErrorCode) -> String {
-    switch code {
-    case .unspecified: "ERROR_CODE_UNSPECIFIED"
-    case .invalidArgument: "ERROR_CODE_INVALID_ARGUMENT"
-    case .notFound: "ERROR_CODE_NOT_FOUND"
-    case .unauthenticated: "ERROR_CODE_UNAUTHENTICATED"
-    case .permissionDenied: "ERROR_CODE_PERMISSION_DENIED"
-    case .resourceExhausted: "ERROR_CODE_RESOURCE_EXHAUSTED"
-    case .unavailable: "ERROR_CODE_UNAVAILABLE"
-    case .deadlineExceeded: "ERROR_CODE_DEADLINE_EXCEEDED"
-    case .internal: "ERROR_CODE_INTERNAL"
-    case .UNRECOGNIZED(let value): "\(value)"
-    }
-  }
-
   /// The `RPCError` a call fails with for an application error.
   public static func rpcError(_ error: Tollgate_V1_Error) -> RPCError {
-    RPCError(code: code(error.code), message: error.message, metadata: [errorCodeKey: .string(name(error.code))])
+    RPCError(code: code(error.code), message: error.message, metadata: [errorCodeKey: .string(error.code.name)])
   }
 
   /// The `RPCError` for a refused caller: unauthenticated → UNAUTHENTICATED, outside its scopes →

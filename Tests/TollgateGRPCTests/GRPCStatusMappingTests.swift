@@ -24,8 +24,8 @@ struct GRPCStatusMappingTests {
     message.code = code
     let json = try message.jsonString()
     let name = error.metadata[stringValues: GRPCStatusMapping.errorCodeKey].map { $0 }
-    #expect(name == [GRPCStatusMapping.name(code)])
-    if code != .unspecified { #expect(json == "{\"code\":\"\(GRPCStatusMapping.name(code))\"}") }
+    #expect(name == [code.name])
+    if code != .unspecified { #expect(json == "{\"code\":\"\(code.name)\"}") }
   }
 
   @Test("refusals: unauthenticated, outside the scopes, a blocked source")
