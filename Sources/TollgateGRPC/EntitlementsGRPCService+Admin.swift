@@ -8,9 +8,7 @@ import TollgateServer
 /// (`handler.admin` is nil) answers UNAVAILABLE.
 extension EntitlementsGRPCService {
   func admin() throws(RPCError) -> any AdminHandler {
-    guard let admin = handler.admin else {
-      throw GRPCStatusMapping.rpcError(Tollgate_V1_Error(.unavailable, "this replica serves no admin calls"))
-    }
+    guard let admin = handler.admin else { throw GRPCStatusMapping.rpcError(.noAdmin) }
     return admin
   }
 

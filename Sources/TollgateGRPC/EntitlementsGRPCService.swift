@@ -43,12 +43,7 @@ struct EntitlementsGRPCService: Tollgate_V1_Entitlements.SimpleServiceProtocol {
     request: Tollgate_V1_SubmitPurchaseRequest, context: ServerContext
   ) async throws -> Tollgate_V1_SubmitPurchaseResponse {
     let caller = try Self.caller()
-    guard gate.admitSubmission(by: caller) else {
-      throw GRPCStatusMapping.rpcError(
-        Tollgate_V1_Error(
-          .resourceExhausted,
-          "over \(Int(gate.submitLimiter.perSecond)) SubmitPurchase calls per second for this caller; retry later"))
-    }
+    if let refused = gate.refuseSubmission(by: caller) { throw GRPCStatusMapping.rpcError(refused) }
     let response = await handler.submitPurchase(request, caller: caller)
     try GRPCStatusMapping.check(response)
     return response

@@ -8,9 +8,6 @@ import TollgateContract
 /// admin caller gets here. The calls wait on storage and on the stores, so they are answered
 /// off the event loop, as SubmitPurchase is.
 extension EntitlementsDispatcher {
-  /// The answer when this replica serves no admin calls (`EntitlementsHandler.admin` is nil).
-  static let noAdmin = Tollgate_V1_Error(.unavailable, "this replica serves no admin calls")
-
   /// Returns the deferred call of admin `method` to the admin handler; without one, appends the
   /// UNAVAILABLE answer to `output`. An undecodable payload throws (`dispatch` answers
   /// SERVICE_FAILED).
@@ -20,7 +17,7 @@ extension EntitlementsDispatcher {
   ) throws -> Outcome {
     guard let admin = handler.admin else {
       try output.writeResponseFrame(
-        methodIndex: method.rawValue, requestId: requestId, message: Self.errorResponse(for: method, Self.noAdmin))
+        methodIndex: method.rawValue, requestId: requestId, message: Self.errorResponse(for: method, .noAdmin))
       return .answered
     }
     return .deferred(try Self.adminCall(method, payload, admin: admin, caller: identity))

@@ -80,14 +80,12 @@ struct EntitlementsDispatcher: Sendable {
           methodIndex: methodIndex, requestId: requestId, message: authenticate(payload, caller: &caller))
       case .submitPurchase:
         let request = try Tollgate_V1_SubmitPurchaseRequest(serializedBytes: payload.readableBytesSpan)
-        guard gate.admitSubmission(by: identity) else {
+        if let refused = gate.refuseSubmission(by: identity) {
           // The sampler's key is a configured caller's name (or none): a bounded vocabulary.
           sampledWarning(
             "submissions over the caller's rate refused", key: "submit|\(identity.name ?? "")", caller: identity.name)
           var response = Tollgate_V1_SubmitPurchaseResponse()
-          response.error = Tollgate_V1_Error(
-            .resourceExhausted,
-            "over \(Int(gate.submitLimiter.perSecond)) SubmitPurchase calls per second for this caller; retry later")
+          response.error = refused
           try output.writeResponseFrame(methodIndex: methodIndex, requestId: requestId, message: response)
           return .answered
         }
