@@ -39,6 +39,7 @@ struct PostgresStorageConformanceTests {
           """)
         #expect(rows.count == 1, "the subscription to corrupt is stored")
       },
+      columnsHolding: { text in try await PostgresColumnSearch.columns(holding: text, in: pools.first) },
       close: { await pools.closeAll() })
   }
 

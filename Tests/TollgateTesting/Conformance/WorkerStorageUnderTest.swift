@@ -45,6 +45,11 @@ public struct ConformanceDatabase: Sendable {
   /// version or a hand edit could leave it; nil when the implementation cannot hold such a row
   /// (the fake stores values, not encodings).
   public var corruptSubscription: (@Sendable (_ store: Store, _ purchaseId: String) async throws -> Void)?
+  /// The columns (`table.column`) of every table of the database, listed from its own catalog,
+  /// that hold `text` in some row (text, JSON and byte columns are searched): what a GDPR erase
+  /// must leave empty (`eraseLeavesNothingOfTheUser`), a table a later migration adds included.
+  /// Nil when the implementation has no tables (the fake).
+  public var columnsHolding: (@Sendable (_ text: String) async throws -> [String])?
   /// Closes the database and removes what it left behind (every handle it opened, too: a
   /// server database's pools are closed and awaited).
   public var close: @Sendable () async -> Void
@@ -53,12 +58,14 @@ public struct ConformanceDatabase: Sendable {
     storage: any WorkerStorage, openHandle: @escaping @Sendable () async throws -> any WorkerStorage,
     openFeed: (@Sendable () async throws -> any EntitlementStorage)? = nil,
     corruptSubscription: (@Sendable (_ store: Store, _ purchaseId: String) async throws -> Void)? = nil,
+    columnsHolding: (@Sendable (_ text: String) async throws -> [String])? = nil,
     close: @escaping @Sendable () async -> Void = {}
   ) {
     self.storage = storage
     self.openHandle = openHandle
     self.openFeed = openFeed
     self.corruptSubscription = corruptSubscription
+    self.columnsHolding = columnsHolding
     self.close = close
   }
 

@@ -26,6 +26,7 @@ struct SQLiteStorageConformanceTests {
           [.text(store.rawValue), .text(purchaseId)])
         #expect(editor.changes == 1, "the subscription to corrupt is stored")
       },
+      columnsHolding: { text in try SQLiteColumnSearch.columns(holding: text, path: path) },
       close: { directory.remove() })
   }
 
