@@ -161,7 +161,7 @@ extension ChainRefresher {
       claim: claim, owner: owner, chain: chain,
       evaluation: reconciler.evaluator.evaluate(stored.history, at: stored.verifiedAtMs),
       policy: reconciler.catalog.transferPolicy, bindAppAccountToken: reconciler.settings.bindAppAccountToken,
-      nowMs: stored.verifiedAtMs)
+      erased: stored.erasedAtMs != nil, nowMs: stored.verifiedAtMs)
     return ruling.owner == owner && ruling.refusal == nil && ruling.events.isEmpty
   }
 

@@ -12,6 +12,12 @@ import TollgateCore
 /// 4. A purchase nobody owns goes to the claimant, unless the claim is a bare identifier from an
 ///    untrusted caller and the purchase's app account token does not name the claimant: then it is
 ///    refused (`claim_refused`) and stays unbound.
+/// 5. A purchase a GDPR erase unbound (`erased`, issue 28) goes to a claimant only on evidence the
+///    store vouches for that is fresh (`ClaimEvidence.transferRefusal` nil), or from a trusted
+///    caller on a store that signs nothing (`trustedCallerMayTransfer`); anything else is refused
+///    (`claim_refused`, recorded for the claimant) and it stays unbound. Rule 1 never binds it to
+///    the user its token names, nor records its refusal for that user: the token is the erased
+///    user's.
 struct ClaimRuling: Sendable {
   var owner: String?
   var refusal: String?
@@ -21,7 +27,7 @@ struct ClaimRuling: Sendable {
 
   init(
     claim: Claim, owner: String?, chain: VerifiedChain, evaluation: SubscriptionEvaluation,
-    policy: TransferPolicy, bindAppAccountToken: Bool, nowMs now: Int64
+    policy: TransferPolicy, bindAppAccountToken: Bool, erased: Bool = false, nowMs now: Int64
   ) {
     let claimant = claim.userId
     let token = chain.appAccountToken.flatMap { $0.isEmpty ? nil : $0.lowercased() }
@@ -39,9 +45,9 @@ struct ClaimRuling: Sendable {
       refusal = "the purchase names another buyer (its app account token is not this user's)"
       events.append(
         event(
-          "claim_refused", for: owner ?? token,
+          "claim_refused", for: erased && owner == nil ? claimant : owner ?? token,
           "claimed by \(claimant), whose id differs from the purchase's app account token"))
-      if owner == nil { self.owner = token }
+      if owner == nil, !erased { self.owner = token }
     } else if let current = owner, current != claimant {
       let decision = policy.decide(
         purchaseSource: chain.history.source, ownerUserId: current, claimantUserId: claimant,
@@ -69,6 +75,11 @@ struct ClaimRuling: Sendable {
         previousOwner = current
         events.append(event("transferred", for: claimant, "from \(current) under \(decision.policy.rawValue)"))
       }
+    } else if owner == nil, erased,
+      let why = claim.evidence.transferRefusal, !(claim.evidence.trustedCallerMayTransfer && claim.isCallerTrusted)
+    {
+      refusal = "\(Self.erasedRefusal): \(why)"
+      events.append(event("claim_refused", for: claimant, "\(Self.erasedRefusal); the purchase stays unbound"))
     } else if owner == nil, !claim.evidence.isVouchedByStore, !claim.isCallerTrusted, !tokenNamesClaimant {
       refusal = claim.evidence.transferRefusal ?? ClaimEvidence.unknown.transferRefusal
       events.append(
@@ -79,4 +90,7 @@ struct ClaimRuling: Sendable {
       self.owner = claimant
     }
   }
+
+  /// Why a claim on an erased purchase is refused (rule 5).
+  static let erasedRefusal = "the purchase was unbound by an erasure; a claim needs a fresh payload the store signed"
 }

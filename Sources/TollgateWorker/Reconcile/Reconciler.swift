@@ -98,6 +98,8 @@ struct Reconciler: Sendable {
       throw stale
     }
     var owner = existing?.userId
+    // An erase unbound the chain: only a claim with fresh proof binds it again (ClaimRuling rule 5).
+    let erased = existing?.erasedAtMs != nil
     var inheritedFrom: StoredSubscription?
     if owner == nil, let linked = history.linkedPurchaseToken, linked != chain.purchaseId,
       let previous = try await storage.subscription(store: chain.store, purchaseId: linked), previous.userId != nil
@@ -114,15 +116,16 @@ struct Reconciler: Sendable {
     if let claim {
       let ruling = ClaimRuling(
         claim: claim, owner: owner, chain: chain, evaluation: evaluation, policy: catalog.transferPolicy,
-        bindAppAccountToken: settings.bindAppAccountToken, nowMs: now)
+        bindAppAccountToken: settings.bindAppAccountToken, erased: erased, nowMs: now)
       owner = ruling.owner
       refusal = ruling.refusal
       alsoRecompute = ruling.previousOwner
       events += EventDeriver.withDetails(ruling.events, of: evaluation, history: history)
-    } else if owner == nil, settings.bindAppAccountToken, let token = chain.appAccountToken, !token.isEmpty {
-      // A notification came before any submission; the app told the store who the buyer is.
+    } else if owner == nil, !erased, settings.bindAppAccountToken, let token = chain.appAccountToken, !token.isEmpty {
+      // A notification came before any submission; the app told the store who the buyer is. Not
+      // for a chain an erase unbound: its token names the erased user (ClaimRuling rule 5).
       owner = token.lowercased()
-    } else if owner == nil, let storeUserId = chain.storeUserId,
+    } else if owner == nil, !erased, let storeUserId = chain.storeUserId,
       let known = try await storage.user(store: chain.store, storeUserId: storeUserId)
     {
       // A notification came first, for a buyer (the store's user id) already bound to a user.
@@ -146,7 +149,7 @@ struct Reconciler: Sendable {
       storeUserId: chain.storeUserId ?? existing?.storeUserId, verifiedAtMs: now,
       nextCheckAtMs: CheckSchedule.next(
         after: evaluation, nowMs: now, startsAtMs: evaluator.nextStart(of: history, after: now), settings: settings),
-      failures: 0)
+      failures: 0, erasedAtMs: owner == nil ? existing?.erasedAtMs : nil)
     let completion = inboxItem.map { item in
       refusal.map { InboxCompletion(item, state: .rejected, outcome: $0) }
         ?? InboxCompletion(
