@@ -81,6 +81,7 @@ struct SupportEndToEndTests {
         try await lookups(support, apple: apple, google: google, amazon: amazon)
         try await timelineAndExplain(support, stack: stack, apple: apple, google: google)
         try await grants(support, app: app, stack: stack)
+        try await reverify(support, stack: stack)
         try await erase(support, app: app, stack: stack)
       } catch {
         await stop()
@@ -178,11 +179,40 @@ struct SupportEndToEndTests {
       await clientErrorCode { _ = try await support.revoke(userId: "dave", entitlement: "premium") } == .notFound)
   }
 
+  /// Whether, within 10 s, the simulator sent a notification since `notificationsBefore` and the
+  /// worker has no inbox item pending or in process (its `/health`).
+  static func settled(_ stack: LocalStack, notificationsBefore: Int) async -> Bool {
+    let port = await stack.workerAdminPort
+    let done = await eventually(timeout: .seconds(10)) {
+      guard stack.sim.notifications.count > notificationsBefore,
+        let health = try? await httpRequest("GET", port: port, path: "/health"),
+        let json = try? JSONSerialization.jsonObject(with: Data(health.body.utf8)) as? [String: Any],
+        let inbox = json["inbox"] as? [String: Int]
+      else { return false }
+      return (inbox["pending"] ?? 0) == 0 && (inbox["processing"] ?? 0) == 0
+    }
+    return done != nil
+  }
+
+  /// Reverify makes the worker read the user's purchase from the store again now.
+  static func reverify(_ support: TollgateClient, stack: LocalStack) async throws {
+    stack.sim.clearStoreRequests()
+    #expect(try await support.reverify(userId: "carol").subscriptions == 1)
+    let read = await eventually(timeout: .seconds(10)) {
+      stack.sim.storeRequests.contains { $0.target == "amazon.rvs" }
+    }
+    #expect(read != nil, "the worker asked Amazon's RVS again: \(stack.sim.storeRequests.map(\.target))")
+    #expect(await clientErrorCode { _ = try await support.reverify(userId: "nobody-at-all") } == .notFound)
+  }
+
   /// An erase leaves the user nothing and their purchase bound to nobody; a bare id cannot bind
   /// it again, a fresh payload the store signed can.
   static func erase(_ support: TollgateClient, app: TollgateClient, stack: LocalStack) async throws {
+    let sent = stack.sim.notifications.count
     let purchase = try await stack.buy()
     #expect(try await stack.submit(purchase.signedTransaction, userId: "frank").status == .verified)
+    // The purchase's own notification is applied before the erase, not after it.
+    #expect(await settled(stack, notificationsBefore: sent), "the worker applied the purchase's notification")
     #expect(try await app.isSubscriber(userId: "frank", entitlement: "premium").active)
     let dry = try await support.eraseUser(userId: "frank", dryRun: true)
     #expect(dry.subscriptionsUnbound == 1)
