@@ -15,6 +15,9 @@ import TollgateCallers
 struct CallerInterceptor: ServerInterceptor {
   let gate: CallerGate
   let logger: Logger
+  /// Told the peer (`context.remotePeer`) of each call let in that needed a caller: its connection
+  /// has proved itself (`GRPCConnectionLimits.proven(peer:)`).
+  var admitted: (@Sendable (_ peer: String) -> Void)? = nil
 
   /// The fully qualified names of the services the door serves.
   static let entitlementsService = "tollgate.v1.Entitlements"
@@ -56,6 +59,7 @@ struct CallerInterceptor: ServerInterceptor {
     let identity = try admit(
       requirement, authorization: Self.authorization(in: request.metadata), peer: context.remotePeer,
       method: context.descriptor.method)
+    admitted?(context.remotePeer)
     return try await CallerContext.$identity.withValue(identity) { try await next(request, context) }
   }
 

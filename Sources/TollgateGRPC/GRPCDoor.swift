@@ -34,6 +34,9 @@ public final class GRPCDoor: Service, Sendable {
     public var handshakeTimeout: Duration = .seconds(5)
     /// How often a health watcher's status is looked at again.
     public var healthPollInterval: Duration = .seconds(1)
+    /// `grpc.health.v1.Health/Watch` calls at once (they need no key); one more is answered
+    /// RESOURCE_EXHAUSTED.
+    public var maximumHealthWatchers = 100
 
     public init(address: ListenAddress) {
       self.address = address
@@ -65,7 +68,7 @@ public final class GRPCDoor: Service, Sendable {
     self.listening = listening
     let shutdown = DoorShutdown()
     self.shutdown = shutdown
-    let healthWatchers = HealthWatchers()
+    let healthWatchers = HealthWatchers(maximum: config.maximumHealthWatchers)
     self.healthWatchers = healthWatchers
     let limits = GRPCConnectionLimits(
       maximumConnections: config.maximumConnections, handshakeTimeout: TimeAmount(config.handshakeTimeout))
@@ -88,7 +91,7 @@ public final class GRPCDoor: Service, Sendable {
       services: Self.services(
         handler: handler, gate: gate, shutdown: shutdown, healthPollInterval: config.healthPollInterval,
         healthWatchers: healthWatchers),
-      interceptors: [CallerInterceptor(gate: gate, logger: logger)])
+      interceptors: [CallerInterceptor(gate: gate, logger: logger, admitted: { limits.proven(peer: $0) })])
   }
 
   /// The door's services, for any transport (the tests also serve them in process); every call

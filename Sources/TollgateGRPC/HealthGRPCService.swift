@@ -52,7 +52,11 @@ struct HealthGRPCService: Grpc_Health_V1_Health.SimpleServiceProtocol {
     request: Grpc_Health_V1_HealthCheckRequest, response: RPCWriter<Grpc_Health_V1_HealthCheckResponse>,
     context: ServerContext
   ) async throws {
-    watchers.started()
+    guard watchers.start() else {
+      throw RPCError(
+        code: .resourceExhausted,
+        message: "\(watchers.maximum) health watchers already; ask Check, or Watch again later")
+    }
     defer { watchers.ended() }
     var sent: Status?
     while !context.cancellation.isCancelled {
@@ -73,13 +77,29 @@ struct HealthGRPCService: Grpc_Health_V1_Health.SimpleServiceProtocol {
   }
 }
 
-/// How many health Watch calls are running (for the tests: a watcher whose client left must end).
+/// The health Watch calls running, at most `maximum` at once: Watch needs no key, and each one
+/// looks at the status every poll interval, so strangers may not open them without bound.
 final class HealthWatchers: Sendable {
+  let maximum: Int
   private let running = Atomic<Int>(0)
+
+  init(maximum: Int = 100) {
+    self.maximum = maximum
+  }
 
   var count: Int { running.load(ordering: .relaxed) }
 
-  func started() { running.add(1, ordering: .relaxed) }
+  /// Counts one more watcher; false (nothing counted) when `maximum` are running.
+  func start() -> Bool {
+    var current = running.load(ordering: .relaxed)
+    while current < maximum {
+      let (exchanged, original) = running.compareExchange(
+        expected: current, desired: current + 1, ordering: .acquiringAndReleasing)
+      if exchanged { return true }
+      current = original
+    }
+    return false
+  }
 
-  func ended() { running.subtract(1, ordering: .relaxed) }
+  func ended() { running.subtract(1, ordering: .acquiringAndReleasing) }
 }

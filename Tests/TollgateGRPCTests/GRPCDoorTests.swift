@@ -79,7 +79,7 @@ struct GRPCDoorTests {
     #expect(handler.submitters.withLock { $0.count } == 1)
   }
 
-  @Test("connections beyond maximumConnections are closed at once; closed ones give their slot back")
+  @Test("a full door closes its oldest unproven connection for a new one; closed ones give their slot back")
   func connectionCap() async throws {
     let two: (inout GRPCDoor.Config) -> Void = { $0.maximumConnections = 2 }
     try await withLiveDoor(configure: two) { door, port in
@@ -88,14 +88,56 @@ struct GRPCDoorTests {
       #expect(await flood.waitUntilClosedByPeer(atLeast: 3, timeout: .seconds(5)))
       try await Task.sleep(for: .milliseconds(200))
       #expect(flood.closedByPeer() == 3)
-      #expect(door.connectionLimits.refusedConnections == 3)
+      #expect(door.connectionLimits.evictedConnections == 3)
+      #expect(door.connectionLimits.refusedConnections == 0)
       flood.closeAll()
       let freed = await eventually(timeout: .seconds(5)) { door.connectionLimits.openConnections == 0 }
       #expect(freed != nil)
+    }
+  }
+
+  @Test("strangers holding every slot with the preface lock no caller out; a proven connection is never closed")
+  func strangersLockNoCallerOut() async throws {
+    let two: (inout GRPCDoor.Config) -> Void = { $0.maximumConnections = 2 }
+    try await withLiveDoor(configure: two) { door, port in
+      let preface = Array("PRI * HTTP/2.0\r\n\r\nSM\r\n\r\n".utf8) + [0, 0, 0, 4, 0, 0, 0, 0, 0]
+      let strangers = SocketFlood()
+      defer { strangers.closeAll() }
+      try strangers.connect(count: 2, port: port, sending: preface)
+      try await Task.sleep(for: .milliseconds(200))
       try await withLiveClient(port: port) { client, _ in
-        let answer = try await client.isSubscriber(
+        // The caller's connection takes a stranger's slot; its keyed call proves it.
+        let first = try await client.isSubscriber(
           Self.isSubscriber("yes"), metadata: TestCallers.bearer(TestCallers.readerKey))
-        #expect(answer.active)
+        #expect(first.active)
+        #expect(door.connectionLimits.evictedConnections == 1)
+        // More strangers take the other stranger's slot and each other's, never the caller's.
+        let more = SocketFlood()
+        defer { more.closeAll() }
+        try more.connect(count: 2, port: port, sending: preface)
+        #expect(await more.waitUntilClosedByPeer(atLeast: 1, timeout: .seconds(5)))
+        let again = try await client.isSubscriber(
+          Self.isSubscriber("yes"), metadata: TestCallers.bearer(TestCallers.readerKey))
+        #expect(again.active)
+        #expect(door.connectionLimits.evictedConnections == 3)
+      }
+    }
+  }
+
+  @Test("when every open connection is proven, a new one is closed at once")
+  func provenConnectionsFillTheDoor() async throws {
+    let one: (inout GRPCDoor.Config) -> Void = { $0.maximumConnections = 1 }
+    try await withLiveDoor(configure: one) { door, port in
+      try await withLiveClient(port: port) { client, _ in
+        let reader = TestCallers.bearer(TestCallers.readerKey)
+        _ = try await client.isSubscriber(Self.isSubscriber("yes"), metadata: reader)
+        let stranger = SocketFlood()
+        defer { stranger.closeAll() }
+        try stranger.connect(count: 1, port: port)
+        #expect(await stranger.waitUntilClosedByPeer(atLeast: 1, timeout: .seconds(5)))
+        #expect(door.connectionLimits.refusedConnections == 1)
+        let again = try await client.isSubscriber(Self.isSubscriber("yes"), metadata: reader)
+        #expect(again.active)
       }
     }
   }

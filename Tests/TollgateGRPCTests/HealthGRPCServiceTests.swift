@@ -1,6 +1,9 @@
 import GRPCCore
+import GRPCInProcessTransport
+import Logging
 import Testing
 import TollgateContract
+import TollgateTesting
 
 @testable import TollgateGRPC
 
@@ -76,6 +79,38 @@ struct HealthGRPCServiceTests {
         return seen
       }
       #expect(seen == [.serviceUnknown, .notServing])
+    }
+  }
+
+  @Test("Watch calls beyond the door's maximum are RESOURCE_EXHAUSTED; one that ended frees its place")
+  func watcherCap() async throws {
+    let shutdown = DoorShutdown()
+    let watchers = HealthWatchers(maximum: 1)
+    let handler = FakeEntitlementsHandler()
+    let gate = TestCallers.gate()
+    let transport = InProcessTransport()
+    let services = GRPCDoor.services(
+      handler: handler, gate: gate, shutdown: shutdown, healthPollInterval: .milliseconds(20),
+      healthWatchers: watchers)
+    let interceptor = CallerInterceptor(gate: gate, logger: Logger(label: "test.grpc"))
+    try await withGRPCServer(transport: transport.server, services: services, interceptors: [interceptor]) { _ in
+      try await withGRPCClient(transport: transport.client) { grpc in
+        let health = HealthClient(wrapping: grpc)
+        let second = try await health.watch(Self.request("")) { response in
+          var messages = response.messages.makeAsyncIterator()
+          _ = try await messages.next()
+          // The one place is taken while this watcher runs.
+          return await rpcError {
+            try await health.watch(Self.request("")) { more in
+              for try await _ in more.messages {}
+            }
+          }
+        }
+        #expect(second?.code == .resourceExhausted)
+        shutdown.begin()
+        let ended = await eventually(timeout: .seconds(5)) { watchers.count == 0 }
+        #expect(ended != nil)
+      }
     }
   }
 }
