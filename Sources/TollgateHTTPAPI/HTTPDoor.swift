@@ -55,7 +55,7 @@ public final class HTTPDoor: Service, Sendable {
     let limits = HTTPListenerLimits(
       listener: "service.http", headerTimeout: config.headerTimeout, requestTimeout: config.requestTimeout,
       minBodyBytesPerSecond: config.minimumBodyBytesPerSecond, bodyRateGrace: config.bodyRateGrace,
-      maxConnections: config.maximumConnections, countCut: countCut)
+      maxConnections: config.maximumConnections, firstHeadTimeout: config.headerTimeout, countCut: countCut)
     application = HTTPListener.application(
       router: Self.router(config: config, handler: handler, gate: gate, logger: logger), address: config.address,
       limits: limits, idleTimeout: config.idleTimeout, bound: bound, logger: logger)
@@ -78,17 +78,14 @@ public final class HTTPDoor: Service, Sendable {
   /// cannot listen.
   public func run() async throws {
     try await HTTPListener.run(application, key: "service.http.listen", address: config.address, bound: bound)
+    // Shut down before it listened: whoever waits for the port learns it will not come.
+    if !(await bound.isSet) { await bound.set(0) }
   }
 
-  /// The port it listens on once it does (the one the system chose for port 0); 0 when it could not.
+  /// The port it listens on once it does (the one the system chose for port 0); 0 when it could
+  /// not, or `run()` ended before it listened.
   public func boundPort() async -> Int {
     await bound.value()
   }
 
-  /// `boundPort()`, but ends with `CancellationError` when cancelled first (a door shut down
-  /// before it listened never learns a port).
-  public func listeningPort() async throws -> Int {
-    while !(await bound.isSet) { try await Task.sleep(for: .milliseconds(5)) }
-    return await bound.value()
-  }
 }

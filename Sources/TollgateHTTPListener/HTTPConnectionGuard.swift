@@ -10,7 +10,9 @@ import NIOHTTPTypes
 /// - a connection beyond the listener's `maxConnections` is closed as soon as it is active,
 ///   before anything of it is read;
 /// - a request head must be complete `headerTimeout` after its first bytes arrived: a client that
-///   sends half a head and stalls (slowloris) is disconnected;
+///   sends half a head and stalls (slowloris) is disconnected; with `firstHeadTimeout` (the HTTP
+///   door), the first head is also due that long after the connection, so a socket that sends
+///   nothing does not hold a slot until the idle timeout;
 /// - the whole request, head and body, must be complete `requestTimeout` after its first bytes,
 ///   and its body must keep arriving at `minBodyBytesPerSecond` on average once `bodyRateGrace`
 ///   has passed: a body that never ends or trickles is answered 408 (when nothing else was
@@ -58,6 +60,13 @@ final class HTTPConnectionGuard: ChannelDuplexHandler, RemovableChannelHandler {
       return
     }
     holdsSlot = true
+    // A door's listener: the first head is due `firstHeadTimeout` after the connection, bytes or not.
+    if let timeout = limits.firstHeadTimeout {
+      headDeadline = context.eventLoop.assumeIsolated().scheduleTask(in: timeout) {
+        self.limits.count(.headerTimeout)
+        context.close(promise: nil)
+      }
+    }
   }
 
   func channelRead(context: ChannelHandlerContext, data: NIOAny) {

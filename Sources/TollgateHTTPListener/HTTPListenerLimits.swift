@@ -17,6 +17,10 @@ public final class HTTPListenerLimits: Sendable {
   public let bodyRateGrace: TimeAmount
   /// Open connections at once.
   public let maxConnections: Int
+  /// When set, a connection's first request head must be complete this long after it connected:
+  /// one that sends nothing is closed then (`header_timeout`), not only after the idle timeout.
+  /// Nil (the worker's listeners): a silent connection waits for the idle timeout.
+  public let firstHeadTimeout: TimeAmount?
   private let countCut: @Sendable (_ listener: String, _ reason: String) -> Void
   private let open = Atomic<Int>(0)
 
@@ -24,7 +28,7 @@ public final class HTTPListenerLimits: Sendable {
   ///   reason (`Cut`'s raw value), both bounded, for a metric's dimensions.
   public init(
     listener: String, headerTimeout: TimeAmount, requestTimeout: TimeAmount, minBodyBytesPerSecond: Int,
-    bodyRateGrace: TimeAmount, maxConnections: Int,
+    bodyRateGrace: TimeAmount, maxConnections: Int, firstHeadTimeout: TimeAmount? = nil,
     countCut: @escaping @Sendable (_ listener: String, _ reason: String) -> Void
   ) {
     self.listener = listener
@@ -33,6 +37,7 @@ public final class HTTPListenerLimits: Sendable {
     self.minBodyBytesPerSecond = minBodyBytesPerSecond
     self.bodyRateGrace = bodyRateGrace
     self.maxConnections = maxConnections
+    self.firstHeadTimeout = firstHeadTimeout
     self.countCut = countCut
   }
 
