@@ -3,6 +3,7 @@ import Hummingbird
 import NIOCore
 import TollgateCallers
 import TollgateContract
+import TollgateCore
 
 /// An error answer of the HTTP door: an RFC 9457 problem document (`application/problem+json`).
 /// The one HTTP status table of the door (docs/protocol.md, "Errors"; design 3.3): an application
@@ -162,13 +163,10 @@ public struct ProblemDocument: HTTPResponseError, Sendable, Hashable {
     Response(status: status, headers: headers, body: ResponseBody(byteBuffer: ByteBuffer(bytes: json)))
   }
 
-  /// `text` quoted, at most `limit` characters, control characters escaped: what a stranger sent,
-  /// fit to repeat in a detail or a log.
+  /// `text` quoted, as `StrangerText.loggable` writes what a stranger sent: at most `limit`
+  /// scalars, everything outside printable ASCII escaped. Fit to repeat in a detail or a log.
   static func quoted(_ text: some StringProtocol, limit: Int) -> String {
-    var out = ""
-    for character in text.unicodeScalars.prefix(limit) {
-      out += character.properties.generalCategory == .control ? character.escaped(asASCII: true) : String(character)
-    }
-    return "\"\(out)\(text.unicodeScalars.count > limit ? "…" : "")\""
+    "\"\(StrangerText.loggable(text, limit: limit))\""
   }
+
 }

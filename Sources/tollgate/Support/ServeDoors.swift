@@ -29,8 +29,8 @@ struct ServeDoors: Service {
     var name: String
     var address: ListenAddress
     var service: any Service
-    /// The port it listens on once it does, waiting until then; 0 when it could not. Must end
-    /// when cancelled (the announcement gives up on graceful shutdown).
+    /// The port it listens on once it does, waiting until then; 0 when it could not or its
+    /// `run()` ended first (so the announcement never waits on a door that is gone).
     var boundPort: @Sendable () async throws -> Int
   }
 
@@ -89,8 +89,9 @@ struct ServeDoors: Service {
       """)
   }
 
+  /// The fast port's loopback rule (`RPCListenAddress.isLocal`), one for every listener.
   static func isLoopback(_ address: ListenAddress) -> Bool {
-    address.host == "localhost" || address.host == "::1" || address.host.hasPrefix("127.")
+    RPCListenAddress.tcp(host: address.host, port: address.port).isLocal
   }
 
   /// The doors `addresses` turns on, answering through `handler` (the fast port's) and `gate`.
@@ -112,7 +113,7 @@ struct ServeDoors: Service {
       let config = (settings.http ?? HTTPDoorSettings()).config(
         address: address, maximumPurchaseBodyBytes: maximumMessageBytes)
       let door = HTTPDoor(config: config, handler: handler, gate: gate, logger: logger)
-      doors.append(Door(name: "http", address: address, service: door, boundPort: { try await door.listeningPort() }))
+      doors.append(Door(name: "http", address: address, service: door, boundPort: { await door.boundPort() }))
     }
     return ServeDoors(doors: doors, logger: logger)
   }
