@@ -66,6 +66,13 @@ struct AdminRemoteEndToEndTests {
     let vip = try await app.isSubscriber(userId: "vip", entitlement: "premium")
     #expect(vip.active && vip.store == .promotional)
     #expect(abs(vip.expiresAtMs - (grantedAt + 30 * day)) < day, "\(vip.expiresAtMs)")
+    // `--until` in ms reaches the service to the millisecond (no Double seconds on the way: .001 once
+    // became .000), and a time past year 9999 has no RFC 3339 text: refused here, nothing sent.
+    let exact = try await run(["grant", "vip-exact", "premium", "--until", "4102444800001"], on: serve)
+    #expect(exact.status == 0 && exact.stdout.contains("until 2100-01-01T00:00:00.001Z"), "\(exact.stdout)")
+    #expect(try await app.isSubscriber(userId: "vip-exact", entitlement: "premium").expiresAtMs == 4_102_444_800_001)
+    let past9999 = try await run(["grant", "vip-exact", "premium", "--until", "253402300800000"], on: serve)
+    #expect(past9999.status != 0 && past9999.stderr.contains("years 0001 to 9999"), "\(past9999.stderr)")
 
     // explain and timeline read the same state.
     let explain = try await run(["explain", "vip", "premium", "--json"], on: serve)

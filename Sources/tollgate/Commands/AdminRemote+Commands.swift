@@ -1,6 +1,7 @@
 import ArgumentParser
 import TollgateClient
 import TollgateCore
+import TollgateSupport
 
 // grant, revoke, reverify and explain with --server: the same command on a running service
 // (issue 28). The local path (--database) is in Admin.swift.
@@ -9,7 +10,9 @@ extension Grant {
   func runRemote() async throws {
     // `--until 30d` counts from this machine's clock; the service checks the time is after its own now.
     let untilMs = try until.milliseconds(now: SystemClock.nowMs())
-    let untilText = AdminOutput.rfc3339(ms: untilMs)
+    // Exact Int64 ms (ISO8601Text, as the service parses it back); "" only past year 9999.
+    let untilText = ISO8601Text.text(ms: untilMs)
+    guard !untilText.isEmpty else { throw ValidationError("--until must be a time in years 0001 to 9999") }
     let client = try remote.client()
     let response = try await AdminOutput.perform("grant") {
       try await client.grant(

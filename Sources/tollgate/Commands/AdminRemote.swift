@@ -104,12 +104,6 @@ enum AdminOutput {
     return String(decoding: pretty, as: UTF8.self)
   }
 
-  /// RFC 3339 text in UTC with milliseconds, as the admin messages carry times.
-  static func rfc3339(ms: Int64) -> String {
-    Date(timeIntervalSince1970: Double(ms) / 1000).formatted(
-      Date.ISO8601FormatStyle(includingFractionalSeconds: true, timeZone: .gmt))
-  }
-
   /// A time field of an admin message for a person: "-" when empty.
   static func time(_ text: String) -> String { text.isEmpty ? "-" : text }
 
