@@ -1,52 +1,27 @@
 import TollgateContract
 import TollgateCore
+import TollgateServer
 import TollgateWorker
 
 /// The support desk's answers as the admin messages of proto/tollgate.proto: times as RFC 3339
-/// text (`ISO8601Text`), Core's raw strings as the proto's enums.
+/// text (`ISO8601Text`), Core's raw strings as the proto's enums. Core's enums themselves map
+/// through TollgateServer's one set (`init(_:)`); the `support` inits take what the desk holds (nil,
+/// or a stored raw name) on top.
 extension Tollgate_V1_Store {
-  init(support store: Store) {
-    switch store {
-    case .appStore: self = .appStore
-    case .googlePlay: self = .googlePlay
-    case .amazon: self = .amazon
-    case .promotional: self = .promotional
-    }
-  }
-
   /// A stored store name (`app_store`, ...); unspecified for anything else.
   init(support raw: String) {
-    self = Store(rawValue: raw).map { Self(support: $0) } ?? .unspecified
+    self = Store(rawValue: raw).map { Self($0) } ?? .unspecified
   }
 }
 
 extension Tollgate_V1_SubscriptionState {
-  init(support state: SubscriptionState?) {
-    switch state {
-    case nil: self = .unspecified
-    case .trial?: self = .trial
-    case .introOffer?: self = .introOffer
-    case .active?: self = .active
-    case .gracePeriod?: self = .gracePeriod
-    case .billingRetry?: self = .billingRetry
-    case .onHold?: self = .onHold
-    case .paused?: self = .paused
-    case .expired?: self = .expired
-    case .revoked?: self = .revoked
-    }
-  }
+  init(support state: SubscriptionState?) { self = state.map { Self($0) } ?? .unspecified }
 
   init(support raw: String?) { self.init(support: raw.flatMap(SubscriptionState.init(rawValue:))) }
 }
 
 extension Tollgate_V1_Environment {
-  init(support environment: StoreEnvironment?) {
-    switch environment {
-    case nil: self = .unspecified
-    case .production?: self = .production
-    case .sandbox?: self = .sandbox
-    }
-  }
+  init(support environment: StoreEnvironment?) { self = environment.map { Self($0) } ?? .unspecified }
 }
 
 extension Tollgate_V1_IdentifierKind {
@@ -80,7 +55,7 @@ extension Tollgate_V1_IdentifierKind {
 extension Tollgate_V1_PurchaseMatch {
   init(_ match: LookupMatch) {
     self.init()
-    store = .init(support: match.store)
+    store = .init(match.store)
     matchedAs = .init(support: match.matchedAs)
     storeSubscriptionID = match.purchaseId
     transactionID = match.transactionId ?? ""
@@ -100,7 +75,7 @@ extension Tollgate_V1_TimelineEntry {
     at = ISO8601Text.text(ms: entry.atMs)
     until = ISO8601Text.text(ms: entry.untilMs)
     kind = entry.kind.rawValue
-    store = .init(support: entry.store)
+    store = .init(entry.store)
     storeSubscriptionID = entry.purchaseId
     productID = entry.productId ?? ""
     transactionID = entry.transactionId ?? ""

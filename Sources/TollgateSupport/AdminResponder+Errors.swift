@@ -35,12 +35,7 @@ extension AdminResponder {
   }
 
   static func problem(entitlement: String) -> Tollgate_V1_Error? {
-    let count = entitlement.utf8.count
-    if count == 0 { return Tollgate_V1_Error(.invalidArgument, "entitlement is required") }
-    if count > maximumEntitlementBytes {
-      return Tollgate_V1_Error(.invalidArgument, "entitlement is longer than \(maximumEntitlementBytes) bytes")
-    }
-    return nil
+    EntitlementNameLimits.problem(entitlement).map { Tollgate_V1_Error(.invalidArgument, $0) }
   }
 
   static func problem(note: String) -> Tollgate_V1_Error? {

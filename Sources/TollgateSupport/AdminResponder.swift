@@ -17,8 +17,6 @@ import TollgateWorker
 public struct AdminResponder: AdminHandler {
   /// The longest `requested_by`, in UTF-8 bytes.
   public static let maximumRequestedByBytes = 256
-  /// The longest entitlement name, as IsSubscriber takes it.
-  public static let maximumEntitlementBytes = 128
 
   let desk: SupportDesk
   let logger: Logger

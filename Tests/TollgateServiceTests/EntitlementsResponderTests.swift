@@ -132,6 +132,10 @@ struct EntitlementsResponderTests {
     defer { f.dir.remove() }
     #expect(f.isSubscriber("", "premium").error.code == .invalidArgument)
     #expect(f.isSubscriber("u", "").error.message == "entitlement is required")
+    // The admin calls check the same limit in the same words (EntitlementNameLimits).
+    #expect(
+      f.isSubscriber("u", String(repeating: "e", count: 129)).error.message == "entitlement is longer than 128 bytes")
+    #expect(!f.isSubscriber("u", String(repeating: "e", count: 128)).hasError)
     #expect(f.isSubscriber(String(repeating: "x", count: 257)).error.code == .invalidArgument)
     var get = Tollgate_V1_GetSubscriptionRequest()
     get.userID = ""

@@ -60,6 +60,7 @@ struct AdminResponderTests {
       (Self.grant(String(repeating: "u", count: 257)), "user_id is longer than 256 bytes"),
       (Self.grant(note: String(repeating: "n", count: 2_048)), "note is longer than 1024 bytes"),
       (Self.grant("alice", ""), "entitlement is required"),
+      (Self.grant("alice", String(repeating: "e", count: 129)), "entitlement is longer than 128 bytes"),
       (Self.grant(requestedBy: "jane\nrevoked"), "requested_by holds a control character"),
     ]
     for (request, message) in refused {

@@ -1,54 +1,11 @@
 import TollgateContract
 import TollgateCore
 import TollgateIndex
+import TollgateServer
 import TollgateWire
 
-/// Core ↔ wire conversions, one place for each direction.
-extension Tollgate_V1_Store {
-  init(_ store: Store) {
-    switch store {
-    case .appStore: self = .appStore
-    case .googlePlay: self = .googlePlay
-    case .amazon: self = .amazon
-    case .promotional: self = .promotional
-    }
-  }
-
-  var core: Store? {
-    switch self {
-    case .appStore: .appStore
-    case .googlePlay: .googlePlay
-    case .amazon: .amazon
-    case .promotional: .promotional
-    case .unspecified, .UNRECOGNIZED: nil
-    }
-  }
-}
-
-extension Tollgate_V1_Environment {
-  init(_ environment: StoreEnvironment) {
-    switch environment {
-    case .production: self = .production
-    case .sandbox: self = .sandbox
-    }
-  }
-}
-
-extension Tollgate_V1_SubscriptionState {
-  init(_ state: SubscriptionState) {
-    switch state {
-    case .trial: self = .trial
-    case .introOffer: self = .introOffer
-    case .active: self = .active
-    case .gracePeriod: self = .gracePeriod
-    case .billingRetry: self = .billingRetry
-    case .onHold: self = .onHold
-    case .paused: self = .paused
-    case .expired: self = .expired
-    case .revoked: self = .revoked
-    }
-  }
-}
+// Core → wire conversions of the service's answers; the enums themselves map through
+// TollgateServer's CoreProtoEnums.swift, shared with the support desk.
 
 extension Tollgate_V1_EntitlementStatus {
   /// `evaluation` with the level its state gives under `accessLevels`.

@@ -5,7 +5,6 @@ import TollgateStorage
 /// Checks on request fields; each returns the problem in words a caller can act on, or nil.
 enum RequestValidation {
   static let maximumUserIdLength = UserIdLimits.maximumBytes
-  static let maximumEntitlementLength = 128
 
   static func userId(_ value: String) -> String? { userId(byteCount: value.utf8.count) }
 
@@ -14,11 +13,7 @@ enum RequestValidation {
   /// The same checks on a field's length in bytes (the hot path has bytes, not a `String`).
   static func userId(byteCount: Int) -> String? { UserIdLimits.problem(byteCount: byteCount) }
 
-  static func entitlement(byteCount: Int) -> String? {
-    if byteCount == 0 { return "entitlement is required" }
-    if byteCount > maximumEntitlementLength { return "entitlement is longer than \(maximumEntitlementLength) bytes" }
-    return nil
-  }
+  static func entitlement(byteCount: Int) -> String? { EntitlementNameLimits.problem(byteCount: byteCount) }
 
   struct Problem: Error {
     var message: String
