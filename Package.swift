@@ -341,6 +341,8 @@ let package = Package(
         .product(name: "GRPCProtobuf", package: "grpc-swift-protobuf"),
         .product(name: "SwiftProtobuf", package: "swift-protobuf"),
         .product(name: "NIOCore", package: "swift-nio"),
+        // The transport's TLS and mutual TLS (GRPCTransportSecurity) are NIOSSL's.
+        .product(name: "NIOSSL", package: "swift-nio-ssl"),
         .product(name: "Logging", package: "swift-log"),
         .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
       ],
