@@ -1,6 +1,7 @@
 import Hummingbird
 import Logging
 import TollgateCallers
+import TollgateHTTPListener
 
 /// Lets a request through to its route only for a caller the gate knows and whose scopes allow
 /// the route's operation (`HTTPRoute.operation`, the one scope table `CallerOperation`). It runs
@@ -22,6 +23,8 @@ struct CallerMiddleware: RouterMiddleware {
     switch identified {
     case .success(let identity):
       guard let denied = gate.authorize(identity, for: operation) else {
+        // The connection proved a caller: the guard's unproven deadline no longer applies.
+        context.channel.pipeline.fireUserInboundEventTriggered(HTTPConnectionProven())
         var context = context
         context.caller = identity
         return try await next(request, context)

@@ -11,10 +11,13 @@ public struct DoorRequestContext: RequestContext {
   /// Set by `CallerMiddleware` before the route's handler runs; nil only on routes that need no
   /// caller (`/healthz`).
   public var caller: CallerIdentity?
+  /// The connection, told once it has proven a caller (`HTTPConnectionProven`).
+  let channel: any Channel
 
   public init(source: ApplicationRequestContextSource) {
     self.coreContext = .init(source: source)
     self.source = PeerSource(source.channel.remoteAddress)
+    self.channel = source.channel
   }
 
   /// The caller, for a handler behind `CallerMiddleware` (which sets it, `.anyone` on a server

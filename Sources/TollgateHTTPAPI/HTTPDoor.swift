@@ -27,6 +27,10 @@ public final class HTTPDoor: Service, Sendable {
     /// A body must average this many bytes a second once `bodyRateGrace` has passed.
     public var minimumBodyBytesPerSecond = 1_024
     public var bodyRateGrace: TimeAmount = .seconds(5)
+    /// A connection that has not sent a request with an accepted key this long after it
+    /// connected is closed, however busy (keyless `/healthz` calls, refused keys): as the fast
+    /// port's `unauthenticatedTimeoutMs`.
+    public var unprovenTimeout: TimeAmount = .seconds(10)
     /// `POST /v1/purchases`' body, at most: `serve` sets the fast port's `maxMessageBytes`.
     public var maximumPurchaseBodyBytes = 1 << 20
     /// An admin route's body, at most.
@@ -55,7 +59,8 @@ public final class HTTPDoor: Service, Sendable {
     let limits = HTTPListenerLimits(
       listener: "service.http", headerTimeout: config.headerTimeout, requestTimeout: config.requestTimeout,
       minBodyBytesPerSecond: config.minimumBodyBytesPerSecond, bodyRateGrace: config.bodyRateGrace,
-      maxConnections: config.maximumConnections, firstHeadTimeout: config.headerTimeout, countCut: countCut)
+      maxConnections: config.maximumConnections, firstHeadTimeout: config.headerTimeout,
+      unprovenTimeout: config.unprovenTimeout, countCut: countCut)
     application = HTTPListener.application(
       router: Self.router(config: config, handler: handler, gate: gate, logger: logger), address: config.address,
       limits: limits, idleTimeout: config.idleTimeout, bound: bound, logger: logger)

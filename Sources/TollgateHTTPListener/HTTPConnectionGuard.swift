@@ -42,6 +42,7 @@ final class HTTPConnectionGuard: ChannelDuplexHandler, RemovableChannelHandler {
   private var headDeadline: Scheduled<Void>?
   private var requestDeadline: Scheduled<Void>?
   private var rateCheck: Scheduled<Void>?
+  private var unprovenDeadline: Scheduled<Void>?
   private var bodyStart = NIODeadline.now()
   private var bodyBytes = 0
   private var closeAfterResponse = false
@@ -61,6 +62,12 @@ final class HTTPConnectionGuard: ChannelDuplexHandler, RemovableChannelHandler {
     }
     holdsSlot = true
     // A door's listener: the first head is due `firstHeadTimeout` after the connection, bytes or not.
+    if let timeout = limits.unprovenTimeout {
+      unprovenDeadline = context.eventLoop.assumeIsolated().scheduleTask(in: timeout) {
+        self.unprovenDeadline = nil
+        self.refuse(context: context, because: .unproven)
+      }
+    }
     if let timeout = limits.firstHeadTimeout {
       headDeadline = context.eventLoop.assumeIsolated().scheduleTask(in: timeout) {
         self.limits.count(.headerTimeout)
@@ -133,6 +140,14 @@ final class HTTPConnectionGuard: ChannelDuplexHandler, RemovableChannelHandler {
     }
   }
 
+  func userInboundEventTriggered(context: ChannelHandlerContext, event: Any) {
+    guard event is HTTPConnectionProven else {
+      context.fireUserInboundEventTriggered(event)
+      return
+    }
+    cancel(&unprovenDeadline)
+  }
+
   func channelInactive(context: ChannelHandlerContext) {
     release()
     context.fireChannelInactive()
@@ -197,6 +212,7 @@ final class HTTPConnectionGuard: ChannelDuplexHandler, RemovableChannelHandler {
     cancel(&headDeadline)
     cancel(&requestDeadline)
     cancel(&rateCheck)
+    cancel(&unprovenDeadline)
   }
 
   private func cancel(_ scheduled: inout Scheduled<Void>?) {

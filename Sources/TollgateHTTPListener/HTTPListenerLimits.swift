@@ -21,6 +21,11 @@ public final class HTTPListenerLimits: Sendable {
   /// one that sends nothing is closed then (`header_timeout`), not only after the idle timeout.
   /// Nil (the worker's listeners): a silent connection waits for the idle timeout.
   public let firstHeadTimeout: TimeAmount?
+  /// When set, a connection must prove a caller (a handler fires `HTTPConnectionProven` on its
+  /// pipeline, as the HTTP door does once a key is accepted) this long after it connected, or it
+  /// is closed (`unproven`), busy or not: strangers repeating keyless calls (`/healthz`) cannot
+  /// hold every slot. Nil (the worker's listeners): no such rule.
+  public let unprovenTimeout: TimeAmount?
   private let countCut: @Sendable (_ listener: String, _ reason: String) -> Void
   private let open = Atomic<Int>(0)
 
@@ -29,6 +34,7 @@ public final class HTTPListenerLimits: Sendable {
   public init(
     listener: String, headerTimeout: TimeAmount, requestTimeout: TimeAmount, minBodyBytesPerSecond: Int,
     bodyRateGrace: TimeAmount, maxConnections: Int, firstHeadTimeout: TimeAmount? = nil,
+    unprovenTimeout: TimeAmount? = nil,
     countCut: @escaping @Sendable (_ listener: String, _ reason: String) -> Void
   ) {
     self.listener = listener
@@ -38,6 +44,7 @@ public final class HTTPListenerLimits: Sendable {
     self.bodyRateGrace = bodyRateGrace
     self.maxConnections = maxConnections
     self.firstHeadTimeout = firstHeadTimeout
+    self.unprovenTimeout = unprovenTimeout
     self.countCut = countCut
   }
 
@@ -67,6 +74,8 @@ public final class HTTPListenerLimits: Sendable {
     case headerTimeout = "header_timeout"
     case requestTimeout = "request_timeout"
     case slowBody = "slow_body"
+    /// No caller proven within `unprovenTimeout`.
+    case unproven
   }
 
   func count(_ cut: Cut) {
@@ -80,4 +89,11 @@ public final class HTTPListenerLimits: Sendable {
     let (allowance, overflow) = Int64(bytes + 1).multipliedReportingOverflow(by: max(1, perByte))
     return start + bodyRateGrace + .nanoseconds(overflow ? Int64.max / 4 : allowance)
   }
+}
+
+/// The event a handler fires on a connection's pipeline once the connection has proven a caller
+/// (the HTTP door: a request whose key the gate accepted): `HTTPConnectionGuard` then stops its
+/// `unprovenTimeout`.
+public struct HTTPConnectionProven: Sendable {
+  public init() {}
 }

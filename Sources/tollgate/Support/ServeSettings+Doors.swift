@@ -20,6 +20,7 @@ struct HTTPDoorSettings: Decodable, Sendable {
   var minBodyBytesPerSecond: Int?
   var bodyRateGraceMs: Int?
   var maxAdminBodyBytes: Int?
+  var unprovenTimeoutMs: Int?
 
   func validate() throws {
     if let listen, let problem = ListenAddress.problem(listen, key: "service.http.listen") {
@@ -35,6 +36,7 @@ struct HTTPDoorSettings: Decodable, Sendable {
         ("minBodyBytesPerSecond", minBodyBytesPerSecond, 0...1 << 30),
         ("bodyRateGraceMs", bodyRateGraceMs, 0...600_000),
         ("maxAdminBodyBytes", maxAdminBodyBytes, 1_024...(16 << 20)),
+        ("unprovenTimeoutMs", unprovenTimeoutMs, 100...3_600_000),
       ])
     if let header = headerTimeoutMs, let request = requestTimeoutMs, header > request {
       throw ConfigError(path: nil, problem: "service.http.headerTimeoutMs must not be above requestTimeoutMs")
@@ -52,6 +54,7 @@ struct HTTPDoorSettings: Decodable, Sendable {
     if let value = minBodyBytesPerSecond { config.minimumBodyBytesPerSecond = value }
     if let value = bodyRateGraceMs { config.bodyRateGrace = .milliseconds(Int64(value)) }
     if let value = maxAdminBodyBytes { config.maximumAdminBodyBytes = value }
+    if let value = unprovenTimeoutMs { config.unprovenTimeout = .milliseconds(Int64(value)) }
     return config
   }
 }
