@@ -4,8 +4,8 @@ import TollgateTesting
 
 /// Issue 28, tried as a stranger would against `tollgate serve` as a process: `grpc.health.v1.Health/Watch`
 /// needs no key, so anyone may open watchers. A watcher whose connection is gone must end; when
-/// they did not, 9,600 watchers opened and dropped kept serve polling for them for good (1.0 core
-/// of a debug build; each round of them added more), with the strangers long gone.
+/// they did not, 12,800 watchers opened and dropped kept serve polling for them for good (their memory
+/// and a sixth of a core of a debug build; each round of them added more), with the strangers gone.
 @Suite("tollgate serve's gRPC door: health watchers whose connection closed stop costing", .serialized)
 struct DoorAttackWatchEndToEndTests {
   /// A stranger's connection: the HTTP/2 preface, an empty SETTINGS frame, then `streams` Watch
@@ -44,7 +44,7 @@ struct DoorAttackWatchEndToEndTests {
     return try #require(Int(fields[11])) + (try #require(Int(fields[12])))
   }
 
-  @Test("9,600 keyless Watch streams, their connections closed: serve is idle again within 3 s")
+  @Test("12,800 keyless Watch streams, their connections closed: serve is idle again within 20 s")
   func watchersThatLeft() async throws {
     let dir = try TemporaryDirectory()
     defer { dir.remove() }
@@ -64,16 +64,21 @@ struct DoorAttackWatchEndToEndTests {
 
     let strangers = SocketFlood()
     defer { strangers.closeAll() }
-    // 150 connections of 64 watchers (the door's default stream limit), all keyless.
-    try strangers.connect(count: 150, port: server.grpc, sending: Self.watchers(streams: 64), timeout: .seconds(20))
+    // 200 connections of 64 watchers (the door's default stream limit), all keyless.
+    try strangers.connect(count: 200, port: server.grpc, sending: Self.watchers(streams: 64), timeout: .seconds(20))
     try await Task.sleep(for: .seconds(2))
     strangers.closeAll()
-    // Watchers look at the health once a second: given two, every one of them has seen its end.
-    try await Task.sleep(for: .seconds(3))
-    let before = try Self.cpuTicks(pid)
-    try await Task.sleep(for: .seconds(3))
-    let used = try Self.cpuTicks(pid) - before
-    // An idle serve uses about 2 ticks in 3 s (debug build); 9,600 leaked watchers used about 290.
-    #expect(used < 60, "serve used \(used * 10) ms of CPU in 3 s after every stranger had gone")
+    // Refusing and ending that many calls takes serve a few seconds (debug build); then it must be
+    // idle: some 2-second window within 20 s uses under 15 ticks (an idle serve uses about 5, and
+    // 9,600 leaked watchers used about 27 in every window, for good).
+    var windows: [Int] = []
+    while windows.count < 10, windows.last.map({ $0 >= 15 }) ?? true {
+      let before = try Self.cpuTicks(pid)
+      try await Task.sleep(for: .seconds(2))
+      windows.append(try Self.cpuTicks(pid) - before)
+    }
+    #expect(
+      try #require(windows.last) < 15,
+      "serve kept busy after every stranger had gone: CPU ticks (10 ms) per 2 s, one window after another: \(windows)")
   }
 }
