@@ -107,6 +107,8 @@ struct DoorRoutes: Sendable {
   /// so an encoded `/` stays inside its segment.
   static func parameter(_ name: String, _ context: DoorRequestContext) throws(ProblemDocument) -> String {
     guard let raw = context.parameters.get(name) else { throw .invalidArgument("\(name) is missing") }
+    // Most ids hold no escape: Foundation's decoding is skipped for them (a hot path's 5%).
+    guard raw.utf8.contains(UInt8(ascii: "%")) else { return raw }
     guard let decoded = raw.removingPercentEncoding else {
       throw .invalidArgument("\(name) is not valid percent-encoded UTF-8")
     }
