@@ -48,8 +48,11 @@ public struct ProblemDocument: HTTPResponseError, Sendable, Hashable {
     let row = Self.row(error.code)
     // A bug's message may name internals: the caller gets a generic sentence.
     let detail = error.code == .internal || row.status == .internalServerError ? "internal error" : error.message
+    // A code this build does not know can only be a bug (handler and door are one build): INTERNAL,
+    // as its row says, and a name docs/api/openapi.yaml's `code` enum lists (not its number).
+    let code: Tollgate_V1_ErrorCode = if case .UNRECOGNIZED = error.code { .internal } else { error.code }
     self.init(
-      status: row.status, kind: row.kind, title: row.title, detail: detail, code: error.code.name,
+      status: row.status, kind: row.kind, title: row.title, detail: detail, code: code.name,
       retryAfterSeconds: row.retryAfter)
   }
 
