@@ -71,6 +71,10 @@ struct AdminRemoteEndToEndTests {
     let exact = try await run(["grant", "vip-exact", "premium", "--until", "4102444800001"], on: serve)
     #expect(exact.status == 0 && exact.stdout.contains("until 2100-01-01T00:00:00.001Z"), "\(exact.stdout)")
     #expect(try await app.isSubscriber(userId: "vip-exact", entitlement: "premium").expiresAtMs == 4_102_444_800_001)
+    // An RFC 3339 `--until` with a fraction is read exactly too (Foundation's ISO 8601 refused it).
+    let fraction = try await run(
+      ["grant", "vip-fraction", "premium", "--until", "2100-01-01T01:00:00.007+01:00"], on: serve)
+    #expect(fraction.status == 0 && fraction.stdout.contains("until 2100-01-01T00:00:00.007Z"), "\(fraction.stderr)")
     let past9999 = try await run(["grant", "vip-exact", "premium", "--until", "253402300800000"], on: serve)
     #expect(past9999.status != 0 && past9999.stderr.contains("years 0001 to 9999"), "\(past9999.stderr)")
 

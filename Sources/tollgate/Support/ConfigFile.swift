@@ -2,6 +2,7 @@ import ArgumentParser
 import Foundation
 import StoreSimulator
 import TollgateStorageFactory
+import TollgateSupport
 import TollgateWorker
 
 /// The JSON config file shared by `serve`, `worker` and the admin commands.
@@ -67,6 +68,9 @@ struct TimeArgument: ExpressibleByArgument, Sendable {
   func milliseconds(now: Int64) throws -> Int64 {
     if let ms = Int64(text) { return ms }
     if let duration = DurationArgument(argument: text) { return now + duration.milliseconds }
+    // RFC 3339 with or without a fraction, exact to the millisecond (Foundation's strategy below
+    // refuses fractions); Foundation then takes the other ISO 8601 forms.
+    if let ms = ISO8601Text.ms(text) { return ms }
     if let date = try? Date(text, strategy: .iso8601) { return Int64(date.timeIntervalSince1970 * 1000) }
     throw ValidationError("\(text) is not a time: use ms since the epoch, ISO 8601, or a duration like 30d")
   }
