@@ -15,7 +15,7 @@ extension FakeWorkerStorage {
         PurchaseMatch(
           store: chain.store, purchaseId: chain.purchaseId, matchedAs: kind, transactionId: transactionId,
           userId: chain.userId, productId: chain.productId, state: chain.state, accessEndsAtMs: chain.accessEndsAtMs,
-          environment: chain.evidence.environment, erasedAtMs: chain.erasedAtMs))
+          environment: chain.history.environment, erasedAtMs: chain.erasedAtMs))
     }
     let stores = store.map { [$0] } ?? Store.allCases
     if kinds.contains(.purchaseId) {
