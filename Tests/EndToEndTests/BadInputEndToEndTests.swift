@@ -25,7 +25,7 @@ struct BadInputEndToEndTests {
     let expires = SystemClock.nowMs() + 3_600_000
     try await withService(rpc: rpc, seed: [.sample(userId: "u", expiresAtMs: expires)]) { service in
       let chunks: [[UInt8]] = [
-        RawWire.request(methodIndex: 9, requestId: 1, payload: []),
+        RawWire.request(methodIndex: 1_000, requestId: 1, payload: []),  // no such method (0-12 are taken)
         RawWire.request(methodIndex: 0xFFFF_FFFF, requestId: 2, payload: [1, 2, 3]),
         RawWire.request(methodIndex: 0, requestId: 3, payload: [0x0A, 0x05, 0x61]),  // string field cut short
         RawWire.request(methodIndex: 1, requestId: 4, payload: Array(repeating: 0, count: 5_000)),
@@ -34,7 +34,7 @@ struct BadInputEndToEndTests {
       let responses = try await RawWire.exchange(port: service.server.port, chunks: chunks, frames: 5)
       #expect(responses.map(\.requestId) == [1, 2, 3, 4, 5])
       #expect(responses.map(\.status) == [1, 1, 1, 1, 0])
-      #expect(responses.map(\.methodIndex) == [9, 0xFFFF_FFFF, 0, 1, 0])
+      #expect(responses.map(\.methodIndex) == [1_000, 0xFFFF_FFFF, 0, 1, 0])
       #expect(try Tollgate_V1_IsSubscriberResponse(serializedBytes: responses[4].payload).active)
     }
   }
