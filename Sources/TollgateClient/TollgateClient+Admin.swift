@@ -24,19 +24,13 @@ extension TollgateClient {
       $0.identifier = identifier
       $0.kind = kind
     }
-    let response: Tollgate_V1_LookUpResponse = try await adminRead(.lookUp, request, timeout: timeout) {
-      $0.hasError ? $0.error : nil
-    }
-    return response
+    return try await adminRead(.lookUp, request, timeout: timeout)
   }
 
   /// `userId`'s history, oldest first. Throws `.notFound` for a user Tollgate holds nothing of.
   public func timeline(userId: String, timeout: Duration? = nil) async throws -> Tollgate_V1_GetTimelineResponse {
     let request = Tollgate_V1_GetTimelineRequest.with { $0.userID = userId }
-    let response: Tollgate_V1_GetTimelineResponse = try await adminRead(.getTimeline, request, timeout: timeout) {
-      $0.hasError ? $0.error : nil
-    }
-    return response
+    return try await adminRead(.getTimeline, request, timeout: timeout)
   }
 
   /// Why `userId` has, or lacks, `entitlement` now: its sources, evidence, rules and recent events.
@@ -47,10 +41,7 @@ extension TollgateClient {
       $0.userID = userId
       $0.entitlement = entitlement
     }
-    let response: Tollgate_V1_ExplainResponse = try await adminRead(.explain, request, timeout: timeout) {
-      $0.hasError ? $0.error : nil
-    }
-    return response
+    return try await adminRead(.explain, request, timeout: timeout)
   }
 
   /// Grants `entitlement` (one the catalog names) to `userId` until `until` (RFC 3339, after now).
@@ -67,10 +58,7 @@ extension TollgateClient {
       $0.note = note
       $0.requestedBy = requestedBy
     }
-    let response: Tollgate_V1_GrantResponse = try await adminWrite(.grant, request, timeout: timeout) {
-      $0.hasError ? $0.error : nil
-    }
-    return response
+    return try await adminWrite(.grant, request, timeout: timeout)
   }
 
   /// Ends `userId`'s open grants of `entitlement`. Throws `.notFound` when none was open.
@@ -83,20 +71,14 @@ extension TollgateClient {
       $0.note = note
       $0.requestedBy = requestedBy
     }
-    let response: Tollgate_V1_RevokeResponse = try await adminWrite(.revoke, request, timeout: timeout) {
-      $0.hasError ? $0.error : nil
-    }
-    return response
+    return try await adminWrite(.revoke, request, timeout: timeout)
   }
 
   /// Asks the worker to verify every store subscription of `userId` again; the answer says how
   /// many were queued.
   public func reverify(userId: String, timeout: Duration? = nil) async throws -> Tollgate_V1_ReverifyResponse {
     let request = Tollgate_V1_ReverifyRequest.with { $0.userID = userId }
-    let response: Tollgate_V1_ReverifyResponse = try await adminWrite(.reverify, request, timeout: timeout) {
-      $0.hasError ? $0.error : nil
-    }
-    return response
+    return try await adminWrite(.reverify, request, timeout: timeout)
   }
 
   /// Deletes what Tollgate holds of `userId` (GDPR erase), or with `dryRun` counts it. Throws
@@ -109,28 +91,44 @@ extension TollgateClient {
       $0.dryRun = dryRun
       $0.requestedBy = requestedBy
     }
-    let response: Tollgate_V1_EraseUserResponse = try await adminWrite(.eraseUser, request, timeout: timeout) {
-      $0.hasError ? $0.error : nil
-    }
-    return response
+    return try await adminWrite(.eraseUser, request, timeout: timeout)
   }
 
   /// A read: a replica's UNAVAILABLE answer is tried on another, as IsSubscriber's is.
-  func adminRead<Request: SwiftProtobuf.Message, Response: SwiftProtobuf.Message>(
-    _ method: EntitlementsMethod, _ request: Request, timeout: Duration?, error: (Response) -> Tollgate_V1_Error?
+  func adminRead<Request: SwiftProtobuf.Message, Response: AdminResponse>(
+    _ method: EntitlementsMethod, _ request: Request, timeout: Duration?
   ) async throws -> Response {
     let response: Response = try await call(
-      method, request, timeout: timeout, refused: { Self.isUnavailable(error($0)) })
-    if let failure = TollgateClientError(error(response)) { throw failure }
+      method, request, timeout: timeout, refused: { Self.isUnavailable($0.answeredError) })
+    if let failure = TollgateClientError(response.answeredError) { throw failure }
     return response
   }
 
   /// A write: never sent again once it may have arrived, and an answer is final.
-  func adminWrite<Request: SwiftProtobuf.Message, Response: SwiftProtobuf.Message>(
-    _ method: EntitlementsMethod, _ request: Request, timeout: Duration?, error: (Response) -> Tollgate_V1_Error?
+  func adminWrite<Request: SwiftProtobuf.Message, Response: AdminResponse>(
+    _ method: EntitlementsMethod, _ request: Request, timeout: Duration?
   ) async throws -> Response {
     let response: Response = try await call(method, request, timeout: timeout)
-    if let failure = TollgateClientError(error(response)) { throw failure }
+    if let failure = TollgateClientError(response.answeredError) { throw failure }
     return response
   }
 }
+
+/// An admin method's answer: a message with an `error` field (set when the call failed).
+protocol AdminResponse: SwiftProtobuf.Message {
+  var hasError: Bool { get }
+  var error: Tollgate_V1_Error { get }
+}
+
+extension AdminResponse {
+  /// The answer's error, nil when it has none.
+  var answeredError: Tollgate_V1_Error? { hasError ? error : nil }
+}
+
+extension Tollgate_V1_LookUpResponse: AdminResponse {}
+extension Tollgate_V1_GetTimelineResponse: AdminResponse {}
+extension Tollgate_V1_ExplainResponse: AdminResponse {}
+extension Tollgate_V1_GrantResponse: AdminResponse {}
+extension Tollgate_V1_RevokeResponse: AdminResponse {}
+extension Tollgate_V1_ReverifyResponse: AdminResponse {}
+extension Tollgate_V1_EraseUserResponse: AdminResponse {}
