@@ -47,15 +47,18 @@ struct ServeSlotsEndToEndTests {
   /// A caller connects (over TLS when `tlsCA` is given), authenticates and is answered; how long
   /// that took. Fails the test when it is not answered.
   /// How long a caller took to connect, authenticate and be answered. Like any client, it
-  /// connects again once if the server closed its connection before it could authenticate (near
-  /// the cap, an unproven connection may make room for a newer one); the time counts both tries.
+  /// connects again (up to three tries) if the server closed its connection before it could
+  /// authenticate (near the cap, an unproven connection may make room for a newer one); the time
+  /// counts every try.
   static func callerAnswered(_ address: String, tlsCA: String? = nil) async throws -> Duration {
     let start = ContinuousClock.now
-    do {
-      try await askOnce(address, tlsCA: tlsCA)
-    } catch {
-      try await askOnce(address, tlsCA: tlsCA)
+    for _ in 1..<3 {
+      do {
+        try await askOnce(address, tlsCA: tlsCA)
+        return ContinuousClock.now - start
+      } catch {}
     }
+    try await askOnce(address, tlsCA: tlsCA)
     return ContinuousClock.now - start
   }
 
@@ -125,6 +128,14 @@ struct ServeSlotsEndToEndTests {
     try handshakes.connect(count: 500, port: Self.port(tls))
     try handshakes.connect(count: 500, port: Self.port(tls), sending: Self.partialClientHello)
     readers.sendToAll(try Self.requests(20))
+    // The kernel completed all 2,000 connections before serve accepted them; wait until serve has
+    // (all but 200 slots' worth closed), so the caller below meets the flood holding every slot
+    // rather than a backlog still evicting the newest unproven connection: the caller's.
+    let settle = ContinuousClock.now + .seconds(10)
+    while readers.closedByPeer() + handshakes.closedByPeer() < 1_600, ContinuousClock.now < settle {
+      try await Task.sleep(for: .milliseconds(50))
+    }
+    #expect(readers.closedByPeer() + handshakes.closedByPeer() >= 1_600, "connections beyond the cap are closed")
     let plaintext = try await Self.callerAnswered(server.tcp)
     #expect(plaintext < .seconds(1), "answered over TCP in \(plaintext)")
     let overTLS = try await Self.callerAnswered(tls, tlsCA: dir.file("ca.pem"))
