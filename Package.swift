@@ -376,6 +376,22 @@ let package = Package(
       swiftSettings: strict
     ),
 
+    // The support console (issue 29): server-rendered pages under /console on serve's HTTP door
+    // (sign-in with an admin key, sessions, CSRF, search, a user's timelines, grant / revoke /
+    // re-verify). HTTPDoor mounts it; it knows the door only as a Hummingbird router.
+    .target(
+      name: "TollgateConsole",
+      dependencies: [
+        "TollgateSupport", "TollgateCallers", "TollgateServer", "TollgateContract", "TollgateCore",
+        "TollgateCrypto",
+        .product(name: "Hummingbird", package: "hummingbird"),
+        .product(name: "SwiftProtobuf", package: "swift-protobuf"),
+        .product(name: "NIOCore", package: "swift-nio"),
+        .product(name: "Logging", package: "swift-log"),
+      ],
+      swiftSettings: strict
+    ),
+
     // `tollgate bench`: a load generator for the wire protocol (epoll, one loop per thread, HDR
     // histograms); TCP or Unix sockets, TLS through the OpenSSL shim, callers.
     .target(
@@ -644,6 +660,18 @@ let package = Package(
       dependencies: [
         "TollgateSupport", "TollgateWorker", "TollgateCallers", "TollgateServer", "TollgateContract", "TollgateCore",
         "TollgateTesting",
+      ],
+      swiftSettings: strict
+    ),
+    .testTarget(
+      name: "TollgateConsoleTests",
+      dependencies: [
+        "TollgateConsole", "TollgateSupport", "TollgateCallers", "TollgateServer", "TollgateContract", "TollgateCore",
+        "TollgateWorker", "TollgateTesting",
+        // The console's HTTP tests answer through the door it is mounted on.
+        "TollgateHTTPAPI",
+        .product(name: "Hummingbird", package: "hummingbird"),
+        .product(name: "HummingbirdTesting", package: "hummingbird"),
       ],
       swiftSettings: strict
     ),

@@ -1,0 +1,9 @@
+import Testing
+
+@testable import TollgateConsole
+
+@Suite struct ConsoleModuleTests {
+  @Test func consoleRoutesLiveUnderConsole() {
+    #expect(TollgateConsoleModule.pathPrefix == "/console")
+  }
+}
