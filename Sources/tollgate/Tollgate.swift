@@ -1,11 +1,13 @@
 import ArgumentParser
 import Foundation
+import TollgateContract
 
 @main
 struct Tollgate: AsyncParsableCommand {
   static let configuration = CommandConfiguration(
     commandName: "tollgate",
     abstract: "Self-hosted entitlement service for App Store, Google Play and Amazon subscriptions.",
+    version: TollgateVersion.current,
     subcommands: [
       Demo.self, Serve.self, Worker.self, Query.self, Grant.self, Revoke.self, Reverify.self, Explain.self,
       Lookup.self, Timeline.self, EraseUser.self,

@@ -40,8 +40,6 @@ public struct EntitlementsResponder: EntitlementsHandler {
     }
   }
 
-  public static let version = "0.1.0"
-
   let index: EntitlementIndex
   let follower: ChangeFeedFollower
   let storage: any EntitlementStorage
@@ -210,7 +208,7 @@ public struct EntitlementsResponder: EntitlementsHandler {
     response.changeFeedAppliedSeq = position.appliedSeq
     response.changeFeedHeadSeq = position.headSeq
     response.changeFeedLagMs = position.lastReadAtMs == 0 ? 0 : max(0, now - position.lastReadAtMs)
-    response.version = Self.version
+    response.version = TollgateVersion.current
     response.uptimeMs = now - startedAtMs
     if let notLoaded = follower.notLoadedReason {
       response.status = .notServing
