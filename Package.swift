@@ -383,7 +383,7 @@ let package = Package(
       name: "TollgateConsole",
       dependencies: [
         "TollgateSupport", "TollgateCallers", "TollgateServer", "TollgateContract", "TollgateCore",
-        "TollgateCrypto",
+        "TollgateCrypto", "TollgateWorker",
         .product(name: "Hummingbird", package: "hummingbird"),
         .product(name: "SwiftProtobuf", package: "swift-protobuf"),
         .product(name: "NIOCore", package: "swift-nio"),

@@ -78,6 +78,12 @@ public struct Timeline: Sendable, Hashable {
     public var state: SubscriptionState?
     public var detail: String?
     public var source: Source
+    /// The other purchase of a plan change: for `replaced_by`, the purchase that replaced this one
+    /// (Google's linked token, an Amazon receipt of another tier); nil otherwise or when unknown.
+    public var linkedPurchaseId: String? = nil
+    /// Upgrade, downgrade or crossgrade, for `product_changed` and `replaced_by`, when the
+    /// `product_changed` event the worker wrote ranked the two products (the catalog's groups).
+    public var productChange: ProductChangeKind? = nil
 
     public init(
       atMs: Int64, untilMs: Int64? = nil, kind: Kind, store: Store, purchaseId: String, productId: String? = nil,

@@ -74,3 +74,31 @@ extension TimelineBuilder {
     }
   }
 }
+
+extension TimelineBuilder {
+  /// Gives each plan change of the history (`product_changed` within a chain, `replaced_by`
+  /// across purchases) the direction the worker's `product_changed` event ranked it: the event
+  /// whose replaced purchase is the chain (`replaced_by`), or of the same chain into the same
+  /// product, nearest in time (`product_changed`).
+  static func annotateProductChanges(_ entries: inout [Timeline.Entry], events: [WorkerEvent]) {
+    let changes = events.filter { $0.kind == "product_changed" && $0.details.productChange?.direction != nil }
+    guard !changes.isEmpty else { return }
+    for index in entries.indices {
+      let entry = entries[index]
+      switch entry.kind {
+      case .replacedBy:
+        let event = changes.first { $0.details.productChange?.fromPurchaseId == entry.purchaseId }
+        entries[index].productChange = event?.details.productChange?.direction
+      case .productChanged:
+        let event =
+          changes.filter {
+            $0.store == entry.store && $0.purchaseId == entry.purchaseId
+              && $0.details.productChange?.toProductId == entry.productId
+          }
+          .min { abs($0.atMs - entry.atMs) < abs($1.atMs - entry.atMs) }
+        entries[index].productChange = event?.details.productChange?.direction
+      default: break
+      }
+    }
+  }
+}

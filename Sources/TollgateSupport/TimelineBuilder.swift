@@ -59,6 +59,7 @@ public struct TimelineBuilder: Sendable {
     for subscription in subscriptions {
       entries.append(nowEntry(subscription, nowMs: nowMs))
     }
+    annotateProductChanges(&entries, events: events + chainEvents)
     let sorted = entries.enumerated().sorted { left, right in
       (left.element.atMs, left.element.source, left.offset) < (right.element.atMs, right.element.source, right.offset)
     }
@@ -109,10 +110,11 @@ public struct TimelineBuilder: Sendable {
     }
     if let replacedAtMs = history.replacedAtMs {
       let successor = replacements.first { $0.history.linkedPurchaseToken == subscription.purchaseId }
-      entries.append(
-        entry(
-          .replacedBy, at: replacedAtMs, nil,
-          detail: successor.map { "replaced by \($0.purchaseId) (\($0.productId))" } ?? "replaced by another purchase"))
+      var replaced = entry(
+        .replacedBy, at: replacedAtMs, nil,
+        detail: successor.map { "replaced by \($0.purchaseId) (\($0.productId))" } ?? "replaced by another purchase")
+      replaced.linkedPurchaseId = successor?.purchaseId
+      entries.append(replaced)
     }
     return entries
   }

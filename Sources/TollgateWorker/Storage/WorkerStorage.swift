@@ -227,6 +227,11 @@ public protocol WorkerStorage: Sendable {
 
   // MARK: Worker lease (one worker per database)
 
+  /// The user's newest `limit` events, newest first, each with its delivery to every endpoint
+  /// that has a cursor (`EventDeliveries.combine` over the cursors and the parked events of those
+  /// events, read at one point in time), for the support console. Reads only.
+  func webhookDeliveries(userId: String, limit: Int) async throws -> [EventDeliveries]
+
   /// The current holder of the worker lease, nil when none.
   func workerLease() async throws -> WorkerLeaseHolder?
 
