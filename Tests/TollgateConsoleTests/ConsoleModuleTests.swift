@@ -4,6 +4,6 @@ import Testing
 
 @Suite struct ConsoleModuleTests {
   @Test func consoleRoutesLiveUnderConsole() {
-    #expect(TollgateConsoleModule.pathPrefix == "/console")
+    #expect(SupportConsole.pathPrefix == "/console")
   }
 }
