@@ -233,10 +233,22 @@ let package = Package(
         "TollgateCore", "TollgateStorage", "TollgateStorageFactory", "TollgateClient", "TollgateService",
         "TollgateWorker", "AppStoreGateway", "GooglePlayGateway", "AmazonGateway",
         "StoreSimulator",
-        "TollgateCrypto",
+        "TollgateCrypto", "TollgateMetrics",
         .product(name: "Logging", package: "swift-log"),
         .product(name: "NIOCore", package: "swift-nio"),
         .product(name: "NIOPosix", package: "swift-nio"),
+        .product(name: "Prometheus", package: "swift-prometheus"),
+      ],
+      swiftSettings: strict
+    ),
+
+    // What every process's Prometheus export shares (issue 29): the HELP-giving swift-metrics
+    // factory on a Prometheus registry and the build-info gauge.
+    .target(
+      name: "TollgateMetrics",
+      dependencies: [
+        "TollgateContract",
+        .product(name: "CoreMetrics", package: "swift-metrics"),
         .product(name: "Prometheus", package: "swift-prometheus"),
       ],
       swiftSettings: strict
@@ -411,7 +423,7 @@ let package = Package(
         "TollgateWorker", "AppStoreGateway", "GooglePlayGateway", "AmazonGateway",
         "StoreSimulator",
         "TollgateDemo", "TollgateBench", "TollgateCallers", "TollgateHTTPListener",
-        "TollgateGRPC", "TollgateHTTPAPI", "TollgateSupport",
+        "TollgateGRPC", "TollgateHTTPAPI", "TollgateSupport", "TollgateMetrics",
         .product(name: "ArgumentParser", package: "swift-argument-parser"),
         .product(name: "NIOSSL", package: "swift-nio-ssl"),
         .product(name: "AsyncHTTPClient", package: "async-http-client"),

@@ -78,7 +78,7 @@ public final class AmazonGateway: StoreGateway {
     let askedAt = nowMs()
     let body: Data
     do throws(RVSError) {
-      body = try await limiter.withPermit { () async throws(RVSError) in
+      body = try await limiter.withPermit(call: "verifyReceiptId") { () async throws(RVSError) in
         try await app.rvs.verifyReceiptId(
           sharedSecret: app.sharedSecret, userId: userId, receiptId: receiptId, sandbox: app.settings.usesSandbox)
       }

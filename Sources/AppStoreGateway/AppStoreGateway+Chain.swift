@@ -34,7 +34,7 @@ extension AppStoreGateway {
   )
     async throws(AppleFailure) -> VerifiedChain
   {
-    let info = try await call { () async throws(AppStoreAPIError) in
+    let info = try await call("getTransactionInfo") { () async throws(AppStoreAPIError) in
       try await api.getTransactionInfo(transactionId: transactionId)
     }
     guard let signed = info.signedTransactionInfo else {
@@ -49,7 +49,7 @@ extension AppStoreGateway {
         app: app, originalTransactionId: originalTransactionId, type: type, signed: (signed, first),
         environment: environment)
     }
-    let statuses = try await call { () async throws(AppStoreAPIError) in
+    let statuses = try await call("getAllSubscriptionStatuses") { () async throws(AppStoreAPIError) in
       try await api.getAllSubscriptionStatuses(transactionId: originalTransactionId)
     }
     let last = statuses.data?.flatMap { $0.lastTransactions ?? [] }.first {
@@ -61,7 +61,7 @@ extension AppStoreGateway {
         app.verifier.verifyRenewalInfo(signedRenewal), what: "renewal info of \(originalTransactionId)")
       renewal = (signedRenewal, payload)
     }
-    let signedHistory = try await call { () async throws(AppStoreAPIError) in
+    let signedHistory = try await call("getTransactionHistory") { () async throws(AppStoreAPIError) in
       try await api.getAllTransactions(transactionId: originalTransactionId)
     }
     // Every transaction's chain and signature, checked on the blocking pool (a long history is
@@ -152,18 +152,21 @@ extension AppStoreGateway {
       appAccountToken: transactions.compactMap(\.appAccountToken).last)
   }
 
-  func call<T: Sendable>(_ body: @Sendable () async throws(AppStoreAPIError) -> T) async throws(AppleFailure) -> T {
+  /// `name`: the App Store API's call, for the call-duration histogram.
+  func call<T: Sendable>(_ name: String, _ body: @Sendable () async throws(AppStoreAPIError) -> T)
+    async throws(AppleFailure) -> T
+  {
     do {
-      return try await limited(body)
+      return try await limited(name, body)
     } catch {
       throw .store(error)
     }
   }
 
-  func limited<T: Sendable>(_ body: @Sendable () async throws(AppStoreAPIError) -> T) async throws(AppStoreAPIError)
-    -> T
+  func limited<T: Sendable>(_ name: String, _ body: @Sendable () async throws(AppStoreAPIError) -> T)
+    async throws(AppStoreAPIError) -> T
   {
-    try await limiter.withPermit(body)
+    try await limiter.withPermit(call: name, body)
   }
 
   /// A payload from Apple that fails verification is not believed, and not a reason to change

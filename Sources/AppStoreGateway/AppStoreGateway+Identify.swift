@@ -67,7 +67,7 @@ extension AppStoreGateway {
   {
     let outcome: VerifyReceiptClient.Outcome
     do {
-      outcome = try await limited { () async throws(AppStoreAPIError) in
+      outcome = try await limited("verifyReceipt") { () async throws(AppStoreAPIError) in
         try await app.verifyReceipt.verify(receiptData: receipt)
       }
     } catch {

@@ -15,7 +15,9 @@ extension AppStoreGateway: OrderLookupGateway {
       guard let api = app.productionAPI ?? app.sandboxAPI else { continue }
       let response: AppStoreServerAPI.OrderLookupResponse
       do {
-        response = try await limited { () async throws(AppStoreAPIError) in try await api.lookUpOrderId(orderId) }
+        response = try await limited("lookUpOrderId") { () async throws(AppStoreAPIError) in
+          try await api.lookUpOrderId(orderId)
+        }
       } catch {
         switch error.code {
         // Apple's answer to an id that is no order id at all: no such order.

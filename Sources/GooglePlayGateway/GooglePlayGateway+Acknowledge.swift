@@ -37,7 +37,7 @@ extension GooglePlayGateway {
     guard let productId = latest?.productId else { throw .final("no product id to acknowledge the purchase under") }
     let token = chain.purchaseId
     do throws(AndroidPublisherError) {
-      try await limiter.withPermit { () async throws(AndroidPublisherError) in
+      try await limiter.withPermit(call: "acknowledge") { () async throws(AndroidPublisherError) in
         if isProduct {
           try await app.api.acknowledgeProduct(packageName: app.packageName, productId: productId, purchaseToken: token)
         } else {

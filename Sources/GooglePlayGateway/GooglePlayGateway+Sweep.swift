@@ -19,7 +19,8 @@ extension GooglePlayGateway {
       repeat {
         let page: VoidedPurchasesListResponse
         do throws(AndroidPublisherError) {
-          let body = try await limiter.withPermit { [pageToken] () async throws(AndroidPublisherError) in
+          let body = try await limiter.withPermit(call: "voidedpurchases.list") {
+            [pageToken] () async throws(AndroidPublisherError) in
             try await app.api.voidedPurchases(
               packageName: app.packageName, startTimeMs: max(sinceMs, earliest), pageToken: pageToken)
           }

@@ -31,7 +31,8 @@ extension GooglePlayGateway {
     var pages = 0
     do throws(AndroidPublisherError) {
       repeat {
-        let body = try await limiter.withPermit { [pageToken] () async throws(AndroidPublisherError) in
+        let body = try await limiter.withPermit(call: "voidedpurchases.list") {
+          [pageToken] () async throws(AndroidPublisherError) in
           try await app.api.voidedPurchases(packageName: app.packageName, startTimeMs: sinceMs, pageToken: pageToken)
         }
         let page: VoidedPurchasesListResponse

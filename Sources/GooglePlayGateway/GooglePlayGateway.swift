@@ -86,7 +86,7 @@ public final class GooglePlayGateway: StoreGateway {
     do throws(AndroidPublisherError) {
       let askedAt = nowMs()
       do {
-        let body = try await limiter.withPermit { () async throws(AndroidPublisherError) in
+        let body = try await limiter.withPermit(call: "subscriptionsv2.get") { () async throws(AndroidPublisherError) in
           try await app.api.subscriptionV2(packageName: app.packageName, purchaseToken: token)
         }
         let resource = try decode(SubscriptionPurchaseV2.self, body)
@@ -97,7 +97,7 @@ public final class GooglePlayGateway: StoreGateway {
           acknowledgement: acknowledgement(resource, app: app))
       } catch let error where error.code == .notFound {
         // Not a subscription: a one-time product, or a purchase Google does not know yet.
-        let body = try await limiter.withPermit { () async throws(AndroidPublisherError) in
+        let body = try await limiter.withPermit(call: "productsv2.get") { () async throws(AndroidPublisherError) in
           try await app.api.productV2(packageName: app.packageName, purchaseToken: token)
         }
         let resource = try decode(ProductPurchaseV2.self, body)

@@ -10,6 +10,7 @@ import StoreSimulator
 import TollgateClient
 import TollgateCore
 import TollgateCrypto
+import TollgateMetrics
 import TollgateService
 import TollgateStorage
 import TollgateStorageFactory
@@ -64,8 +65,8 @@ public struct LocalStack: Sendable {
   /// (without a password).
   public let databasePath: String
   public let nowMs: @Sendable () -> Int64
-  /// The worker's metrics in Prometheus' text format (what `GET /metrics` serves).
-  public let metricsText: @Sendable () -> String
+  /// The worker's metrics in Prometheus' text format (what `GET /metrics` serves), read afresh.
+  public func metricsText() async -> String { await worker.scrapeMetrics() ?? "" }
   /// The variables the stores' secrets are read from (the App Store API key in
   /// `TOLLGATE_DEMO_APPLE_KEY`, ...), for a process a test starts beside the stack with a config
   /// that names them (`serve --config` with an `appStore` section).
@@ -187,6 +188,7 @@ public struct LocalStack: Sendable {
         "TOLLGATE_DEMO_AMAZON_SECRET": try sim.amazonSharedSecret(),
       ]) { $1 }
       try configuration.validate(
+      BuildInfo.register(in: registry)
         environment: workerEnvironment, stores: [appStoreSettings, googlePlaySettings, amazonSettings])
       let workerStorage = try await database.workerStorage(
         nowMs: now(), create: true, connections: StorageConnections.worker(configuration),
@@ -209,7 +211,11 @@ public struct LocalStack: Sendable {
         let worker = try VerifierWorker(
           configuration: configuration, storage: workerStorage, gateways: [appStore, googlePlay, amazon],
           environment: workerEnvironment,
-          metrics: (PrometheusMetricsFactory(registry: registry), { registry.emitToString() }),
+          metrics: (
+            DescribedMetricsFactory(
+              registry: registry, help: WorkerMetrics.help, durationBuckets: WorkerMetrics.durationBuckets),
+            { registry.emitToString() }
+          ),
           nowMs: now, logger: logger)
         result = try await withThrowingTaskGroup(of: Void.self) { group in
           group.addTask { try await worker.run() }
@@ -230,7 +236,7 @@ public struct LocalStack: Sendable {
           var stack = LocalStack(
             sim: sim, worker: worker, server: server, storage: storage,
             client: TollgateClient(host: "127.0.0.1", port: server.port), configuration: configuration,
-            databasePath: database.description, nowMs: now, metricsText: { registry.emitToString() })
+            databasePath: database.description, nowMs: now)
           stack.storeEnvironment = workerEnvironment
           do {
             let result = try await body(stack)

@@ -160,3 +160,11 @@ extension SQLiteWorkerStorage {
     }
   }
 }
+
+  public func oldestUnfinishedInboxItemAtMs() async throws -> Int64? {
+    try await writer.read { db in
+      try db.prepare("SELECT MIN(received_at_ms) FROM inbox WHERE status IN ('pending', 'processing')").rows(
+        [], { $0.isNull(at: 0) ? nil : $0.int64(at: 0) }
+      ).first ?? nil
+    }
+  }

@@ -61,9 +61,10 @@ struct WebhookParkingEndToEndTests {
         // The metrics and /health count it.
         let parkedLine = "tollgate_webhook_parked{endpoint=\"\(receiver.url)\"}"
         let counted = await eventually(timeout: .seconds(10)) {
-          metric(parkedLine, in: stack.metricsText()) == Double(aliceIds.count)
+          metric(parkedLine, in: await stack.metricsText()) == Double(aliceIds.count)
         }
-        #expect(counted != nil, "\(stack.metricsText())")
+        let scraped = await stack.metricsText()
+        #expect(counted != nil, "\(scraped)")
         let health = try await webhookHealth(stack, endpoint: receiver.url)
         #expect(health["parked"] as? Int == aliceIds.count, "\(health)")
 
@@ -117,12 +118,13 @@ struct WebhookParkingEndToEndTests {
         // An hour passes on the worker's clock with nothing delivered.
         _ = try await stack.sim.advance(byMs: 3_600_000)
         let backlogLine = "tollgate_webhook_backlog{endpoint=\"\(receiver.url)\"}"
-        let ageLine = "tollgate_webhook_oldest_undelivered_age_ms{endpoint=\"\(receiver.url)\"}"
+        let ageLine = "tollgate_webhook_oldest_undelivered_age_seconds{endpoint=\"\(receiver.url)\"}"
         let seen = await eventually(timeout: .seconds(10)) {
-          let text = stack.metricsText()
-          return (metric(backlogLine, in: text) ?? 0) >= 2 && (metric(ageLine, in: text) ?? 0) >= 3_600_000
+          let text = await stack.metricsText()
+          return (metric(backlogLine, in: text) ?? 0) >= 2 && (metric(ageLine, in: text) ?? 0) >= 3_600
         }
-        #expect(seen != nil, "\(stack.metricsText())")
+        let scraped = await stack.metricsText()
+        #expect(seen != nil, "\(scraped)")
         let health = try await webhookHealth(stack, endpoint: receiver.url)
         #expect((health["undelivered"] as? Int ?? 0) >= 2, "\(health)")
         #expect((health["oldestUndeliveredAgeMs"] as? Int ?? 0) >= 3_600_000, "\(health)")
@@ -131,9 +133,10 @@ struct WebhookParkingEndToEndTests {
         // The receiver takes them: the backlog drains.
         receiver.answer { _ in 204 }
         let drained = await eventually(timeout: .seconds(20)) {
-          metric(backlogLine, in: stack.metricsText()) == 0
+          metric(backlogLine, in: await stack.metricsText()) == 0
         }
-        #expect(drained != nil, "\(stack.metricsText())")
+        let drainedText = await stack.metricsText()
+        #expect(drained != nil, "\(drainedText)")
         let after = try await webhookHealth(stack, endpoint: receiver.url)
         #expect(after["undelivered"] as? Int == 0, "\(after)")
       }

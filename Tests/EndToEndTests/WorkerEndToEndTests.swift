@@ -162,7 +162,7 @@ struct WorkerEndToEndTests {
     // access reached as far as the outage allowance, never less than the period).
     #expect(after.expiresAtMs >= renewedExpiry && after.expiresAtMs <= duringExpiry)
     // The outage is visible to monitoring.
-    let metrics = stack.local.metricsText()
+    let metrics = await stack.local.metricsText()
     let failures = metrics.split(separator: "\n").first {
       $0.hasPrefix("tollgate_store_failures_total{") && $0.contains("store=\"app_store\"")
     }

@@ -43,6 +43,11 @@ final class PendingAcknowledgements: Sendable {
     }
   }
 
+  /// The nearest deadline of those pending; nil when none is.
+  func nearestDeadlineMs() -> Int64? {
+    entries.withLock { $0.values.map(\.deadlineMs).min() }
+  }
+
   /// How many are pending, and how many of them are due within `urgentWithinMs` of `nowMs`
   /// (or past it).
   func counts(nowMs: Int64) -> (pending: Int, urgent: Int) {

@@ -1,4 +1,5 @@
 import Synchronization
+import TollgateCore
 
 /// Bounds how many calls to one store are in flight at once. Releasing is synchronous (a lock,
 /// no actor hop), so a gateway releases in a `defer` without spawning a task.
@@ -20,6 +21,8 @@ public final class StoreCallLimiter: Sendable {
   /// The deployment's request budget for the store, when one is configured: each call takes one
   /// call from it (waiting for the next window when it is spent) before it takes a permit.
   private let budget: StoreCallBudget?
+  /// Where each call's duration goes, once the worker has attached its metrics.
+  private let timings = Mutex<(timings: StoreCallTimings, store: Store)?>(nil)
 
   /// - Parameters:
   ///   - permits: calls in flight at once.
@@ -31,9 +34,17 @@ public final class StoreCallLimiter: Sendable {
     self.budget = budget
   }
 
+  /// Reports the duration of every call from now on to `timings`, as calls to `store` (the
+  /// worker attaches its metrics to each gateway's limiter; the last one attached wins).
+  func report(to timings: StoreCallTimings, store: Store) {
+    self.timings.withLock { $0 = (timings, store) }
+  }
+
   /// Runs `body` once the store's budget allows a call (when there is one) and a permit is free,
   /// and frees the permit after (or once `body` has run for `overtimeAfter`, whichever is first).
-  public func withPermit<T: Sendable, E: Error>(_ body: () async throws(E) -> T) async throws(E) -> T {
+  /// `call` names the store's API for the call-duration histogram (`StoreCallTimings`): a fixed
+  /// name per API, never a value from the request.
+  public func withPermit<T: Sendable, E: Error>(call: String, _ body: () async throws(E) -> T) async throws(E) -> T {
     if let budget {
       // Cancelled while waiting for the budget: the call goes on to see its own cancellation.
       try? await budget.take()
@@ -47,10 +58,15 @@ public final class StoreCallLimiter: Sendable {
         self.release(permit)
       }
       let result: Result<T, E>
+      let started = ContinuousClock.now
       do throws(E) {
         result = .success(try await body())
       } catch {
         result = .failure(error)
+      }
+      if let reporting = timings.withLock({ $0 }) {
+        reporting.timings.record(
+          store: reporting.store, call: call, nanoseconds: (ContinuousClock.now - started).nanoseconds)
       }
       group.cancelAll()
       return result

@@ -30,15 +30,14 @@ struct WebhookDispatcher: Sendable {
 
   /// Delivers to each endpoint while this worker holds the endpoint's job lease
   /// (`JobLease.webhook`, `SingletonJobs`): one worker of those on the database delivers to it,
-  /// and every cursor, failure and redelivery write is fenced by that lease. Every worker records
-  /// the backlogs in its metrics.
+  /// and every cursor, failure and redelivery write is fenced by that lease. Every worker reads
+  /// the backlogs for its metrics when they are scraped (`VerifierWorker.refreshGauges`).
   func run(jobs: SingletonJobs) async {
     await withTaskGroup(of: Void.self) { group in
       for endpoint in endpoints {
         group.addTask {
           await jobs.run(JobLease.webhook(endpoint)) { lease in try await self.deliver(to: endpoint, lease: lease) }
         }
-        group.addTask { await self.watchBacklog(of: endpoint) }
       }
     }
   }
@@ -166,21 +165,6 @@ struct WebhookDispatcher: Sendable {
     } catch {
       try Task.checkCancellation()
       return String(String(describing: error).prefix(200))
-    }
-  }
-
-  /// Records the endpoint's backlog in the metrics every `pollMs` × 20 (at least 100 ms, at most
-  /// 5 s).
-  private func watchBacklog(of endpoint: WebhookSettings) async {
-    let intervalMs = min(5_000, max(100, pollMs * 20))
-    while !Task.isCancelled {
-      do {
-        let backlog = try await storage.webhookBacklog(endpoint: endpoint.url, kinds: endpoint.events)
-        stats.webhooks.record(backlog, endpoint: endpoint.displayName, nowMs: nowMs())
-      } catch {
-        logger.debug("webhook backlog not read", metadata: ["error": "\(error)"])
-      }
-      try? await Task.sleep(for: .milliseconds(intervalMs))
     }
   }
 

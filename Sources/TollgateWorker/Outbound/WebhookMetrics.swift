@@ -2,12 +2,13 @@ import CoreMetrics
 import Synchronization
 
 /// Webhook delivery as metrics, per endpoint (`WebhookSettings.displayName`, bounded by the config
-/// file): what it has not received yet and how old the oldest of it is, the events parked for an
-/// operator, and how many were parked since the worker started.
+/// file): what it has not received yet and how old the oldest of it is (read from storage at each
+/// scrape, `WorkerGauges.refresh`), the events parked for an operator, and how many were parked
+/// since the worker started.
 final class WebhookMetrics: Sendable {
   private struct Gauges {
     var undelivered: Gauge
-    var oldestAgeMs: Gauge
+    var oldestAge: Gauge
     var parked: Gauge
     var parkedTotal: Counter
   }
@@ -24,11 +25,10 @@ final class WebhookMetrics: Sendable {
       if let existing = all[endpoint] { return existing }
       let dimensions = [("endpoint", endpoint)]
       let made = Gauges(
-        undelivered: Gauge(label: "tollgate_webhook_backlog", dimensions: dimensions, factory: factory),
-        oldestAgeMs: Gauge(
-          label: "tollgate_webhook_oldest_undelivered_age_ms", dimensions: dimensions, factory: factory),
-        parked: Gauge(label: "tollgate_webhook_parked", dimensions: dimensions, factory: factory),
-        parkedTotal: Counter(label: "tollgate_webhook_parked_total", dimensions: dimensions, factory: factory))
+        undelivered: Gauge(label: WorkerMetrics.webhookBacklog, dimensions: dimensions, factory: factory),
+        oldestAge: Gauge(label: WorkerMetrics.webhookOldestAge, dimensions: dimensions, factory: factory),
+        parked: Gauge(label: WorkerMetrics.webhookParked, dimensions: dimensions, factory: factory),
+        parkedTotal: Counter(label: WorkerMetrics.webhookParkedTotal, dimensions: dimensions, factory: factory))
       all[endpoint] = made
       return made
     }
@@ -38,7 +38,7 @@ final class WebhookMetrics: Sendable {
   func record(_ backlog: WebhookBacklog, endpoint: String, nowMs: Int64) {
     let gauges = gauges(endpoint)
     gauges.undelivered.record(backlog.undelivered)
-    gauges.oldestAgeMs.record(backlog.oldestUndeliveredAtMs.map { max(nowMs - $0, 0) } ?? 0)
+    gauges.oldestAge.record(Double(backlog.oldestUndeliveredAtMs.map { max(nowMs - $0, 0) } ?? 0) / 1_000)
     gauges.parked.record(backlog.parked)
   }
 

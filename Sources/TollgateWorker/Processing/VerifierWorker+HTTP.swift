@@ -6,7 +6,7 @@ import TollgateHTTPListener
 
 /// The worker's two HTTP listeners: the public one (`worker.listen`) serves the stores'
 /// notification routes and nothing else; the admin one (`worker.adminListen`, loopback by
-/// default) serves `/health` and `/metrics`. Both close idle connections (`worker.idleTimeoutMs`),
+/// default) serves `/health`, `/livez`, `/readyz` (`VerifierWorker+Probes.swift`) and `/metrics`. Both close idle connections (`worker.idleTimeoutMs`),
 /// connections whose request head or whole request is not complete in time
 /// (`worker.headerTimeoutMs`, `worker.requestTimeoutMs`) or whose body trickles
 /// (`worker.minBodyBytesPerSecond`), and connections beyond their cap (`worker.maxConnections`,
@@ -24,11 +24,13 @@ extension VerifierWorker {
 
     let adminRouter = Router()
     adminRouter.get("/health") { _, _ -> Response in await self.health() }
-    if let render = metricsText {
+    adminRouter.get("/livez") { _, _ -> Response in self.livez() }
+    adminRouter.get("/readyz") { _, _ -> Response in await self.readyz() }
+    if metricsText != nil {
       adminRouter.get("/metrics") { _, _ -> Response in
         Response(
           status: .ok, headers: [.contentType: "text/plain; version=0.0.4"],
-          body: .init(byteBuffer: ByteBuffer(string: render())))
+          body: .init(byteBuffer: ByteBuffer(string: await self.scrapeMetrics() ?? "")))
       }
     }
     let limits = HTTPListenerLimits(

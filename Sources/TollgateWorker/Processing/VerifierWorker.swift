@@ -26,7 +26,8 @@ public final class VerifierWorker: Service, Sendable {
   let storeHealth: StoreHealth
   /// Verified purchases a store waits to hear were delivered (Google's acknowledgement).
   let acknowledgements = PendingAcknowledgements()
-  let unacknowledgedUrgent: Gauge
+  /// Whether the loop reads the inbox (`/readyz`).
+  let drain = InboxDrain()
   let metricsText: (@Sendable () -> String)?
   let onListening: (@Sendable (_ port: Int, _ adminPort: Int) -> Void)?
   let settings: WorkerSettings
@@ -92,9 +93,6 @@ public final class VerifierWorker: Service, Sendable {
     housekeeping = Housekeeping(
       storage: storage, settings: settings, webhookEndpoints: configuration.webhooks.map(\.url), nowMs: nowMs,
       logger: logger)
-    unacknowledgedUrgent = Gauge(
-      label: "tollgate_unacknowledged_purchases_near_deadline",
-      factory: metrics?.factory ?? NOOPMetricsHandler.instance)
     webhooks = WebhookDispatcher(
       endpoints: configuration.webhooks,
       stats: stats,
@@ -103,6 +101,8 @@ public final class VerifierWorker: Service, Sendable {
       },
       storage: storage, httpClient: httpClient, backoff: backoff, pollMs: settings.pollMs, nowMs: nowMs, logger: logger)
   }
+    // Every store call is timed into this worker's metrics.
+    for gateway in gateways.all { gateway.callLimiter?.report(to: stats.storeCalls, store: gateway.store) }
 
   /// The notification port, once listening (useful with port 0); 0 if it could not listen.
   public func listeningPort() async -> Int { await boundPort.value() }
@@ -147,7 +147,6 @@ public final class VerifierWorker: Service, Sendable {
   /// `WorkerLeaseError` when a write finds the lease taken over: this worker must step down.
   func loop() async throws {
     let clock = ContinuousClock()
-    var gaugeUpdatedAt = clock.now - .seconds(10)
     var claimsRenewedAt = clock.now
     // Well within the lease: an item or a check waiting its turn here keeps its claim.
     let renewEvery = Duration.milliseconds(max(1, settings.leaseMs / 3))
@@ -162,11 +161,6 @@ public final class VerifierWorker: Service, Sendable {
       var reclaimed: [String: DueCheck] = [:]
       var ticking = false
       while !Task.isCancelled {
-        if clock.now - gaugeUpdatedAt > .seconds(5) {
-          gaugeUpdatedAt = clock.now
-          stats.inboxPending.record((try? await storage.inboxCounts()["pending"]) ?? 0)
-          unacknowledgedUrgent.record(acknowledgements.counts(nowMs: nowMs()).urgent)
-        }
         var started = 0
         do {
           if processing.isEmpty && checking.isEmpty {
@@ -184,6 +178,7 @@ public final class VerifierWorker: Service, Sendable {
             let items = try await storage.claimInbox(
               nowMs: nowMs(), limit: limit - inFlight, leaseMs: settings.leaseMs, excluding: Set(processing.keys))
             for item in items {
+            drain.read()
               processing[item.id] = item.claim
               group.addTask {
                 await self.processor.process(item)
@@ -219,6 +214,7 @@ public final class VerifierWorker: Service, Sendable {
           throw error
         } catch {
           logger.error("the worker loop could not read storage", metadata: ["error": "\(error)"])
+          drain.failed(error)
         }
         // Something started and there is room: more may be due at once.
         if started > 0 && inFlight < limit { continue }

@@ -1,5 +1,6 @@
 import Foundation
 import Logging
+import Synchronization
 import TollgateCore
 
 #if canImport(Glibc)
@@ -33,6 +34,8 @@ public struct WorkerLease: Sendable {
   let ownerId = UUID().uuidString.lowercased()
   let wallMs: @Sendable () -> Int64
   let logger: Logger
+  /// When this worker last took or renewed the lease (wall clock); 0 while it holds none.
+  private let renewedAtMs = RenewedAt()
 
   init(
     storage: any WorkerStorage, config: Config, wallMs: @escaping @Sendable () -> Int64 = SystemClock.nowMs,
@@ -57,6 +60,7 @@ public struct WorkerLease: Sendable {
           code: .held, message: Self.heldMessage(current, now: now, config: config), holder: current)
       }
       if try await storage.takeWorkerLease(me, replacing: current?.ownerId) {
+        renewedAtMs.ms.store(now, ordering: .relaxed)
         if let current {
           logger.warning(
             "took over the worker lease of a worker that is gone",
@@ -95,7 +99,9 @@ public struct WorkerLease: Sendable {
     while true {
       do { try await Task.sleep(for: config.heartbeat) } catch { break }
       do {
-        if try await storage.renewWorkerLease(ownerId: ownerId, heartbeatAtMs: wallMs()) {
+        let now = wallMs()
+        if try await storage.renewWorkerLease(ownerId: ownerId, heartbeatAtMs: now) {
+          renewedAtMs.ms.store(now, ordering: .relaxed)
           failures = 0
           continue
         }
@@ -119,8 +125,19 @@ public struct WorkerLease: Sendable {
     await release()
   }
 
+  /// Why this worker cannot count on the lease now, for `/readyz`: it holds none, or its last
+  /// renewal is older than `staleAfter` (another worker may take it over); nil while it is held.
+  func notHeldReason(nowMs: Int64) -> String? {
+    let renewed = renewedAtMs.ms.load(ordering: .relaxed)
+    guard renewed > 0 else { return "the worker lease is not held" }
+    let age = nowMs - renewed
+    guard age > config.staleAfter.milliseconds else { return nil }
+    return "the worker lease was last renewed \(age) ms ago: another worker may take it over"
+  }
+
   /// Gives the lease up (graceful stop); a failure is logged: the lease then goes stale.
   func release() async {
+    renewedAtMs.ms.store(0, ordering: .relaxed)
     do {
       try await storage.releaseWorkerLease(ownerId: ownerId)
     } catch {
@@ -162,4 +179,9 @@ public struct WorkerLease: Sendable {
     else { return "" }
     return "\(boot) \(namespace)"
   }()
+}
+
+/// When a `WorkerLease` (a value, shared by copies) was last taken or renewed.
+private final class RenewedAt: Sendable {
+  let ms = Atomic<Int64>(0)
 }

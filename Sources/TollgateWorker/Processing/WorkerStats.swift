@@ -22,29 +22,40 @@ final class WorkerStats: Sendable {
   private let rejectedCounter: Counter
   /// One per configured store.
   private let storeFailureCounters: [Store: Counter]
+  /// One per configured store and retried failure kind.
+  private let storeRetryCounters: [String: Counter]
   private let webhookFailureCounter: Counter
-  let inboxPending: Gauge
   /// Per webhook endpoint: what it has not received, and what was parked.
   let webhooks: WebhookMetrics
+  /// What is read from storage (and the acknowledgements this worker waits on) at each scrape.
+  let gauges: WorkerGauges
+  /// How long each store call takes, by store and call (`StoreCallLimiter`).
+  let storeCalls: StoreCallTimings
   private let factory: any MetricsFactory
   private let notStoredCounters = Mutex<[String: Counter]>([:])
 
   /// Dimensions are bounded: outcome and store, never a user or a purchase.
   init(factory: any MetricsFactory = NOOPMetricsHandler.instance, stores: [Store]) {
-    verifiedCounter = Counter(
-      label: "tollgate_worker_items_total", dimensions: [("outcome", "verified")], factory: factory)
-    rejectedCounter = Counter(
-      label: "tollgate_worker_items_total", dimensions: [("outcome", "rejected")], factory: factory)
+    verifiedCounter = Counter(label: WorkerMetrics.items, dimensions: [("outcome", "verified")], factory: factory)
+    rejectedCounter = Counter(label: WorkerMetrics.items, dimensions: [("outcome", "rejected")], factory: factory)
     storeFailureCounters = Dictionary(
       uniqueKeysWithValues: stores.map { store in
-        (
-          store,
-          Counter(label: "tollgate_store_failures_total", dimensions: [("store", store.rawValue)], factory: factory)
-        )
+        (store, Counter(label: WorkerMetrics.storeFailures, dimensions: [("store", store.rawValue)], factory: factory))
       })
-    webhookFailureCounter = Counter(label: "tollgate_webhook_failures_total", factory: factory)
-    inboxPending = Gauge(label: "tollgate_worker_inbox_pending", factory: factory)
+    // Made up front, at 0, so that a rate over them exists before the first retry.
+    var retries: [String: Counter] = [:]
+    for store in stores {
+      for kind in Self.retriedKinds {
+        retries["\(store.rawValue) \(kind)"] = Counter(
+          label: WorkerMetrics.storeRetries, dimensions: [("store", store.rawValue), ("kind", "\(kind)")],
+          factory: factory)
+      }
+    }
+    storeRetryCounters = retries
+    webhookFailureCounter = Counter(label: WorkerMetrics.webhookFailures, factory: factory)
     webhooks = WebhookMetrics(factory: factory)
+    gauges = WorkerGauges(factory: factory)
+    storeCalls = StoreCallTimings(factory: factory)
     self.factory = factory
   }
 
@@ -70,6 +81,15 @@ final class WorkerStats: Sendable {
     if let store { storeFailureCounters[store]?.increment() }
   }
 
+  /// The failure kinds after which an item or a check is tried again (`gone` never is).
+  static let retriedKinds: [StoreFailure.Kind] = [.transient, .needsOperator, .notFound, .final]
+
+  /// An inbox item or a scheduled check put back for a retry after `failure`.
+  func storeRetry(_ failure: StoreFailure, store: Store?) {
+    guard let store else { return }
+    storeRetryCounters["\(store.rawValue) \(failure.kind)"]?.increment()
+  }
+
   /// A notification request refused (unauthenticated, malformed) or acknowledged without being
   /// stored (authentic but not a notification). Dimensions: the route and the outcome, both bounded.
   func notificationNotStored(route: String, outcome: String) {
@@ -80,7 +100,7 @@ final class WorkerStats: Sendable {
     let counter = notStoredCounters.withLock { counters in
       if let counter = counters[key] { return counter }
       let counter = Counter(
-        label: "tollgate_notifications_not_stored_total", dimensions: [("route", route), ("outcome", outcome)],
+        label: WorkerMetrics.notificationsNotStored, dimensions: [("route", route), ("outcome", outcome)],
         factory: factory)
       counters[key] = counter
       return counter
@@ -96,7 +116,7 @@ final class WorkerStats: Sendable {
     let counter = notStoredCounters.withLock { counters in
       if let counter = counters[key] { return counter }
       let counter = Counter(
-        label: "tollgate_http_connections_cut_total", dimensions: [("listener", listener), ("reason", reason)],
+        label: WorkerMetrics.connectionsCut, dimensions: [("listener", listener), ("reason", reason)],
         factory: factory)
       counters[key] = counter
       return counter

@@ -61,6 +61,7 @@ struct Rescheduler: Sendable {
       }
     } catch let failure as StoreFailure {
       stats.storeFailure(failure, store: subscription.store, atMs: nowMs())
+      stats.storeRetry(failure, store: subscription.store)
       let failures = subscription.failures + 1
       let delay = backoff.delayMs(attempt: failures, retryAfterMs: failure.retryAfterMs)
       logger.warning(

@@ -66,6 +66,10 @@ public protocol WorkerStorage: Sendable {
 
   /// The user's submitted purchases that were rejected, newest first, at most `limit` (`explain`).
   func rejectedSubmissions(userId: String, limit: Int) async throws -> [RejectedSubmission]
+  /// When the oldest item not finished yet (pending or processing) was received; nil when there
+  /// is none (`tollgate_inbox_oldest_age_seconds`).
+  func oldestUnfinishedInboxItemAtMs() async throws -> Int64?
+
 
   // MARK: Subscriptions
 

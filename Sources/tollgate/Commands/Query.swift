@@ -72,7 +72,7 @@ struct Query: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
       abstract: "The service's health and index size.",
       discussion:
-        "Exits 0 when the service is serving (or degraded: answering, perhaps stale), 1 when it is not serving (NOT_SERVING, or a status this client does not know), 2 when it cannot be asked. With several --server, the first one that can be reached answers for itself: ask each replica apart to see them all."
+        "Exits 0 only when the service answers SERVING; 1 for any other answer (DEGRADED: answering, perhaps stale; NOT_SERVING; or a status this client does not know), so a probe or a script can take the exit alone; 2 when it cannot be asked. The answer is printed either way. With several --server, the first one that can be reached answers for itself: ask each replica apart to see them all."
     )
 
     @OptionGroup var connection: Connection
@@ -81,10 +81,8 @@ struct Query: AsyncParsableCommand {
       let client = try connection.client()
       let response = try await QueryOutput.perform { try await client.health() }
       print(connection.json ? try QueryJSON.encode(QueryJSON.Health(response)) : QueryOutput.text(response))
-      switch response.status {
-      case .serving, .degraded: break
-      case .notServing, .unspecified, .UNRECOGNIZED: throw ExitCode(1)
-      }
+      // Anything but SERVING is not healthy (issue 29): DEGRADED too, whose reason is printed.
+      guard response.status == .serving else { throw ExitCode(1) }
     }
   }
 }

@@ -9,6 +9,7 @@ import Prometheus
 import ServiceLifecycle
 import TollgateCore
 import TollgateHTTPListener
+import TollgateMetrics
 import TollgateStorageFactory
 import TollgateWorker
 
@@ -148,6 +149,7 @@ struct Worker: AsyncParsableCommand {
 
   /// The worker on its storage and gateways.
   private static func worker(
+    BuildInfo.register(in: registry)
     configuration: WorkerConfiguration, gateways: [any StoreGateway], httpClient: HTTPClient,
     storage: any WorkerStorage, location: StorageLocation, clock: ProcessClock, environment: [String: String],
     logger: Logger
@@ -156,7 +158,11 @@ struct Worker: AsyncParsableCommand {
     return try VerifierWorker(
       configuration: configuration, storage: storage, gateways: gateways, environment: environment,
       httpClient: httpClient,
-      metrics: (PrometheusMetricsFactory(registry: registry), { registry.emitToString() }),
+      metrics: (
+        DescribedMetricsFactory(
+          registry: registry, help: WorkerMetrics.help, durationBuckets: WorkerMetrics.durationBuckets),
+        { registry.emitToString() }
+      ),
       onListening: {
         [listen = configuration.worker.listen, admin = configuration.worker.adminListen] port, adminPort in
         // Validated above: both parse.

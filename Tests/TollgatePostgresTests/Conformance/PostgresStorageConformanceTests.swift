@@ -71,6 +71,10 @@ struct PostgresStorageConformanceTests {
     try await WorkerStorageConformance.concurrentClaimsHandEachItemOnce(Self.postgres)
   }
 
+  @Test func oldestUnfinishedInboxItem() async throws {
+    try await WorkerStorageConformance.oldestUnfinishedInboxItem(Self.postgres)
+  }
+
   // MARK: Atomicity
 
   @Test func applyIsSeenWholeFromAnotherHandle() async throws {

@@ -75,4 +75,24 @@ extension WorkerStorageConformance {
       #expect(claimed.sorted() == ids.sorted(), "\(sut.name): each item claimed exactly once")
     }
   }
+
+  /// The oldest unfinished item (pending or processing) by when it was received, for the inbox
+  /// age metric: nil with none, a claimed item still counts, a finished one no longer does.
+  public static func oldestUnfinishedInboxItem(_ sut: WorkerStorageUnderTest) async throws {
+    try await sut.withDatabase { database in
+      let storage = database.storage
+      #expect(try await storage.oldestUnfinishedInboxItemAtMs() == nil, "\(sut.name): an empty inbox has none")
+      let first = try await storage.storeNotification(route: "r", dedupeKey: "a", payload: [1], nowMs: 100).id
+      _ = try await storage.storeNotification(route: "r", dedupeKey: "b", payload: [2], nowMs: 200)
+      let claimed = try await storage.claimInbox(nowMs: 300, limit: 10, leaseMs: 60_000)
+      #expect(claimed.count == 2, "\(sut.name): both items claimed")
+      #expect(try await storage.oldestUnfinishedInboxItemAtMs() == 100, "\(sut.name): a claimed item is unfinished")
+      let token = try #require(claimed.first { $0.id == first }).claimToken
+      try await storage.finishInbox(id: first, claimToken: token, state: .verified, outcome: "ok", nowMs: 400)
+      #expect(try await storage.oldestUnfinishedInboxItemAtMs() == 200, "\(sut.name): a finished item is not")
+      #expect(
+        try await database.openHandle().oldestUnfinishedInboxItemAtMs() == 200,
+        "\(sut.name): the same from another handle")
+    }
+  }
 }

@@ -146,6 +146,10 @@ package actor FakeWorkerStorage: WorkerStorage {
   }
 
   // MARK: Subscriptions
+  package func oldestUnfinishedInboxItemAtMs() -> Int64? {
+    items.values.filter { $0.status == .pending || $0.status == .processing }.map(\.item.receivedAtMs).min()
+  }
+
 
   package func subscription(store: Store, purchaseId: String) -> StoredSubscription? {
     subscriptionsByChain[Self.key(store, purchaseId)]

@@ -42,6 +42,10 @@ struct SQLiteStorageConformanceTests {
     try await WorkerStorageConformance.concurrentClaimsHandEachItemOnce(Self.sqlite)
   }
 
+  @Test func oldestUnfinishedInboxItem() async throws {
+    try await WorkerStorageConformance.oldestUnfinishedInboxItem(Self.sqlite)
+  }
+
   // MARK: Atomicity
 
   @Test func applyIsSeenWholeFromAnotherHandle() async throws {

@@ -23,6 +23,10 @@ struct FakeStorageConformanceTests {
     try await WorkerStorageConformance.concurrentClaimsHandEachItemOnce(Self.fake)
   }
 
+  @Test func oldestUnfinishedInboxItem() async throws {
+    try await WorkerStorageConformance.oldestUnfinishedInboxItem(Self.fake)
+  }
+
   // MARK: Atomicity
 
   @Test func applyIsSeenWholeFromAnotherHandle() async throws {

@@ -10,12 +10,12 @@ struct StoreCallLimiterTests {
   func overtime() async throws {
     let limiter = StoreCallLimiter(permits: 1, overtimeAfter: .milliseconds(50))
     let (hang, release) = AsyncStream.makeStream(of: Void.self)
-    async let hung: Void = limiter.withPermit { for await _ in hang {} }
+    async let hung: Void = limiter.withPermit(call: "test") { for await _ in hang {} }
     let ranWhileHung = await withTaskGroup(of: Bool.self) { group in
       group.addTask {
         // Started after the first call took the only permit.
         try? await Task.sleep(for: .milliseconds(20))
-        return await limiter.withPermit { true }
+        return await limiter.withPermit(call: "test") { true }
       }
       group.addTask {
         try? await Task.sleep(for: .seconds(20))
@@ -37,7 +37,7 @@ struct StoreCallLimiterTests {
     await withTaskGroup(of: Void.self) { group in
       for _ in 0..<8 {
         group.addTask {
-          await limiter.withPermit {
+          await limiter.withPermit(call: "test") {
             await running.enter()
             try? await Task.sleep(for: .milliseconds(5))
             await running.leave()
@@ -58,7 +58,7 @@ struct StoreCallLimiterTests {
     let calls = Calls()
     await withTaskGroup(of: Void.self) { group in
       for _ in 0..<5 {
-        group.addTask { _ = await limiter.withPermit { calls.value.add(1, ordering: .relaxed) } }
+        group.addTask { _ = await limiter.withPermit(call: "test") { calls.value.add(1, ordering: .relaxed) } }
       }
       let first = await eventually(timeout: .seconds(10)) { calls.value.load(ordering: .relaxed) >= 3 }
       #expect(first != nil, "the window's three calls go through")
