@@ -121,6 +121,13 @@ let package = Package(
       swiftSettings: strict
     ),
 
+    // Log lines as JSON (issue 29): the handler behind `--log-format json`. Depends on swift-log only.
+    .target(
+      name: "TollgateLogFormat",
+      dependencies: [.product(name: "Logging", package: "swift-log")],
+      swiftSettings: strict
+    ),
+
     // `tollgate worker`: verifies purchases and notifications against the stores, keeps state true.
     // Knows its storage and the stores only through the seams it owns (WorkerStorage, StoreGateway).
     .target(
@@ -423,7 +430,7 @@ let package = Package(
         "TollgateWorker", "AppStoreGateway", "GooglePlayGateway", "AmazonGateway",
         "StoreSimulator",
         "TollgateDemo", "TollgateBench", "TollgateCallers", "TollgateHTTPListener",
-        "TollgateGRPC", "TollgateHTTPAPI", "TollgateSupport", "TollgateMetrics",
+        "TollgateGRPC", "TollgateHTTPAPI", "TollgateSupport", "TollgateLogFormat", "TollgateMetrics",
         .product(name: "ArgumentParser", package: "swift-argument-parser"),
         .product(name: "NIOSSL", package: "swift-nio-ssl"),
         .product(name: "AsyncHTTPClient", package: "async-http-client"),
@@ -685,6 +692,11 @@ let package = Package(
         .product(name: "Hummingbird", package: "hummingbird"),
         .product(name: "HummingbirdTesting", package: "hummingbird"),
       ],
+      swiftSettings: strict
+    ),
+    .testTarget(
+      name: "TollgateLogFormatTests",
+      dependencies: ["TollgateLogFormat", "TollgateCore", .product(name: "Logging", package: "swift-log")],
       swiftSettings: strict
     ),
     .testTarget(name: "FuzzCorpusTests", dependencies: ["FuzzTargets"], swiftSettings: strict),

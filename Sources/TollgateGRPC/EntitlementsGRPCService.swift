@@ -1,6 +1,7 @@
 import GRPCCore
 import TollgateCallers
 import TollgateContract
+import TollgateCore
 import TollgateServer
 
 /// `service Entitlements` of proto/tollgate.proto over gRPC: each method asks the same
@@ -44,7 +45,8 @@ struct EntitlementsGRPCService: Tollgate_V1_Entitlements.SimpleServiceProtocol {
   ) async throws -> Tollgate_V1_SubmitPurchaseResponse {
     let caller = try Self.caller()
     if let refused = gate.refuseSubmission(by: caller) { throw GRPCStatusMapping.rpcError(refused) }
-    let response = await handler.submitPurchase(request, caller: caller)
+    let response = await handler.submitPurchase(
+      request, caller: caller, requestId: RequestIDContext.current ?? .generated())
     try GRPCStatusMapping.check(response)
     return response
   }

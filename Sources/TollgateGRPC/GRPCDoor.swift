@@ -91,7 +91,10 @@ public final class GRPCDoor: Service, Sendable {
       services: Self.services(
         handler: handler, gate: gate, shutdown: shutdown, healthPollInterval: config.healthPollInterval,
         healthWatchers: healthWatchers),
-      interceptors: [CallerInterceptor(gate: gate, logger: logger, admitted: { limits.proven(peer: $0) })])
+      // Every call gets its request id first (`RequestIDInterceptor`), then is checked.
+      interceptors: [
+        RequestIDInterceptor(), CallerInterceptor(gate: gate, logger: logger, admitted: { limits.proven(peer: $0) }),
+      ])
   }
 
   /// The door's services, for any transport (the tests also serve them in process); every call

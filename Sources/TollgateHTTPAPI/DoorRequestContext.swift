@@ -1,6 +1,7 @@
 import Hummingbird
 import NIOCore
 import TollgateCallers
+import TollgateCore
 
 /// One request on the HTTP door: where it came from (the source the failed-authentication budget
 /// counts), and who the caller is once `CallerMiddleware` has identified it.
@@ -13,6 +14,8 @@ public struct DoorRequestContext: RequestContext {
   public var caller: CallerIdentity?
   /// The connection, told once it has proven a caller (`HTTPConnectionProven`).
   let channel: any Channel
+  /// Set by `RequestIDMiddleware` before anything else runs: the request's id (`RequestID`).
+  public var requestId: TollgateCore.RequestID?
 
   public init(source: ApplicationRequestContextSource) {
     self.coreContext = .init(source: source)

@@ -71,6 +71,7 @@ public final class HTTPDoor: Service, Sendable {
     -> Router<DoorRequestContext>
   {
     let router = Router(context: DoorRequestContext.self)
+    router.add(middleware: RequestIDMiddleware())
     HTTPRoutes.register(
       on: router,
       routes: DoorRoutes(

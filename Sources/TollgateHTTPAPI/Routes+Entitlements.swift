@@ -3,6 +3,7 @@ import Hummingbird
 import Logging
 import TollgateCallers
 import TollgateContract
+import TollgateCore
 import TollgateServer
 
 /// What answers the door's routes: the same `EntitlementsHandler` as the fast port's, the same
@@ -61,7 +62,8 @@ struct DoorRoutes: Sendable {
     let message = try await ProtoJSON.decode(
       Tollgate_V1_SubmitPurchaseRequest.self, from: request, limit: maximumPurchaseBodyBytes)
     if let refused = gate.refuseSubmission(by: caller) { throw ProblemDocument(refused) }
-    let response = await handler.submitPurchase(message, caller: caller)
+    let response = await handler.submitPurchase(
+      message, caller: caller, requestId: context.requestId ?? .generated())
     if response.hasError { throw ProblemDocument(response.error) }
     guard response.status == .pending else { return ProtoJSON.response(response) }
     let location = "/v1/submissions/" + Self.encodedSegment(response.submissionID)

@@ -90,7 +90,11 @@ struct EntitlementsDispatcher: Sendable {
           return .answered
         }
         let handler = self.handler
-        return .deferred { try await handler.submitPurchase(request, caller: identity).encoded() }
+        // The fast port carries no headers: each submission gets a new request id.
+        let requestId = RequestID.generated()
+        return .deferred {
+          try await handler.submitPurchase(request, caller: identity, requestId: requestId).encoded()
+        }
       case .getSubmission:
         let request = try Tollgate_V1_GetSubmissionRequest(serializedBytes: payload.readableBytesSpan)
         let handler = self.handler

@@ -1,5 +1,6 @@
 import TollgateCallers
 import TollgateContract
+import TollgateCore
 import TollgateWire
 
 /// The application side of the Entitlements service: answers with messages and values; the
@@ -15,6 +16,11 @@ public protocol EntitlementsHandler: Sendable {
   /// `caller` made the call (authenticated, or `.anyone` on a server without callers).
   func submitPurchase(_ request: Tollgate_V1_SubmitPurchaseRequest, caller: CallerIdentity) async
     -> Tollgate_V1_SubmitPurchaseResponse
+  /// The same, for the request `requestId` (`RequestID`: the caller's `x-request-id`, or one the
+  /// door made up), which is stored with the submission. Every door calls this one; by default
+  /// it forgets the id and calls `submitPurchase(_:caller:)`.
+  func submitPurchase(_ request: Tollgate_V1_SubmitPurchaseRequest, caller: CallerIdentity, requestId: RequestID)
+    async -> Tollgate_V1_SubmitPurchaseResponse
   /// A submission's status, for the caller that made it (or any, for a trusted caller).
   func getSubmission(_ request: Tollgate_V1_GetSubmissionRequest, caller: CallerIdentity) async
     -> Tollgate_V1_GetSubmissionResponse
@@ -44,6 +50,12 @@ public protocol EntitlementsHandler: Sendable {
 }
 
 extension EntitlementsHandler {
+  public func submitPurchase(
+    _ request: Tollgate_V1_SubmitPurchaseRequest, caller: CallerIdentity, requestId: RequestID
+  ) async -> Tollgate_V1_SubmitPurchaseResponse {
+    await submitPurchase(request, caller: caller)
+  }
+
   public func answerIsSubscriber(
     _ requests: UnsafeBufferPointer<IsSubscriberFields>, _ each: (Int, IsSubscriberAnswer) -> Void
   ) -> Int {

@@ -18,18 +18,20 @@ import TollgateWorker
 extension PostgresWorkerStorage {
   /// The columns `event(_:)` reads, in its order; the event's UUID is column 9.
   static let eventColumns =
-    "id, user_id, kind, store, store_subscription_id, product_id, state, at_ms, detail, event_uuid, details_json"
+    "id, user_id, kind, store, store_subscription_id, product_id, state, at_ms, detail, event_uuid, details_json, "
+    + "request_id"
 
   /// A row selected with `eventColumns`, with its id and UUID. Details that do not decode (written
   /// by a later version) read as none: the event itself is still delivered, as on SQLite.
   static func storedEvent(_ row: PostgresRow) throws -> StoredEvent {
-    let (id, userId, kind, store, purchaseId, productId, state, atMs, detail, uuid, detailsJSON) = try row.decode(
-      (Int64, String?, String, String, String, String?, String?, Int64, String?, String?, String?).self)
+    let (id, userId, kind, store, purchaseId, productId, state, atMs, detail, uuid, detailsJSON, requestId) =
+      try row.decode(
+        (Int64, String?, String, String, String, String?, String?, Int64, String?, String?, String?, String?).self)
     let details = detailsJSON.flatMap { try? JSONDecoder().decode(EventDetails.self, from: Data($0.utf8)) }
     let event = WorkerEvent(
       userId: userId, kind: kind, store: Store(rawValue: store) ?? .appStore, purchaseId: purchaseId,
       productId: productId, state: state.flatMap(SubscriptionState.init(rawValue:)), atMs: atMs, detail: detail,
-      details: details ?? EventDetails())
+      details: details ?? EventDetails(), requestId: requestId)
     return StoredEvent(id: id, eventId: uuid, event: event)
   }
 
@@ -53,9 +55,9 @@ extension PostgresWorkerStorage {
       try await connection.query(
         """
         INSERT INTO events (user_id, kind, store, store_subscription_id, product_id, state, at_ms, detail, event_uuid,
-          details_json)
+          details_json, request_id)
         VALUES (\(event.userId), \(event.kind), \(event.store.rawValue), \(event.purchaseId), \(event.productId),
-          \(event.state?.rawValue), \(event.atMs), \(event.detail), \(uuid), \(json))
+          \(event.state?.rawValue), \(event.atMs), \(event.detail), \(uuid), \(json), \(event.requestId))
         """, logger: logger)
     }
   }

@@ -12,14 +12,15 @@ extension PostgresWorkerStorage {
   /// Stores a notification durably. A second one with the same `dedupeKey` is not stored again
   /// (`ON CONFLICT DO NOTHING`: a concurrent insert of the same key waits for the first to
   /// commit, then finds its row). Unfenced, as on SQLite: it only adds to the inbox.
-  public func storeNotification(route: String, dedupeKey: String, payload: [UInt8], nowMs: Int64) async throws
-    -> (id: Int64, duplicate: Bool)
-  {
+  public func storeNotification(
+    route: String, dedupeKey: String, payload: [UInt8], requestId: String?, nowMs: Int64
+  ) async throws -> (id: Int64, duplicate: Bool) {
     try await database.withConnection { connection in
       let inserted = try await connection.query(
         """
-        INSERT INTO inbox (kind, store, payload, dedupe_key, received_at_ms, next_attempt_at_ms)
-        VALUES ('notification', \(route), \(ByteBuffer(bytes: payload)), \(dedupeKey), \(nowMs), \(nowMs))
+        INSERT INTO inbox (kind, store, payload, dedupe_key, received_at_ms, next_attempt_at_ms, request_id)
+        VALUES ('notification', \(route), \(ByteBuffer(bytes: payload)), \(dedupeKey), \(nowMs), \(nowMs),
+          \(requestId))
         ON CONFLICT (dedupe_key) DO NOTHING RETURNING id
         """, logger: logger
       ).collect()
@@ -60,17 +61,18 @@ extension PostgresWorkerStorage {
         WHERE inbox.id = picked.id
           AND ((status = 'pending' AND next_attempt_at_ms <= \(nowMs))
             OR (status = 'processing' AND lease_until_ms <= \(nowMs)))
-        RETURNING inbox.id, kind, store, user_id, payload, attempts - 1, received_at_ms, claim_token, next_attempt_at_ms
+        RETURNING inbox.id, kind, store, user_id, payload, attempts - 1, received_at_ms, claim_token, next_attempt_at_ms,
+          request_id
         """, logger: logger
       ).collect()
     }
     var claimed: [(item: InboxItem, dueAtMs: Int64)] = []
     for row in rows {
-      let (id, kind, store, userId, payload, attempts, receivedAtMs, token, dueAtMs) = try row.decode(
-        (Int64, String, String, String?, ByteBuffer, Int64, Int64, Int64, Int64).self)
+      let (id, kind, store, userId, payload, attempts, receivedAtMs, token, dueAtMs, requestId) = try row.decode(
+        (Int64, String, String, String?, ByteBuffer, Int64, Int64, Int64, Int64, String?).self)
       var item = InboxItem(
         id: id, kind: InboxItem.Kind(rawValue: kind) ?? .purchase, store: store, userId: userId,
-        payload: Array(buffer: payload), attempts: Int(attempts), receivedAtMs: receivedAtMs)
+        payload: Array(buffer: payload), attempts: Int(attempts), receivedAtMs: receivedAtMs, requestId: requestId)
       item.claimToken = token
       claimed.append((item, dueAtMs))
     }

@@ -12,7 +12,8 @@ import TollgateWorker
 extension SQLiteWorkerStorage {
   /// The columns `event(_:)` reads, in its order; the event's UUID is column 9.
   static let eventColumns =
-    "id, user_id, kind, store, store_subscription_id, product_id, state, at_ms, detail, event_uuid, details_json"
+    "id, user_id, kind, store, store_subscription_id, product_id, state, at_ms, detail, event_uuid, details_json, "
+    + "request_id"
 
   /// Decodes a row selected with `eventColumns`. Details that do not decode (written by a later
   /// version) read as none: the event itself is still delivered.
@@ -25,7 +26,7 @@ extension SQLiteWorkerStorage {
       store: Store(rawValue: row.string(at: 3)) ?? .appStore,
       purchaseId: row.string(at: 4), productId: row.optionalString(at: 5),
       state: row.optionalString(at: 6).flatMap(SubscriptionState.init(rawValue:)), atMs: row.int64(at: 7),
-      detail: row.optionalString(at: 8), details: details ?? EventDetails())
+      detail: row.optionalString(at: 8), details: details ?? EventDetails(), requestId: row.optionalString(at: 11))
   }
 
   /// Writes `events` inside the caller's transaction, each with a new UUID and the entitlements it
@@ -36,7 +37,7 @@ extension SQLiteWorkerStorage {
     let statement = try db.prepare(
       """
       INSERT INTO events (user_id, kind, store, store_subscription_id, product_id, state, at_ms, detail, event_uuid,
-        details_json) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
+        details_json, request_id) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
       """)
     let encoder = JSONEncoder()
     encoder.outputFormatting = [.sortedKeys]
@@ -49,7 +50,7 @@ extension SQLiteWorkerStorage {
       try statement.bind([
         DatabaseValue(event.userId), .text(event.kind), .text(event.store.rawValue), .text(event.purchaseId),
         DatabaseValue(event.productId), DatabaseValue(event.state?.rawValue), .integer(event.atMs),
-        DatabaseValue(event.detail), .text(UUID().uuidString.lowercased()), .text(json),
+        DatabaseValue(event.detail), .text(UUID().uuidString.lowercased()), .text(json), DatabaseValue(event.requestId),
       ])
       while try statement.step() {}
     }

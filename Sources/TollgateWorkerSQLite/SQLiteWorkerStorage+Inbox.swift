@@ -13,15 +13,16 @@ extension SQLiteWorkerStorage {
   // MARK: Inbox
 
   /// Stores a notification durably. A second one with the same `dedupeKey` is not stored again.
-  public func storeNotification(route: String, dedupeKey: String, payload: [UInt8], nowMs: Int64) async throws
-    -> (id: Int64, duplicate: Bool)
-  {
+  public func storeNotification(
+    route: String, dedupeKey: String, payload: [UInt8], requestId: String?, nowMs: Int64
+  ) async throws -> (id: Int64, duplicate: Bool) {
     try await writer.write { db in
       try db.execute(
         """
-        INSERT INTO inbox (kind, store, payload, dedupe_key, received_at_ms, next_attempt_at_ms)
-        VALUES ('notification', ?, ?, ?, ?, ?) ON CONFLICT(dedupe_key) DO NOTHING
-        """, [.text(route), .blob(payload), .text(dedupeKey), .integer(nowMs), .integer(nowMs)])
+        INSERT INTO inbox (kind, store, payload, dedupe_key, received_at_ms, next_attempt_at_ms, request_id)
+        VALUES ('notification', ?, ?, ?, ?, ?, ?) ON CONFLICT(dedupe_key) DO NOTHING
+        """,
+        [.text(route), .blob(payload), .text(dedupeKey), .integer(nowMs), .integer(nowMs), DatabaseValue(requestId)])
       if db.changes == 1 { return (db.lastInsertedRowId, false) }
       let existing = try db.prepare("SELECT id FROM inbox WHERE dedupe_key = ?").rows([.text(dedupeKey)]) {
         $0.int64(at: 0)
@@ -41,7 +42,7 @@ extension SQLiteWorkerStorage {
     try await fencedWrite { db in
       let candidates = try db.prepare(
         """
-        SELECT id, kind, store, user_id, payload, attempts, received_at_ms FROM inbox
+        SELECT id, kind, store, user_id, payload, attempts, received_at_ms, request_id FROM inbox
         WHERE \(Self.claimable) ORDER BY next_attempt_at_ms, id LIMIT ?2
         """
       ).rows([.integer(nowMs), .integer(Int64(limit + excluding.count))]) { row in
@@ -49,7 +50,7 @@ extension SQLiteWorkerStorage {
           id: row.int64(at: 0), kind: InboxItem.Kind(rawValue: row.string(at: 1)) ?? .purchase,
           store: row.string(at: 2),
           userId: row.optionalString(at: 3), payload: row.blob(at: 4), attempts: Int(row.int64(at: 5)),
-          receivedAtMs: row.int64(at: 6))
+          receivedAtMs: row.int64(at: 6), requestId: row.optionalString(at: 7))
       }
       let lease = try db.prepare(
         """

@@ -23,6 +23,10 @@ public struct PurchaseSubmission: Sendable, Hashable, Codable {
   /// transaction id, which proves nothing about who bought it, claim an unbound purchase (issue 17).
   /// Nil in submissions stored before callers existed: treated as trusted, as they were then.
   public var callerIsTrusted: Bool?
+  /// The request that submitted it (`RequestID`), stored with its inbox item (column
+  /// `request_id`): the worker logs it for the item and sends it with the webhooks it causes.
+  /// Nil in submissions stored before request ids existed.
+  public var requestId: String?
 
   public init(
     userId: String, store: Store, receipt: String? = nil, purchaseToken: String? = nil,

@@ -55,9 +55,10 @@ extension PostgresEntitlementStorage {
       let inserted = try await connection.query(
         """
         INSERT INTO inbox (
-          kind, store, user_id, app_id, product_id, payload, received_at_ms, next_attempt_at_ms, caller, signed)
+          kind, store, user_id, app_id, product_id, payload, received_at_ms, next_attempt_at_ms, caller, signed,
+          request_id)
         VALUES ('purchase', \(submission.store.rawValue), \(submission.userId), \(submission.appId),
-          \(submission.productId), \(payload), \(nowMs), \(nowMs), \(caller), \(signed))
+          \(submission.productId), \(payload), \(nowMs), \(nowMs), \(caller), \(signed), \(submission.requestId))
         RETURNING id
         """, logger: logger
       ).collect()

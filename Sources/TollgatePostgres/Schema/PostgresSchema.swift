@@ -31,6 +31,7 @@ public enum PostgresSchema {
     PostgresMigration("v19-store-call-budgets", storeCallBudgets),
     PostgresMigration("v20-feed-readers", feedReaders),
     PostgresMigration("v21-support", support),
+    PostgresMigration("v22-request-ids", requestIds),
   ]
 
   /// Constant DDL (no values to bind).

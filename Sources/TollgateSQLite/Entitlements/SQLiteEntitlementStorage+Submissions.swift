@@ -36,13 +36,14 @@ extension SQLiteEntitlementStorage {
       try db.execute(
         """
         INSERT INTO inbox (
-          kind, store, user_id, app_id, product_id, payload, received_at_ms, next_attempt_at_ms, caller, signed)
-        VALUES ('purchase', ?, ?, ?, ?, ?, ?, ?, ?, ?)
+          kind, store, user_id, app_id, product_id, payload, received_at_ms, next_attempt_at_ms, caller, signed,
+          request_id)
+        VALUES ('purchase', ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
         """,
         [
           .text(submission.store.rawValue), .text(submission.userId), DatabaseValue(submission.appId),
           DatabaseValue(submission.productId), .blob(payload), .integer(nowMs), .integer(nowMs), .text(caller),
-          .integer(signed),
+          .integer(signed), DatabaseValue(submission.requestId),
         ])
       return db.lastInsertedRowId
     }

@@ -24,6 +24,7 @@ public enum Schema {
     migrator.register("v19-store-call-budgets", storeCallBudgets)
     migrator.register("v20-feed-readers", feedReaders)
     migrator.register("v21-support", support)
+    migrator.register("v22-request-ids", requestIds)
     return migrator
   }
 

@@ -6,9 +6,18 @@ import TollgateServer
 import TollgateStorage
 
 extension EntitlementsResponder {
+  /// A submission that came with no request id gets a new one.
   public func submitPurchase(_ request: Tollgate_V1_SubmitPurchaseRequest, caller: CallerIdentity) async
     -> Tollgate_V1_SubmitPurchaseResponse
   {
+    await submitPurchase(request, caller: caller, requestId: .generated())
+  }
+
+  /// Stores the submission with `requestId`, which the worker logs for its inbox item and sends
+  /// with the webhooks it causes.
+  public func submitPurchase(
+    _ request: Tollgate_V1_SubmitPurchaseRequest, caller: CallerIdentity, requestId: RequestID
+  ) async -> Tollgate_V1_SubmitPurchaseResponse {
     var response = Tollgate_V1_SubmitPurchaseResponse()
     if let notLoaded {
       response.error = notLoaded
@@ -24,6 +33,7 @@ extension EntitlementsResponder {
     }
     submission.caller = caller.name
     submission.callerIsTrusted = caller.isTrusted
+    submission.requestId = requestId.value
     let now = nowMs()
     // What storing it costs this caller's byte budget (issue 25).
     let bytes = Self.storedBytes(submission)
@@ -52,7 +62,10 @@ extension EntitlementsResponder {
     } catch {
       byteBudget.giveBack(bytes, caller: caller.name)
       logger.error(
-        "storing a submission failed", metadata: ["error": "\(error)", "store.name": "\(submission.store.rawValue)"])
+        "storing a submission failed",
+        metadata: [
+          "error": "\(error)", "store.name": "\(submission.store.rawValue)", "request_id": "\(requestId)",
+        ])
       response.error = Tollgate_V1_Error(.unavailable, "the submission could not be stored; retry")
       return response
     }

@@ -20,9 +20,17 @@ struct ItemProcessor: Sendable {
   let notFoundRetryWindowMs: Int64
   let stats: WorkerStats
   let nowMs: @Sendable () -> Int64
-  let logger: Logger
+  var logger: Logger
 
+  /// Processes `item`; every line logged for it carries its `request_id` (`InboxItem.requestId`),
+  /// and so do the events it causes (`ChainWork.requestId`).
   func process(_ item: InboxItem) async {
+    var processor = self
+    if let requestId = item.requestId { processor.logger[metadataKey: "request_id"] = "\(requestId)" }
+    await processor.run(item)
+  }
+
+  private func run(_ item: InboxItem) async {
     let takenUpAtMs = nowMs()
     do {
       switch item.kind {
@@ -62,7 +70,7 @@ struct ItemProcessor: Sendable {
     let reference = try await gateway.identify(submission)
     try await refresher.refresh(
       reference, claim: Claim(submission, evidence: reference.claimEvidence), completes: item.claim,
-      reason: "purchase", arrivedAtMs: takenUpAtMs)
+      reason: "purchase", arrivedAtMs: takenUpAtMs, requestId: item.requestId)
   }
 
   private func processNotification(_ item: InboxItem) async throws {
@@ -77,11 +85,14 @@ struct ItemProcessor: Sendable {
       // The notification says something changed; what changed is read from the store itself.
       do {
         try await refresher.refresh(
-          reference, claim: nil, completes: item.claim, reason: reason, arrivedAtMs: item.receivedAtMs)
+          reference, claim: nil, completes: item.claim, reason: reason, arrivedAtMs: item.receivedAtMs,
+          requestId: item.requestId)
       } catch let failure as StoreFailure where failure.kind == .transient || failure.kind == .needsOperator {
         // The store cannot be read: what the notification's signed payloads prove is applied now,
         // and the item is retried so that the store's full answer confirms it.
-        if let signed { try await refresher.applyNotificationEvidence(signed, reason: reason) }
+        if let signed {
+          try await refresher.applyNotificationEvidence(signed, reason: reason, requestId: item.requestId)
+        }
         throw failure
       }
     }

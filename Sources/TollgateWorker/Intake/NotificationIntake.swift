@@ -13,6 +13,10 @@ import TollgateCore
 /// `NotificationRoute.maximumBodyBytes`) is refused with 413: at once when its
 /// Content-Length says so, else as soon as that much has arrived; the connection is then closed
 /// (`HTTPConnectionGuard`), so the rest is never read.
+///
+/// A stored notification gets a request id (`RequestID`: the request's `x-request-id` when it
+/// is sane, else a new one), stored with its inbox item, logged as `request_id` and echoed in
+/// the response's `x-request-id`.
 enum NotificationIntake {
   static func add(
     to router: Router<BasicRequestContext>, routes: [NotificationRoute], maximumBodyBytes: Int,
@@ -36,9 +40,10 @@ enum NotificationIntake {
           NotificationRequest(body: bytes, authorization: request.headers[.authorization]))
         switch admission {
         case .store(let key):
+          let requestId = TollgateCore.RequestID.taken(from: request.headers[Self.requestIdHeader])
           return await store(
-            route: route.name, key: "\(route.name):\(key)", bytes: bytes, storage: storage, nowMs: nowMs,
-            logger: logger)
+            route: route.name, key: "\(route.name):\(key)", bytes: bytes, requestId: requestId, storage: storage,
+            nowMs: nowMs, logger: logger)
         case .acknowledge(let reason):
           stats.notificationNotStored(route: route.name, outcome: "acknowledged")
           let sample = sampler.admit("\(route.name) acknowledged", nowMs: nowMs())
@@ -69,20 +74,27 @@ enum NotificationIntake {
     }
   }
 
+  static let requestIdHeader = HTTPField.Name(TollgateCore.RequestID.header)!
+
   private static func store(
-    route: String, key: String, bytes: [UInt8], storage: any WorkerStorage, nowMs: @Sendable () -> Int64, logger: Logger
+    route: String, key: String, bytes: [UInt8], requestId: TollgateCore.RequestID, storage: any WorkerStorage,
+    nowMs: @Sendable () -> Int64, logger: Logger
   ) async -> Response {
+    let echoed: HTTPFields = [requestIdHeader: requestId.value]
     do {
       let (id, duplicate) = try await storage.storeNotification(
-        route: route, dedupeKey: key, payload: bytes, nowMs: nowMs())
+        route: route, dedupeKey: key, payload: bytes, requestId: requestId.value, nowMs: nowMs())
       logger.info(
         "notification stored",
-        metadata: ["inbox.id": "\(id)", "notification.route": "\(route)", "notification.duplicate": "\(duplicate)"])
-      return Response(status: .ok)
+        metadata: [
+          "inbox.id": "\(id)", "notification.route": "\(route)", "notification.duplicate": "\(duplicate)",
+          "request_id": "\(requestId)",
+        ])
+      return Response(status: .ok, headers: echoed)
     } catch {
       // Not stored: the store must send it again.
-      logger.error("storing a notification failed", metadata: ["error": "\(error)"])
-      return Response(status: .internalServerError)
+      logger.error("storing a notification failed", metadata: ["error": "\(error)", "request_id": "\(requestId)"])
+      return Response(status: .internalServerError, headers: echoed)
     }
   }
 }

@@ -14,7 +14,8 @@ import TollgateCrypto
 /// then sends it beside the stream, out of order, with the same body and event id.
 ///
 /// The body is `WebhookPayload` (version 2, docs/webhooks.md). Each request carries
-/// `Tollgate-Event-Id` (the event's UUID) and `Tollgate-Signature: t=<ms>,v1=<hex>` where the
+/// `Tollgate-Event-Id` (the event's UUID), `Tollgate-Request-Id` when a request caused the event
+/// (`WorkerEvent.requestId`), and `Tollgate-Signature: t=<ms>,v1=<hex>` where the
 /// hex is HMAC-SHA256(secret, "<t>.<body>"). A receiver recomputes it, compares in constant
 /// time, and ignores an event id it has already seen.
 struct WebhookDispatcher: Sendable {
@@ -159,8 +160,8 @@ struct WebhookDispatcher: Sendable {
   private func attempt(_ stored: StoredEvent, to endpoint: WebhookSettings) async throws -> String? {
     do {
       let status = try await WebhookSender.post(
-        body: try WebhookPayload.body(stored), eventId: stored.eventId, url: endpoint.url,
-        secret: secrets[endpoint.url] ?? [], timestampMs: nowMs(), httpClient: httpClient)
+        body: try WebhookPayload.body(stored), eventId: stored.eventId, requestId: stored.event.requestId,
+        url: endpoint.url, secret: secrets[endpoint.url] ?? [], timestampMs: nowMs(), httpClient: httpClient)
       return (200..<300).contains(status) ? nil : "HTTP \(status)"
     } catch {
       try Task.checkCancellation()

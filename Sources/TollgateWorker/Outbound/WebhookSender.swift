@@ -4,16 +4,18 @@ import NIOCore
 
 /// One signed POST to a webhook endpoint, as the dispatcher and `tollgate webhooks test` send it.
 enum WebhookSender {
-  /// POSTs `body` with `Tollgate-Event-Id` and `Tollgate-Signature` (`WebhookDispatcher.signature`);
-  /// returns the receiver's HTTP status. Throws when no answer came (refused, timed out).
+  /// POSTs `body` with `Tollgate-Event-Id`, `Tollgate-Request-Id` (when `requestId` is set) and
+  /// `Tollgate-Signature` (`WebhookDispatcher.signature`); returns the receiver's HTTP status.
+  /// Throws when no answer came (refused, timed out).
   static func post(
-    body: [UInt8], eventId: String, url: String, secret: [UInt8], timestampMs: Int64, httpClient: HTTPClient,
-    timeout: TimeAmount = .seconds(10)
+    body: [UInt8], eventId: String, requestId: String? = nil, url: String, secret: [UInt8], timestampMs: Int64,
+    httpClient: HTTPClient, timeout: TimeAmount = .seconds(10)
   ) async throws -> Int {
     var request = HTTPClientRequest(url: url)
     request.method = .POST
     request.headers.add(name: "Content-Type", value: "application/json")
     request.headers.add(name: "Tollgate-Event-Id", value: eventId)
+    if let requestId { request.headers.add(name: "Tollgate-Request-Id", value: requestId) }
     request.headers.add(
       name: "Tollgate-Signature",
       value: WebhookDispatcher.signature(body: body, timestampMs: timestampMs, secret: secret))

@@ -14,6 +14,8 @@ struct ChainWork: Sendable {
   /// submission up (a `serve` replica stamped its receipt, on a clock of its own), a scheduled
   /// check's due time; nil when unknown, and then no other write is taken to have done it.
   var arrivedAtMs: Int64?
+  /// The request that made the inbox item (`InboxItem.requestId`): the events written carry it.
+  var requestId: String?
 }
 
 /// A store's answer fetched for one piece of work, and when the store was asked.
@@ -69,9 +71,10 @@ extension ChainRefresher {
   @discardableResult
   func refresh(
     _ reference: ChainReference, claim: Claim?, completes inboxItem: InboxClaim?, reason: String,
-    arrivedAtMs: Int64? = nil
+    arrivedAtMs: Int64? = nil, requestId: String? = nil
   ) async throws -> Reconciler.Outcome {
-    let work = ChainWork(claim: claim, completes: inboxItem, reason: reason, arrivedAtMs: arrivedAtMs)
+    let work = ChainWork(
+      claim: claim, completes: inboxItem, reason: reason, arrivedAtMs: arrivedAtMs, requestId: requestId)
     var reusing: (answer: FetchedAnswer, version: Int64)?
     var attempt = 1
     while true {

@@ -52,7 +52,8 @@ struct ChainRefresher: Sendable {
         outcome = try await reconciler.apply(
           answer.chain, observedAtMs: answer.askedAtMs, claim: work.claim, completes: work.completes,
           reason: work.reason, notSignedBeforeMs: reference.notSignedBeforeMs, revocations: reference.revocations,
-          storeAnswered: true, related: reference.relatedPurchaseIds, expectedVersion: expectedVersion)
+          storeAnswered: true, related: reference.relatedPurchaseIds, expectedVersion: expectedVersion,
+          requestId: work.requestId)
       } catch let conflict as StorageConflict where conflict.kind == .chainChanged {
         throw OvertakenAnswer(conflict: conflict, answer: answer, olderThanStored: false)
       } catch let stale as StoreFailure where reusing != nil && stale.kind == .transient {
@@ -114,18 +115,20 @@ struct ChainRefresher: Sendable {
   /// Applies what a verified notification's own signed payloads prove, when the store cannot be
   /// read: as far as they go (merged into the stored chain), until the store's full answer
   /// confirms it. Nothing is written when the stored state is newer than the notification.
-  func applyNotificationEvidence(_ signed: VerifiedChain, reason: String) async throws {
+  func applyNotificationEvidence(_ signed: VerifiedChain, reason: String, requestId: String? = nil) async throws {
     try await retryingConflicts(of: signed.store, signed.purchaseId) {
-      try await applyNotificationEvidenceOnce(signed, reason: reason)
+      try await applyNotificationEvidenceOnce(signed, reason: reason, requestId: requestId)
     }
   }
 
-  private func applyNotificationEvidenceOnce(_ signed: VerifiedChain, reason: String) async throws {
+  private func applyNotificationEvidenceOnce(_ signed: VerifiedChain, reason: String, requestId: String?)
+    async throws
+  {
     try await chains.withLock(signed.lockKey) {
       do {
         try await reconciler.apply(
           signed, observedAtMs: reconciler.nowMs(), claim: nil, completes: nil,
-          reason: "\(reason) (signed notification; the store could not be read)")
+          reason: "\(reason) (signed notification; the store could not be read)", requestId: requestId)
       } catch let failure as StoreFailure where failure.kind == .transient {
         // Stale: the stored state is newer than this notification. Nothing to advance.
       }

@@ -50,11 +50,13 @@ struct Reconciler: Sendable {
   ///     when the chain read now is at another one, another write landed since, and this answer
   ///     may be older than it: `StorageConflict.chainChanged`, nothing written
   ///     (`ChainRefresher.refresh` decides what follows). Nil: the version read here is the one the write is conditional on.
+  ///   - requestId: the request whose inbox item asked for this (`InboxItem.requestId`): every
+  ///     event written carries it to its webhooks, and the line logged names it.
   @discardableResult
   func apply(
     _ chain: VerifiedChain, observedAtMs now: Int64, claim: Claim?, completes inboxItem: InboxClaim?, reason: String,
     notSignedBeforeMs: Int64? = nil, revocations: [ReportedRevocation] = [], storeAnswered: Bool = false,
-    related: [String] = [], expectedVersion: Int64? = nil
+    related: [String] = [], expectedVersion: Int64? = nil, requestId: String? = nil
   ) async throws -> Outcome {
     let existing = try await storage.subscription(store: chain.store, purchaseId: chain.purchaseId)
     // Storage checks it again inside the write (`WorkerStorage.apply`).
@@ -150,6 +152,9 @@ struct Reconciler: Sendable {
       nextCheckAtMs: CheckSchedule.next(
         after: evaluation, nowMs: now, startsAtMs: evaluator.nextStart(of: history, after: now), settings: settings),
       failures: 0, erasedAtMs: owner == nil ? existing?.erasedAtMs : nil)
+    if let requestId {
+      for index in events.indices { events[index].requestId = requestId }
+    }
     let completion = inboxItem.map { item in
       refusal.map { InboxCompletion(item, state: .rejected, outcome: $0) }
         ?? InboxCompletion(
@@ -164,13 +169,13 @@ struct Reconciler: Sendable {
       // The replaced purchase is read again soon, so its own state shows the replacement.
       try await readSoon(store: previous.store, purchaseIds: [previous.purchaseId], nowMs: now)
     }
-    logger.info(
-      "subscription verified",
-      metadata: [
-        "store.name": "\(chain.store.rawValue)",
-        "subscription.purchase_id": "\(chain.store.loggable(chain.purchaseId))",
-        "subscription.state": "\(evaluation.state.rawValue)", "events": "\(events.map(\.kind))",
-      ])
+    var metadata: Logger.Metadata = [
+      "store.name": "\(chain.store.rawValue)",
+      "subscription.purchase_id": "\(chain.store.loggable(chain.purchaseId))",
+      "subscription.state": "\(evaluation.state.rawValue)", "events": "\(events.map(\.kind))",
+    ]
+    if let requestId { metadata["request_id"] = "\(requestId)" }
+    logger.info("subscription verified", metadata: metadata)
     return Outcome(ownerUserId: owner, state: evaluation.state, refusal: refusal)
   }
 

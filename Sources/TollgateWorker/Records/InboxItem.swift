@@ -19,10 +19,14 @@ public struct InboxItem: Sendable, Hashable {
   /// claim; 0 when the item was not claimed. Retrying or finishing the item carries it, and
   /// fails (`StorageConflict.claimLost`) once another claim has replaced this one.
   public var claimToken: Int64
+  /// The id of the request that made the item (`RequestID`: a submission's, or a notification's
+  /// at the worker's listener); nil for items stored before request ids existed. The worker logs
+  /// it as `request_id` for the item, and the events the item causes carry it to their webhooks.
+  public var requestId: String?
 
   public init(
     id: Int64, kind: Kind, store: String, userId: String?, payload: [UInt8], attempts: Int, receivedAtMs: Int64,
-    claimToken: Int64 = 0
+    claimToken: Int64 = 0, requestId: String? = nil
   ) {
     self.id = id
     self.kind = kind
@@ -32,6 +36,7 @@ public struct InboxItem: Sendable, Hashable {
     self.attempts = attempts
     self.receivedAtMs = receivedAtMs
     self.claimToken = claimToken
+    self.requestId = requestId
   }
 
   /// Which claim of this item the worker holds.

@@ -15,10 +15,13 @@ public struct WorkerEvent: Sendable, Hashable {
   public var detail: String?
   /// What webhook payloads of version 2 carry besides the above.
   public var details: EventDetails
+  /// The request whose inbox item caused the event (`InboxItem.requestId`), sent with its
+  /// webhooks as `Tollgate-Request-Id`; nil when no request did (a scheduled check, a grant).
+  public var requestId: String?
 
   public init(
     userId: String?, kind: String, store: Store, purchaseId: String, productId: String?, state: SubscriptionState?,
-    atMs: Int64, detail: String? = nil, details: EventDetails = EventDetails()
+    atMs: Int64, detail: String? = nil, details: EventDetails = EventDetails(), requestId: String? = nil
   ) {
     self.userId = userId
     self.kind = kind
@@ -29,6 +32,7 @@ public struct WorkerEvent: Sendable, Hashable {
     self.atMs = atMs
     self.detail = detail
     self.details = details
+    self.requestId = requestId
   }
 
   /// Every kind the worker emits.

@@ -25,9 +25,11 @@ import TollgateCore
 public protocol WorkerStorage: Sendable {
   // MARK: Inbox
 
-  /// Stores a notification durably. A second one with the same `dedupeKey` is not stored again.
-  func storeNotification(route: String, dedupeKey: String, payload: [UInt8], nowMs: Int64) async throws
-    -> (id: Int64, duplicate: Bool)
+  /// Stores a notification durably, with the id of the request that brought it (`RequestID`,
+  /// `InboxItem.requestId`). A second one with the same `dedupeKey` is not stored again (the
+  /// first one's request id stays).
+  func storeNotification(route: String, dedupeKey: String, payload: [UInt8], requestId: String?, nowMs: Int64)
+    async throws -> (id: Int64, duplicate: Bool)
 
   /// Claims up to `limit` due items (pending and due, or processing with an expired lease: a
   /// worker that died mid-item), leasing them for `leaseMs` and counting the attempt.
@@ -366,6 +368,13 @@ public protocol WorkerStorage: Sendable {
 
 extension WorkerStorage {
   public func close() async {}
+
+  /// Stores a notification that came with no request id (tools, tests).
+  public func storeNotification(route: String, dedupeKey: String, payload: [UInt8], nowMs: Int64) async throws
+    -> (id: Int64, duplicate: Bool)
+  {
+    try await storeNotification(route: route, dedupeKey: dedupeKey, payload: payload, requestId: nil, nowMs: nowMs)
+  }
 
   /// Claims up to `limit` due items, excluding none (`claimInbox(nowMs:limit:leaseMs:excluding:)`).
   public func claimInbox(nowMs: Int64, limit: Int, leaseMs: Int64) async throws -> [InboxItem] {

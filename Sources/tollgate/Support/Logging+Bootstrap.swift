@@ -1,19 +1,20 @@
 import ArgumentParser
 import Logging
+import TollgateLogFormat
 
-/// `--log-level` for every long-running command.
+/// `--log-level` and `--log-format` for every long-running command.
 struct LoggingOptions: ParsableArguments {
   @Option(help: "Log level: trace, debug, info, notice, warning, error, critical.")
   var logLevel: Logger.Level = .info
 
-  /// Bootstraps swift-log once for this process (structured key=value lines on stderr).
+  @Option(help: "Log lines on stderr: text (key=value) or json (one object a line, the same keys).")
+  var logFormat: LogFormat = .text
+
+  /// Bootstraps swift-log once for this process (lines on stderr in `logFormat`).
   func makeLogger(label: String) -> Logger {
     let level = logLevel
-    LoggingSystem.bootstrap { label in
-      var handler = StreamLogHandler.standardError(label: label)
-      handler.logLevel = level
-      return handler
-    }
+    let format = logFormat
+    LoggingSystem.bootstrap { label in format.standardErrorHandler(label: label, level: level) }
     return Logger(label: label)
   }
 }
@@ -21,3 +22,6 @@ struct LoggingOptions: ParsableArguments {
 // swift-format-ignore: AvoidRetroactiveConformances
 // The executable is the only place that parses a log level from the command line.
 extension Logger.Level: @retroactive ExpressibleByArgument {}
+
+// The executable is the only place that parses a log format from the command line.
+extension LogFormat: ExpressibleByArgument {}

@@ -1,6 +1,7 @@
 import Synchronization
 import TollgateCallers
 import TollgateContract
+import TollgateCore
 import TollgateServer
 
 /// Answers as a tiny index would: IsSubscriber is active for user "yes"; user "" is an invalid
@@ -38,6 +39,16 @@ final class FakeEntitlementsHandler: EntitlementsHandler {
     }
     response.userID = request.userID
     return response
+  }
+
+  /// The request id of each SubmitPurchase the door handed over, in order.
+  let requestIds = Mutex<[String]>([])
+
+  func submitPurchase(_ request: Tollgate_V1_SubmitPurchaseRequest, caller: CallerIdentity, requestId: RequestID)
+    async -> Tollgate_V1_SubmitPurchaseResponse
+  {
+    requestIds.withLock { $0.append(requestId.value) }
+    return await submitPurchase(request, caller: caller)
   }
 
   func submitPurchase(_ request: Tollgate_V1_SubmitPurchaseRequest, caller: CallerIdentity) async

@@ -59,7 +59,7 @@ package actor FakeWorkerStorage: WorkerStorage {
       item: InboxItem(
         id: id, kind: .purchase, store: submission.store.rawValue, userId: submission.userId, payload: payload,
         attempts: 0,
-        receivedAtMs: nowMs), status: .pending, nextAttemptAtMs: nowMs)
+        receivedAtMs: nowMs, requestId: submission.requestId), status: .pending, nextAttemptAtMs: nowMs)
     return id
   }
 
@@ -76,14 +76,15 @@ package actor FakeWorkerStorage: WorkerStorage {
 
   // MARK: Inbox
 
-  package func storeNotification(route: String, dedupeKey: String, payload: [UInt8], nowMs: Int64) -> (
-    id: Int64, duplicate: Bool
-  ) {
+  package func storeNotification(
+    route: String, dedupeKey: String, payload: [UInt8], requestId: String?, nowMs: Int64
+  ) -> (id: Int64, duplicate: Bool) {
     if let existing = items.values.first(where: { $0.dedupeKey == dedupeKey }) { return (existing.item.id, true) }
     let id = newId()
     items[id] = Item(
       item: InboxItem(
-        id: id, kind: .notification, store: route, userId: nil, payload: payload, attempts: 0, receivedAtMs: nowMs),
+        id: id, kind: .notification, store: route, userId: nil, payload: payload, attempts: 0, receivedAtMs: nowMs,
+        requestId: requestId),
       status: .pending, nextAttemptAtMs: nowMs, dedupeKey: dedupeKey)
     return (id, false)
   }

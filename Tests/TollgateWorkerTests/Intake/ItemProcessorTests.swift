@@ -157,11 +157,11 @@ struct ItemProcessorTests {
   func notifications() async throws {
     let parts = WorkerParts()
     parts.gateway.answer("otx-9", .success(parts.boughtNow("otx-9")))
-    let (changed, _) = await parts.storage.storeNotification(
+    let (changed, _) = try await parts.storage.storeNotification(
       route: FakeStoreGateway.route, dedupeKey: "a", payload: Array("otx-9".utf8), nowMs: parts.now)
-    let (test, _) = await parts.storage.storeNotification(
+    let (test, _) = try await parts.storage.storeNotification(
       route: FakeStoreGateway.route, dedupeKey: "b", payload: Array("test".utf8), nowMs: parts.now)
-    let (unknown, _) = await parts.storage.storeNotification(
+    let (unknown, _) = try await parts.storage.storeNotification(
       route: "elsewhere.v1", dedupeKey: "c", payload: [1], nowMs: parts.now)
     await parts.processDue()
 
@@ -179,7 +179,7 @@ struct ItemProcessorTests {
   func notificationFailures() async throws {
     let parts = WorkerParts()
     parts.gateway.state.withLock { $0.notificationFailure = StoreFailure(.transient, "HTTP 500") }
-    let (id, _) = await parts.storage.storeNotification(
+    let (id, _) = try await parts.storage.storeNotification(
       route: FakeStoreGateway.route, dedupeKey: "a", payload: Array("otx-9".utf8), nowMs: parts.now)
     await parts.processDue()
     #expect(await parts.storage.item(id)?.status == .pending)

@@ -89,7 +89,7 @@ struct LostClaimTests {
   @Test("an informational notification under a lost claim is left to the new holder")
   func lostClaimInformational() async throws {
     let parts = WorkerParts()
-    let (id, _) = await parts.storage.storeNotification(
+    let (id, _) = try await parts.storage.storeNotification(
       route: FakeStoreGateway.route, dedupeKey: "n1", payload: Array("test".utf8), nowMs: parts.now)
     let (stale, current) = try await lostClaim(parts)
 

@@ -197,7 +197,7 @@ struct BadDayTests {
       "otx-1", purchasedAtMs: parts.now + 60_000, expiresAtMs: parts.now + 60_000 + 30 * Self.day, asOfMs: parts.now)
     parts.gateway.state.withLock { $0.notificationEvidence["otx-1"] = renewal }
     parts.gateway.answer("otx-1", .failure(StoreFailure(.transient, "HTTP 500")))
-    let (id, _) = await parts.storage.storeNotification(
+    let (id, _) = try await parts.storage.storeNotification(
       route: FakeStoreGateway.route, dedupeKey: "n", payload: Array("otx-1".utf8), nowMs: parts.now)
     await parts.processDue()
 

@@ -15,7 +15,7 @@ struct ChainConflictResolutionTests {
 
   /// A notification for chain `id`, received now, and this worker's claim of it.
   static func claimedNotification(_ parts: WorkerParts, _ id: String) async throws -> InboxItem {
-    _ = await parts.storage.storeNotification(
+    _ = try await parts.storage.storeNotification(
       route: FakeStoreGateway.route, dedupeKey: "n-\(id)-\(parts.now)", payload: Array(id.utf8), nowMs: parts.now)
     return try #require(await parts.storage.claimInbox(nowMs: parts.now, limit: 1, leaseMs: 60_000).first)
   }

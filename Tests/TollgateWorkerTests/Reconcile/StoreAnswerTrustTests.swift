@@ -78,7 +78,7 @@ struct StoreAnswerTrustTests {
         .monthly(
           "tok", store: .googlePlay, purchasedAtMs: parts.now, expiresAtMs: parts.now + 30 * Self.day,
           asOfMs: parts.now)))
-    _ = await parts.storage.storeNotification(
+    _ = try await parts.storage.storeNotification(
       route: FakeStoreGateway.route, dedupeKey: "n1", payload: Array("tok".utf8), nowMs: parts.now)
     await parts.processDue()
     let read = try await stored(parts, "tok")
@@ -118,7 +118,7 @@ struct StoreAnswerTrustTests {
     #expect((held.nextCheckAtMs ?? 0) > parts.now)
 
     // A notification for it, hours into the storm, is kept for a retry, never rejected.
-    _ = await parts.storage.storeNotification(
+    _ = try await parts.storage.storeNotification(
       route: FakeStoreGateway.route, dedupeKey: "n1", payload: Array("tok".utf8), nowMs: parts.now)
     parts.clock.advance(byMs: 3 * 3_600_000)
     await parts.processDue()
@@ -131,7 +131,7 @@ struct StoreAnswerTrustTests {
   func notificationNotFoundWindow() async throws {
     let parts = WorkerParts(store: .googlePlay)
     parts.gateway.answer("new", .failure(StoreFailure(.notFound, "HTTP 404")))
-    _ = await parts.storage.storeNotification(
+    _ = try await parts.storage.storeNotification(
       route: FakeStoreGateway.route, dedupeKey: "n1", payload: Array("new".utf8), nowMs: parts.now)
     await parts.processDue()
     // Two hours later (past the submissions' one-hour window): still kept.
@@ -146,7 +146,7 @@ struct StoreAnswerTrustTests {
     #expect(await parts.storage.inboxCounts()["verified"] == 1)
     // One that stays unknown for longer than the window is rejected.
     parts.gateway.answer("ghost", .failure(StoreFailure(.notFound, "HTTP 404")))
-    _ = await parts.storage.storeNotification(
+    _ = try await parts.storage.storeNotification(
       route: FakeStoreGateway.route, dedupeKey: "n2", payload: Array("ghost".utf8), nowMs: parts.now)
     await parts.processDue()
     parts.clock.advance(byMs: ItemProcessor.notificationNotFoundWindowMs + 3_600_000)
