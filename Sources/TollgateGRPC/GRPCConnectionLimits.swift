@@ -1,6 +1,7 @@
 import NIOCore
 import NIOSSL
 import Synchronization
+import TollgateHTTPListener
 
 /// What the gRPC door allows a connection, added to each accepted one's pipeline through the
 /// transport's `onAcceptTCPConnection`:
@@ -16,7 +17,7 @@ import Synchronization
 final class GRPCConnectionLimits: Sendable {
   let maximumConnections: Int
   let handshakeTimeout: TimeAmount
-  private let open = Atomic<Int>(0)
+  private let slots: ConnectionSlots
   private let refused = Atomic<Int>(0)
   private let evicted = Atomic<Int>(0)
   private let cutForPreface = Atomic<Int>(0)
@@ -33,10 +34,11 @@ final class GRPCConnectionLimits: Sendable {
   init(maximumConnections: Int, handshakeTimeout: TimeAmount) {
     self.maximumConnections = maximumConnections
     self.handshakeTimeout = handshakeTimeout
+    self.slots = ConnectionSlots(capacity: maximumConnections)
   }
 
   /// Connections holding a slot now.
-  var openConnections: Int { open.load(ordering: .relaxed) }
+  var openConnections: Int { slots.count }
   /// Connections closed because every slot was taken by a proven one, since the door started.
   var refusedConnections: Int { refused.load(ordering: .relaxed) }
   /// Unproven connections closed to make room for a new one, since the door started.
@@ -69,13 +71,7 @@ final class GRPCConnectionLimits: Sendable {
   /// A slot for the connection numbered `id`: a free one, or the slot of the oldest unproven
   /// connection, which is closed; false (nothing taken) when every open connection is proven.
   func takeSlot(for id: Int) -> Bool {
-    var current = open.load(ordering: .relaxed)
-    while current < maximumConnections {
-      let (exchanged, original) = open.compareExchange(
-        expected: current, desired: current + 1, ordering: .acquiringAndReleasing)
-      if exchanged { return true }
-      current = original
-    }
+    if slots.acquire() { return true }
     let oldest: (any Channel)? = unproven.withLock { unproven in
       guard let key = unproven.connections.keys.filter({ $0 != id }).min(),
         let victim = unproven.connections.removeValue(forKey: key)
@@ -90,7 +86,7 @@ final class GRPCConnectionLimits: Sendable {
     // Its slot comes back when it has closed; until then the door is one over.
     evicted.add(1, ordering: .relaxed)
     oldest.close(promise: nil)
-    open.add(1, ordering: .acquiringAndReleasing)
+    slots.acquireOverCapacity()
     return true
   }
 
@@ -131,7 +127,7 @@ final class GRPCConnectionLimits: Sendable {
   }
 
   func giveSlot() {
-    open.subtract(1, ordering: .acquiringAndReleasing)
+    slots.release()
   }
 }
 

@@ -1,5 +1,4 @@
 import NIOCore
-import Synchronization
 
 /// What one HTTP listener allows a connection (`HTTPConnectionGuard` enforces it), and the count
 /// of its open connections, shared by all of them. It knows no configuration: the worker builds
@@ -27,7 +26,7 @@ public final class HTTPListenerLimits: Sendable {
   /// hold every slot. Nil (the worker's listeners): no such rule.
   public let unprovenTimeout: TimeAmount?
   private let countCut: @Sendable (_ listener: String, _ reason: String) -> Void
-  private let open = Atomic<Int>(0)
+  private let slots: ConnectionSlots
 
   /// - Parameter countCut: told each connection the guard closes: the listener's name and the
   ///   reason (`Cut`'s raw value), both bounded, for a metric's dimensions.
@@ -43,6 +42,7 @@ public final class HTTPListenerLimits: Sendable {
     self.minBodyBytesPerSecond = minBodyBytesPerSecond
     self.bodyRateGrace = bodyRateGrace
     self.maxConnections = maxConnections
+    self.slots = ConnectionSlots(capacity: maxConnections)
     self.firstHeadTimeout = firstHeadTimeout
     self.unprovenTimeout = unprovenTimeout
     self.countCut = countCut
@@ -50,22 +50,15 @@ public final class HTTPListenerLimits: Sendable {
 
   /// Takes a connection slot; false (nothing taken) when all `maxConnections` are in use.
   func takeSlot() -> Bool {
-    var current = open.load(ordering: .relaxed)
-    while current < maxConnections {
-      let (exchanged, original) = open.compareExchange(
-        expected: current, desired: current + 1, ordering: .acquiringAndReleasing)
-      if exchanged { return true }
-      current = original
-    }
-    return false
+    slots.acquire()
   }
 
   func giveSlot() {
-    open.subtract(1, ordering: .acquiringAndReleasing)
+    slots.release()
   }
 
   /// Connections holding a slot now.
-  var openConnections: Int { open.load(ordering: .relaxed) }
+  public var openConnections: Int { slots.count }
 
   /// Why a connection was closed by its guard (the metric's `reason`).
   public enum Cut: String, Sendable {
