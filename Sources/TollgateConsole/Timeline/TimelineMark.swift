@@ -102,7 +102,8 @@ struct TimelineMark: Sendable, Hashable {
       case .billingRetry: "#e67e22"
       case .hold: "#b03a2e"
       case .pause: "#909ca3"
-      case .refund, .revoked, .claimRefused: "#c0392b"
+      case .refund, .claimRefused: "#c0392b"
+      case .revoked: "#78281f"
       case .planChange, .replacedBy, .replaces: "#7d3c98"
       case .transferIn, .transferOut: "#1e8449"
       case .transferRefused: "#6e2c00"
@@ -113,18 +114,25 @@ struct TimelineMark: Sendable, Hashable {
       }
     }
 
-    enum Shape: Sendable { case bar, circle, diamond, triangleUp, triangleDown, square, cross, line }
+    enum Shape: Sendable {
+      case bar, circle, ring, diamond, arrowRight, arrowLeft, triangleUp, triangleDown, square, cross, noEntry, pin
+    }
 
+    /// No two kinds of point share both shape and colour.
     var shape: Shape {
       switch self {
       case .trial, .introOffer, .paid, .grant, .refundedPart, .grace, .billingRetry, .hold, .pause: .bar
-      case .refund, .revoked, .claimRefused: .cross
-      case .planChange, .replacedBy, .replaces: .diamond
+      case .refund, .revoked, .grantRevoked: .cross
+      case .claimRefused: .noEntry
+      case .planChange: .diamond
+      case .replacedBy: .arrowRight
+      case .replaces: .arrowLeft
       case .transferIn: .triangleUp
       case .transferOut: .triangleDown
       case .transferRefused: .square
-      case .recovered, .expired, .optedOut, .optedIn, .granted, .grantRevoked: .circle
-      case .now: .line
+      case .recovered, .expired, .granted: .circle
+      case .optedOut, .optedIn: .ring
+      case .now: .pin
       }
     }
   }

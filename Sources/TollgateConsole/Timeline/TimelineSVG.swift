@@ -31,8 +31,9 @@ public enum TimelineSVG {
   static let top = 6.0
 
   static func figure(_ chart: TimelineChart, axis: TimelineAxis, nowMs: Int64, timeZone: TimeZone) -> String {
+    // A lane with nothing in it is left out; the events lane (with now) always stays.
     let lanes = TimelineMark.Lane.allCases.filter { lane in
-      lane != .billing || chart.marks.contains { $0.style.lane == .billing }
+      lane == .events || chart.marks.contains { $0.style.lane == lane }
     }
     func laneTop(_ lane: TimelineMark.Lane) -> Double {
       top + Double(lanes.firstIndex(of: lane) ?? 0) * (laneHeight + laneGap)
@@ -103,7 +104,7 @@ public enum TimelineSVG {
       let openEnded = mark.untilMs.map { $0 > axis.untilMs } ?? true
       let x2 = openEnded ? plotRight : xOf(mark.untilMs ?? axis.untilMs, axis)
       let fill = mark.style == .refundedPart ? "url(#\(chartId)-hatch)" : mark.style.color
-      let inset = mark.style == .refundedPart ? 9.0 : 4.0
+      let inset = mark.style == .refundedPart ? 7.0 : 4.0
       body += "<rect x=\"\(n(x))\" y=\"\(n(y + inset))\" width=\"\(n(max(2, x2 - x)))\" "
       body += "height=\"\(n(laneHeight - 2 * inset))\" fill=\"\(fill)\" stroke=\"#ffffff\" stroke-width=\"0.5\"/>"
       if openEnded {
@@ -128,6 +129,16 @@ public enum TimelineSVG {
       return "<rect x=\"\(n(x - 7))\" y=\"\(n(y - 5))\" width=\"14\" height=\"10\" fill=\"\(color)\"/>"
     case .circle:
       return "<circle cx=\"\(n(x))\" cy=\"\(n(y))\" r=\"5\" fill=\"\(color)\" stroke=\"#ffffff\"/>"
+    case .ring:
+      return
+        "<circle cx=\"\(n(x))\" cy=\"\(n(y))\" r=\"4.5\" fill=\"#ffffff\" stroke=\"\(color)\" stroke-width=\"2.5\"/>"
+    case .noEntry:
+      return "<circle cx=\"\(n(x))\" cy=\"\(n(y))\" r=\"5.5\" fill=\"#ffffff\" stroke=\"\(color)\" stroke-width=\"2\"/>"
+        + "<path d=\"M\(n(x - 4)) \(n(y + 4)) L\(n(x + 4)) \(n(y - 4))\" stroke=\"\(color)\" stroke-width=\"2\"/>"
+    case .arrowRight:
+      return path("M\(n(x - 6)) \(n(y - 7)) L\(n(x + 7)) \(n(y)) L\(n(x - 6)) \(n(y + 7)) Z", fill: color)
+    case .arrowLeft:
+      return path("M\(n(x + 6)) \(n(y - 7)) L\(n(x - 7)) \(n(y)) L\(n(x + 6)) \(n(y + 7)) Z", fill: color)
     case .diamond:
       return path("M\(n(x)) \(n(y - 7)) L\(n(x + 7)) \(n(y)) L\(n(x)) \(n(y + 7)) L\(n(x - 7)) \(n(y)) Z", fill: color)
     case .triangleUp:
@@ -140,7 +151,7 @@ public enum TimelineSVG {
     case .cross:
       return "<path d=\"M\(n(x - 5)) \(n(y - 5)) L\(n(x + 5)) \(n(y + 5)) M\(n(x - 5)) \(n(y + 5)) L\(n(x + 5)) "
         + "\(n(y - 5))\" stroke=\"\(color)\" stroke-width=\"2.5\" fill=\"none\"/>"
-    case .line:
+    case .pin:
       return
         "<path d=\"M\(n(x)) \(n(y - 9)) L\(n(x + 5)) \(n(y - 2)) L\(n(x)) \(n(y + 5)) L\(n(x - 5)) \(n(y - 2)) Z\" "
         + "fill=\"\(color)\"/>"

@@ -82,8 +82,8 @@ struct TimelineSVGTests {
     #expect(replaces["data-from"] == String(F.start + 50 * F.day))
 
     let spans = new.filter { $0["data-until"] != nil }.map(Self.span)
-    #expect(spans.map(\.0) == ["paid", "paid", "pause", "hold"])
-    #expect(spans[2].1 == F.start + 60 * F.day && spans[2].2 == F.start + 64 * F.day, "paused until recovered")
+    #expect(spans.map(\.0) == ["paid", "pause", "paid", "hold"], "in time order")
+    #expect(spans[1].1 == F.start + 60 * F.day && spans[1].2 == F.start + 64 * F.day, "paused until recovered")
     #expect(spans[3].1 == F.start + 66 * F.day && spans[3].2 == F.now, "on hold until now")
     let transfer = try #require(old.first { $0["data-kind"] == "transfer-in" }?.title)
     #expect(transfer.contains("from bob under always_transfer"))
@@ -129,6 +129,12 @@ struct TimelineSVGTests {
         #expect(Set(texts) == Set(drawn.compactMap { $0["aria-label"] }))
       }
     }
+  }
+
+  @Test("no two kinds of mark look alike: each has its own shape and colour")
+  func kindsLookApart() {
+    let looks = TimelineMark.Style.allCases.map { "\($0.shape) \($0.color)" }
+    #expect(Set(looks).count == TimelineMark.Style.allCases.count)
   }
 
   @Test("dates follow the operator's time zone: hover texts and the axis's ticks at local midnights")
