@@ -115,6 +115,9 @@ let package = Package(
       dependencies: [
         .product(name: "Hummingbird", package: "hummingbird"),
         .product(name: "HummingbirdCore", package: "hummingbird"),
+        // TLS on the doors' listeners (DoorTLS): HummingbirdTLS serves it, NIOSSL configures it.
+        .product(name: "HummingbirdTLS", package: "hummingbird"),
+        .product(name: "NIOSSL", package: "swift-nio-ssl"),
         .product(name: "Logging", package: "swift-log"),
         .product(name: "NIOCore", package: "swift-nio"),
       ],

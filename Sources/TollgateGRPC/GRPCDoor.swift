@@ -19,7 +19,7 @@ public final class GRPCDoor: Service, Sendable {
     /// Where to listen; port 0 takes any free port (`listeningAddress()` tells which).
     public var address: ListenAddress
     /// TLS (mutual with a client CA) on the listener; nil: plaintext HTTP/2 (h2c).
-    public var tls: GRPCDoorTLS?
+    public var tls: DoorTLS?
     /// Open connections at once; one more is closed before anything of it is read.
     public var maximumConnections = 1_000
     /// Calls in flight on one connection (HTTP/2 `SETTINGS_MAX_CONCURRENT_STREAMS`); a client
@@ -63,7 +63,11 @@ public final class GRPCDoor: Service, Sendable {
   {
     self.config = config
     self.logger = logger
-    try config.tls?.check()
+    do {
+      try config.tls?.check(key: "service.grpc.tls")
+    } catch {
+      throw GRPCDoorError(message: error.description)
+    }
     let listening = OneShot<Listening>()
     self.listening = listening
     let shutdown = DoorShutdown()

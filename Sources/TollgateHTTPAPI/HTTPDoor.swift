@@ -10,17 +10,22 @@ import TollgateServer
 /// same `EntitlementsHandler` as the fast port, with callers identified by `authorization: Bearer`
 /// through the same `CallerGate`. It listens through `HTTPListener`, so its connections are
 /// guarded as the worker's are: a connection cap, head and request deadlines, a minimum body rate,
-/// an idle timeout, and a refused body never read.
+/// an idle timeout, and a refused body never read. With `tls` it speaks TLS only (mutual TLS with
+/// a client CA), through the same guard: a handshake that never finishes is cut at the first
+/// head's deadline.
 ///
 /// Run it in a service group that is only ever shut down gracefully: cancelling a Hummingbird
 /// listener drops connections it accepted but had not handed to a handler, whose writers trap.
 public final class HTTPDoor: Service, Sendable {
   public struct Config: Sendable {
     public var address: ListenAddress
+    /// TLS (mutual with a client CA) on the listener (`service.http.tls`); nil: plain HTTP/1.1.
+    public var tls: DoorTLS?
     public var maximumConnections = 1_000
     /// A connection that sends nothing for this long is closed.
     public var idleTimeout: TimeAmount = .seconds(60)
-    /// A request head must be complete this long after its first bytes.
+    /// A request head must be complete this long after its first bytes, and the first one (the
+    /// TLS handshake included) this long after the connection opened.
     public var headerTimeout: TimeAmount = .seconds(10)
     /// A whole request, head and body, must be complete this long after its first bytes.
     public var requestTimeout: TimeAmount = .seconds(30)
@@ -51,19 +56,28 @@ public final class HTTPDoor: Service, Sendable {
 
   /// - Parameter countCut: told each connection the listener's guard closes (`HTTPListenerLimits`),
   ///   with the reason, for a metric.
+  /// - Throws: `DoorTLSError` when a TLS file cannot be used, naming its key
+  ///   (`service.http.tls.certificateFile`) and the file.
   public init(
     config: Config, handler: any EntitlementsHandler, gate: CallerGate, logger: Logger,
     countCut: @escaping @Sendable (_ listener: String, _ reason: String) -> Void = { _, _ in }
-  ) {
+  ) throws(DoorTLSError) {
     self.config = config
     let limits = HTTPListenerLimits(
       listener: "service.http", headerTimeout: config.headerTimeout, requestTimeout: config.requestTimeout,
       minBodyBytesPerSecond: config.minimumBodyBytesPerSecond, bodyRateGrace: config.bodyRateGrace,
       maxConnections: config.maximumConnections, firstHeadTimeout: config.headerTimeout,
       unprovenTimeout: config.unprovenTimeout, countCut: countCut)
-    application = HTTPListener.application(
-      router: Self.router(config: config, handler: handler, gate: gate, logger: logger), address: config.address,
-      limits: limits, idleTimeout: config.idleTimeout, bound: bound, logger: logger)
+    let router = Self.router(config: config, handler: handler, gate: gate, logger: logger)
+    if let tls = config.tls {
+      application = try HTTPListener.application(
+        router: router, address: config.address, tls: tls, key: "service.http.tls", limits: limits,
+        idleTimeout: config.idleTimeout, bound: bound, logger: logger)
+    } else {
+      application = HTTPListener.application(
+        router: router, address: config.address, limits: limits, idleTimeout: config.idleTimeout, bound: bound,
+        logger: logger)
+    }
   }
 
   /// The door's router alone (tests answer it without a socket, `app.test(.router)`).

@@ -1,5 +1,6 @@
 import Hummingbird
 import HummingbirdCore
+import HummingbirdTLS
 import Logging
 import NIOCore
 
@@ -20,11 +21,43 @@ public enum HTTPListener {
     router: Router<Context>, address: ListenAddress, limits: HTTPListenerLimits, idleTimeout: TimeAmount,
     bound: BoundPort, logger: Logger
   ) -> Application<RouterResponder<Context>> where Context.Source == ApplicationRequestContextSource {
-    let http = HTTP1Channel.Configuration(
+    application(
+      router: router, server: .http1(configuration: http1(limits: limits, idleTimeout: idleTimeout)),
+      address: address, bound: bound, logger: logger)
+  }
+
+  /// The same application speaking TLS only (HummingbirdTLS), with `tls`'s files read now
+  /// (`DoorTLS.serverConfiguration`) and ALPN `http/1.1`. The guard sits behind the TLS handler
+  /// and starts its deadlines when the connection opens, so with `firstHeadTimeout` a handshake
+  /// that never finishes is cut with the first head that never comes.
+  /// - Throws: `DoorTLSError` naming the key under `key` (`service.http.tls`) and the file.
+  public static func application<Context: RequestContext>(
+    router: Router<Context>, address: ListenAddress, tls: DoorTLS, key: String, limits: HTTPListenerLimits,
+    idleTimeout: TimeAmount, bound: BoundPort, logger: Logger
+  ) throws(DoorTLSError) -> Application<RouterResponder<Context>>
+  where Context.Source == ApplicationRequestContextSource {
+    var configuration = try tls.serverConfiguration(key: key)
+    configuration.applicationProtocols = ["http/1.1"]
+    let server: HTTPServerBuilder
+    do {
+      server = try .tls(
+        .http1(configuration: http1(limits: limits, idleTimeout: idleTimeout)), tlsConfiguration: configuration)
+    } catch {
+      throw DoorTLSError(key: key, file: tls.certificateFile, problem: "cannot make a TLS context: \(error)")
+    }
+    return application(router: router, server: server, address: address, bound: bound, logger: logger)
+  }
+
+  private static func http1(limits: HTTPListenerLimits, idleTimeout: TimeAmount) -> HTTP1Channel.Configuration {
+    HTTP1Channel.Configuration(
       additionalChannelHandlers: [HTTPConnectionGuard(limits: limits)], idleTimeout: idleTimeout)
-    return Application(
-      router: router, server: .http1(configuration: http),
-      configuration: .init(address: .hostname(address.host, port: address.port)),
+  }
+
+  private static func application<Context: RequestContext>(
+    router: Router<Context>, server: HTTPServerBuilder, address: ListenAddress, bound: BoundPort, logger: Logger
+  ) -> Application<RouterResponder<Context>> where Context.Source == ApplicationRequestContextSource {
+    Application(
+      router: router, server: server, configuration: .init(address: .hostname(address.host, port: address.port)),
       onServerRunning: { channel in await bound.set(channel.localAddress?.port ?? 0) }, logger: logger)
   }
 

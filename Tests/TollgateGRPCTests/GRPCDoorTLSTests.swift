@@ -3,6 +3,7 @@ import GRPCCore
 import GRPCNIOTransportHTTP2Posix
 import Testing
 import TollgateContract
+import TollgateHTTPListener
 import TollgateTesting
 
 @testable import TollgateGRPC
@@ -23,7 +24,7 @@ struct GRPCDoorTLSTests {
 
   static func tls(_ pki: TemporaryDirectory, mutual: Bool) -> (inout GRPCDoor.Config) -> Void {
     { config in
-      config.tls = GRPCDoorTLS(
+      config.tls = DoorTLS(
         certificateFile: pki.file("server.pem"), privateKeyFile: pki.file("server.key"),
         clientCAFile: mutual ? pki.file("ca.pem") : nil)
       config.handshakeTimeout = .milliseconds(500)
@@ -106,7 +107,7 @@ struct GRPCDoorTLSTests {
   @Test("a missing certificate file fails when the door is made, naming the file")
   func missingFile() throws {
     var config = GRPCDoor.Config(address: .init(host: "127.0.0.1", port: 0))
-    config.tls = GRPCDoorTLS(certificateFile: "/nonexistent/server.pem", privateKeyFile: "/nonexistent/server.key")
+    config.tls = DoorTLS(certificateFile: "/nonexistent/server.pem", privateKeyFile: "/nonexistent/server.key")
     #expect {
       _ = try GRPCDoor(
         config: config, handler: FakeEntitlementsHandler(), gate: TestCallers.gate(), logger: .init(label: "test"))

@@ -51,7 +51,7 @@ enum DoorTesting {
     handler: FakeDoorHandler = FakeDoorHandler(), gate: CallerGate = gate(),
     config: HTTPDoor.Config = HTTPDoor.Config(host: "127.0.0.1", port: 0), _ body: (_ port: Int) async throws -> Void
   ) async throws {
-    let door = HTTPDoor(config: config, handler: handler, gate: gate, logger: logger)
+    let door = try HTTPDoor(config: config, handler: handler, gate: gate, logger: logger)
     let group = ServiceGroup(configuration: .init(services: [door], logger: logger))
     try await withThrowingTaskGroup(of: Void.self) { tasks in
       tasks.addTask { try await group.run() }

@@ -112,7 +112,7 @@ struct ServeDoors: Service {
     if let address = addresses.http {
       let config = (settings.http ?? HTTPDoorSettings()).config(
         address: address, maximumPurchaseBodyBytes: maximumMessageBytes)
-      let door = HTTPDoor(config: config, handler: handler, gate: gate, logger: logger)
+      let door = try HTTPDoor(config: config, handler: handler, gate: gate, logger: logger)
       doors.append(Door(name: "http", address: address, service: door, boundPort: { await door.boundPort() }))
     }
     return ServeDoors(doors: doors, logger: logger)

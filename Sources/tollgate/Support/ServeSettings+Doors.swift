@@ -8,9 +8,11 @@ import TollgateHTTPListener
 /// { "service": { "http": { "listen": "127.0.0.1:7706", "maxConnections": 1000, "idleTimeoutMs": 60000,
 ///                          "headerTimeoutMs": 10000, "requestTimeoutMs": 30000,
 ///                          "minBodyBytesPerSecond": 1024, "bodyRateGraceMs": 5000,
-///                          "maxAdminBodyBytes": 65536 } } }
+///                          "maxAdminBodyBytes": 65536,
+///                          "tls": { "certificateFile": "server.pem", "privateKeyFile": "server.key" } } } }
 /// ```
-/// `POST /v1/purchases` takes at most `service.maxMessageBytes`, as the fast port.
+/// `POST /v1/purchases` takes at most `service.maxMessageBytes`, as the fast port. With `tls`
+/// (`DoorTLS`, as `service.grpc.tls`) the listener speaks HTTPS only; with its `clientCAFile`, mutual TLS.
 struct HTTPDoorSettings: Decodable, Sendable {
   var listen: String?
   var maxConnections: Int?
@@ -21,11 +23,13 @@ struct HTTPDoorSettings: Decodable, Sendable {
   var bodyRateGraceMs: Int?
   var maxAdminBodyBytes: Int?
   var unprovenTimeoutMs: Int?
+  var tls: DoorTLS?
 
   func validate() throws {
     if let listen, let problem = ListenAddress.problem(listen, key: "service.http.listen") {
       throw ConfigError(path: nil, problem: problem)
     }
+    if let problem = tls?.problem(key: "service.http.tls") { throw ConfigError(path: nil, problem: problem) }
     try DoorRanges.check(
       "service.http",
       [
@@ -55,6 +59,7 @@ struct HTTPDoorSettings: Decodable, Sendable {
     if let value = bodyRateGraceMs { config.bodyRateGrace = .milliseconds(Int64(value)) }
     if let value = maxAdminBodyBytes { config.maximumAdminBodyBytes = value }
     if let value = unprovenTimeoutMs { config.unprovenTimeout = .milliseconds(Int64(value)) }
+    config.tls = tls
     return config
   }
 }
@@ -75,12 +80,13 @@ struct GRPCDoorSettings: Decodable, Sendable {
   var idleTimeoutMs: Int?
   var handshakeTimeoutMs: Int?
   /// TLS on the listener, mutual with `clientCAFile` (ServeSettings+GRPCDoor.swift).
-  var tls: GRPCDoorTLSSettings?
+  var tls: DoorTLS?
 
   func validate() throws {
     if let listen, let problem = ListenAddress.problem(listen, key: "service.grpc.listen") {
       throw ConfigError(path: nil, problem: problem)
     }
+    if let problem = tls?.problem(key: "service.grpc.tls") { throw ConfigError(path: nil, problem: problem) }
     try DoorRanges.check(
       "service.grpc",
       [

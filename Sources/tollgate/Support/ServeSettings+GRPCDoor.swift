@@ -1,18 +1,14 @@
 import TollgateGRPC
 import TollgateHTTPListener
 
-/// `service.grpc.tls`: TLS on the gRPC door's listener, the same files as `service.tls` (without
-/// a `listen`: the door's one listener then speaks only TLS). With `clientCAFile`, mutual TLS.
-///
-/// ```json
-/// { "service": { "grpc": { "listen": "0.0.0.0:7705",
-///   "tls": { "certificateFile": "server.pem", "privateKeyFile": "server.key", "clientCAFile": "ca.pem" } } } }
-/// ```
-struct GRPCDoorTLSSettings: Decodable, Sendable {
-  var certificateFile: String
-  var privateKeyFile: String
-  var clientCAFile: String?
-}
+// `service.grpc.tls` and `service.http.tls` are the doors' one TLS settings type, `DoorTLS`
+// (TollgateHTTPListener): `certificateFile`, `privateKeyFile`, and `clientCAFile` for mutual TLS,
+// the same files as `service.tls` (without a `listen`: the door's one listener then speaks only TLS).
+//
+// ```json
+// { "service": { "grpc": { "listen": "0.0.0.0:7705",
+//   "tls": { "certificateFile": "server.pem", "privateKeyFile": "server.key", "clientCAFile": "ca.pem" } } } }
+// ```
 
 extension GRPCDoorSettings {
   /// The gRPC door's configuration on `address` (`service.grpc`, docs/grpc.md), with the largest
@@ -24,10 +20,7 @@ extension GRPCDoorSettings {
     if let value = maxConcurrentStreams { config.maximumConcurrentStreams = value }
     if let value = idleTimeoutMs { config.idleTimeout = .milliseconds(Int64(value)) }
     if let value = handshakeTimeoutMs { config.handshakeTimeout = .milliseconds(Int64(value)) }
-    if let tls {
-      config.tls = GRPCDoorTLS(
-        certificateFile: tls.certificateFile, privateKeyFile: tls.privateKeyFile, clientCAFile: tls.clientCAFile)
-    }
+    config.tls = tls
     return config
   }
 }
