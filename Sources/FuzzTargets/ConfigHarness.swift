@@ -16,6 +16,7 @@ enum ConfigHarness {
     if var settings = try? AppStoreSettings.section(in: data) {
       for index in settings.apps.indices {
         settings.apps[index].apiPrivateKeyFile = nil
+        settings.apps[index].sharedSecretFile = nil
         settings.apps[index].rootCertificates = nil
       }
       stores.append(settings)
@@ -33,7 +34,8 @@ enum ConfigHarness {
       AppStoreSettings.self, GooglePlaySettings.self, AmazonSettings.self,
     ]
     _ = ListenAddress.problem(String(decoding: bytes, as: UTF8.self), key: "worker.listen")
-    guard let configuration = try? WorkerConfiguration.decode(data, storeSections: sections) else { return }
+    guard var configuration = try? WorkerConfiguration.decode(data, storeSections: sections) else { return }
+    for index in configuration.webhooks.indices { configuration.webhooks[index].secretFile = nil }
     _ = configuration.problems(environment: ["TOLLGATE_FUZZ_SECRET": "secret"], stores: stores)
     _ = try? configuration.catalog.validated()
   }

@@ -18,14 +18,18 @@ struct GooglePlayApp: Sendable {
     nowMs: @escaping @Sendable () -> Int64, logger: Logger
   ) throws {
     self.settings = settings
-    let source: ServiceAccountKey.Source =
-      if let name = settings.serviceAccountKeyEnv { .environment(name) } else {
-        .file(settings.serviceAccountKeyFile ?? "")
-      }
     var key: ServiceAccountKey
     do {
-      key = try ServiceAccountKey.load(from: source, environment: environment)
-    } catch {
+      // Read once, here: `ConfigSecret` (the environment variable or the file, relative paths
+      // under $CREDENTIALS_DIRECTORY).
+      let json: String
+      do {
+        json = try settings.serviceAccountKeySource.value(environment: environment)
+      } catch {
+        throw WorkerConfigurationError(problems: ["googlePlay (\(settings.packageName)): \(error)"])
+      }
+      key = try ServiceAccountKey(json: Array(json.utf8))
+    } catch let error as GoogleAuthError {
       throw WorkerConfigurationError(problems: ["googlePlay (\(settings.packageName)): \(error.message)"])
     }
     if let tokenURI = settings.tokenURI { key.tokenURI = tokenURI }

@@ -24,7 +24,7 @@ struct AmazonSettingsTests {
     bad.trustedCertificateURLPrefixes = ["ftp://x/"]
     let problems = AmazonSettings(apps: [bad, bad]).problems(catalog: Self.catalog, environment: [:])
     #expect(problems.contains { $0.hasPrefix("amazon[0] (com.example.amazon): environment must be") })
-    #expect(problems.contains { $0.contains("the shared secret cannot be read from $SECRET") })
+    #expect(problems.contains { $0.contains("sharedSecretEnv names $SECRET, which is not set") })
     #expect(problems.contains { $0.contains("rtn is not an SNS topic ARN") })
     #expect(problems.contains { $0.contains("ftp://x/ must be an http(s) URL") })
     #expect(problems.contains { $0 == "amazon[1]: com.example.amazon is configured twice" })

@@ -69,10 +69,10 @@ struct GooglePlaySettingsTests {
     let settings = try #require(try GooglePlaySettings.section(in: data))
     let text = try WorkerConfiguration.decode(data).problems(environment: ["KEY": "{}"], stores: [settings])
       .joined(separator: "\n")
-    #expect(text.contains("googlePlay[0] (com.example.app): the service account key cannot be read from $MISSING"))
+    #expect(text.contains("googlePlay[0] (com.example.app): serviceAccountKeyEnv names $MISSING, which is not set"))
     #expect(text.contains("googlePlay[0] (com.example.app): pushAudience is required"))
     #expect(text.contains("googlePlay[0] (com.example.app): jwksURL must be http(s)"))
-    #expect(text.contains("googlePlay[1] (com.other): serviceAccountKeyFile or serviceAccountKeyEnv is required"))
+    #expect(text.contains("googlePlay[1] (com.other): serviceAccountKeyEnv or serviceAccountKeyFile is required"))
     #expect(text.contains("googlePlay[1]: package name com.other is not among"))
     #expect(text.contains("googlePlay[2]: package name com.example.app is configured twice"))
   }

@@ -1,4 +1,5 @@
 import Foundation
+import TollgateWorker
 
 /// One Amazon Appstore app the worker verifies purchases for: its package name, the shared secret
 /// that opens the Receipt Verification Service (from the environment or a file, never logged),
@@ -6,7 +7,8 @@ import Foundation
 public struct AmazonAppSettings: Sendable, Decodable, Hashable {
   /// The app as Amazon names it (the RTN's `appPackageName`); the catalog's `amazonAppId`.
   public var appPackageName: String
-  /// The Developer Console's shared secret: an environment variable, or a file holding it.
+  /// The Developer Console's shared secret: an environment variable, or a file holding it
+  /// (`ConfigSecret`: exactly one of the two).
   public var sharedSecretEnv: String?
   public var sharedSecretFile: String?
   /// `production` asks RVS; `sandbox` asks the RVS Cloud Sandbox (App Tester purchases).
@@ -48,18 +50,16 @@ public struct AmazonAppSettings: Sendable, Decodable, Hashable {
   /// Whether the app asks the RVS Cloud Sandbox.
   public var usesSandbox: Bool { environment == "sandbox" }
 
-  /// The shared secret, from the environment or the file (trimmed); nil when neither gives one.
+  /// Where the shared secret comes from (`sharedSecretEnv` or `sharedSecretFile`).
+  public var sharedSecretSource: ConfigSecret {
+    ConfigSecret(key: "sharedSecret", env: sharedSecretEnv, file: sharedSecretFile)
+  }
+
+  /// The shared secret, from the environment or the file (trimmed); nil when it cannot be read.
   public func sharedSecret(environment variables: [String: String]) -> String? {
-    if let name = sharedSecretEnv, let secret = variables[name]?.trimmingCharacters(in: .whitespacesAndNewlines),
-      !secret.isEmpty
-    {
-      return secret
-    }
-    if let path = sharedSecretFile, let data = FileManager.default.contents(atPath: path) {
-      let secret = String(decoding: data, as: UTF8.self).trimmingCharacters(in: .whitespacesAndNewlines)
-      return secret.isEmpty ? nil : secret
-    }
-    return nil
+    guard let secret = try? sharedSecretSource.value(environment: variables) else { return nil }
+    let trimmed = secret.trimmingCharacters(in: .whitespacesAndNewlines)
+    return trimmed.isEmpty ? nil : trimmed
   }
 
   func problems(environment variables: [String: String]) -> [String] {
@@ -68,11 +68,10 @@ public struct AmazonAppSettings: Sendable, Decodable, Hashable {
     if environment != "production" && environment != "sandbox" {
       problems.append("environment must be production or sandbox")
     }
-    if sharedSecretEnv == nil && sharedSecretFile == nil {
-      problems.append("sharedSecretEnv or sharedSecretFile is required")
+    if let problem = sharedSecretSource.problem(environment: variables, required: true) {
+      problems.append(problem)
     } else if sharedSecret(environment: variables) == nil {
-      let source = sharedSecretEnv.map { "$\($0)" } ?? sharedSecretFile ?? ""
-      problems.append("the shared secret cannot be read from \(source)")
+      problems.append("sharedSecret\(sharedSecretEnv == nil ? "File" : "Env"): the shared secret is only white space")
     }
     for arn in allowedTopicArns where !arn.hasPrefix("arn:aws:sns:") && !arn.hasPrefix("arn:aws-cn:sns:") {
       problems.append("allowedTopicArns: \(arn) is not an SNS topic ARN")

@@ -1,4 +1,5 @@
 import Foundation
+import TollgateWorker
 
 /// One App Store app the worker verifies purchases for: identity, credentials (from files or the
 /// environment, never logged) and where Apple (or the simulator) answers.
@@ -11,13 +12,15 @@ public struct AppleAppSettings: Sendable, Decodable, Hashable {
   /// A production app that also accepts sandbox purchases (TestFlight, App Review).
   public var allowSandbox: Bool = false
   /// App Store Server API key (App Store Connect → Keys): its id, the issuer id, and the .p8 key
-  /// from a file or from an environment variable holding the PEM.
+  /// from a file or from an environment variable holding the PEM (`ConfigSecret`: exactly one).
   public var apiKeyId: String?
   public var apiIssuerId: String?
   public var apiPrivateKeyFile: String?
   public var apiPrivateKeyEnv: String?
-  /// The app-specific shared secret for verifyReceipt, from an environment variable.
+  /// The app-specific shared secret for verifyReceipt (optional): an environment variable or a
+  /// file holding it (`ConfigSecret`: at most one of the two).
   public var sharedSecretEnv: String?
+  public var sharedSecretFile: String?
   /// Overrides of Apple's URLs (the simulator, a proxy).
   public var apiBaseURL: String?
   public var sandboxAPIBaseURL: String?
@@ -36,7 +39,8 @@ public struct AppleAppSettings: Sendable, Decodable, Hashable {
 
   enum CodingKeys: String, CodingKey {
     case bundleId, appAppleId, environment, allowSandbox, apiKeyId, apiIssuerId, apiPrivateKeyFile, apiPrivateKeyEnv,
-      sharedSecretEnv, apiBaseURL, sandboxAPIBaseURL, verifyReceiptURL, sandboxVerifyReceiptURL, rootCertificates,
+      sharedSecretEnv, sharedSecretFile, apiBaseURL, sandboxAPIBaseURL, verifyReceiptURL, sandboxVerifyReceiptURL,
+      rootCertificates,
       transferFreshnessMs, requestTimeoutMs
   }
 
@@ -55,6 +59,7 @@ public struct AppleAppSettings: Sendable, Decodable, Hashable {
     apiPrivateKeyFile = try c.decodeIfPresent(String.self, forKey: .apiPrivateKeyFile)
     apiPrivateKeyEnv = try c.decodeIfPresent(String.self, forKey: .apiPrivateKeyEnv)
     sharedSecretEnv = try c.decodeIfPresent(String.self, forKey: .sharedSecretEnv)
+    sharedSecretFile = try c.decodeIfPresent(String.self, forKey: .sharedSecretFile)
     apiBaseURL = try c.decodeIfPresent(String.self, forKey: .apiBaseURL)
     sandboxAPIBaseURL = try c.decodeIfPresent(String.self, forKey: .sandboxAPIBaseURL)
     verifyReceiptURL = try c.decodeIfPresent(String.self, forKey: .verifyReceiptURL)
@@ -66,17 +71,24 @@ public struct AppleAppSettings: Sendable, Decodable, Hashable {
 
   public var isProduction: Bool { environment == "production" }
 
-  /// The API key PEM, from the file or the environment.
-  public func apiPrivateKeyPEM(environment variables: [String: String]) -> String? {
-    if let name = apiPrivateKeyEnv, let pem = variables[name], !pem.isEmpty { return pem }
-    if let path = apiPrivateKeyFile, let data = FileManager.default.contents(atPath: path) {
-      return String(decoding: data, as: UTF8.self)
-    }
-    return nil
+  /// Where the API key's PEM comes from (`apiPrivateKeyEnv` or `apiPrivateKeyFile`).
+  public var apiPrivateKey: ConfigSecret {
+    ConfigSecret(key: "apiPrivateKey", env: apiPrivateKeyEnv, file: apiPrivateKeyFile)
   }
 
+  /// Where verifyReceipt's shared secret comes from (`sharedSecretEnv` or `sharedSecretFile`).
+  public var sharedSecretSource: ConfigSecret {
+    ConfigSecret(key: "sharedSecret", env: sharedSecretEnv, file: sharedSecretFile)
+  }
+
+  /// The API key PEM, from the file or the environment; nil when it cannot be read.
+  public func apiPrivateKeyPEM(environment variables: [String: String]) -> String? {
+    try? apiPrivateKey.value(environment: variables)
+  }
+
+  /// The shared secret; nil when none is configured or it cannot be read.
   public func sharedSecret(environment variables: [String: String]) -> String? {
-    sharedSecretEnv.flatMap { variables[$0] }.flatMap { $0.isEmpty ? nil : $0 }
+    (try? sharedSecretSource.optionalValue(environment: variables)) ?? nil
   }
 
   func problems(environment variables: [String: String]) -> [String] {
@@ -86,15 +98,8 @@ public struct AppleAppSettings: Sendable, Decodable, Hashable {
     }
     if isProduction && appAppleId == nil { problems.append("appAppleId is required in production") }
     if apiKeyId == nil || apiIssuerId == nil { problems.append("apiKeyId and apiIssuerId are required") }
-    if apiPrivateKeyFile == nil && apiPrivateKeyEnv == nil {
-      problems.append("apiPrivateKeyFile or apiPrivateKeyEnv is required")
-    } else if apiPrivateKeyPEM(environment: variables) == nil {
-      problems.append(
-        "the API private key cannot be read from \(apiPrivateKeyEnv.map { "$\($0)" } ?? apiPrivateKeyFile ?? "")")
-    }
-    if let name = sharedSecretEnv, sharedSecret(environment: variables) == nil {
-      problems.append("sharedSecretEnv names $\(name), which is not set")
-    }
+    if let problem = apiPrivateKey.problem(environment: variables, required: true) { problems.append(problem) }
+    if let problem = sharedSecretSource.problem(environment: variables, required: false) { problems.append(problem) }
     if transferFreshnessMs < 0 { problems.append("transferFreshnessMs must not be negative") }
     if !(100...300_000).contains(requestTimeoutMs) {
       problems.append("requestTimeoutMs must be between 100 and 300000 (ms)")

@@ -1,12 +1,14 @@
 import Foundation
 import GooglePlay
+import TollgateWorker
 
 /// One Google Play app the worker verifies purchases for: its package name, the service account
 /// that calls the Android Publisher API (a JSON key from a file or the environment, never logged),
 /// who may push its Real-time developer notifications, and where Google (or the simulator) answers.
 public struct GooglePlayAppSettings: Sendable, Decodable, Hashable {
   public var packageName: String
-  /// The service account's JSON key: a file, or an environment variable holding its content.
+  /// The service account's JSON key: a file, or an environment variable holding its content
+  /// (`ConfigSecret`: exactly one of the two).
   public var serviceAccountKeyFile: String?
   public var serviceAccountKeyEnv: String?
   /// Pub/Sub push authentication: the audience set on the push subscription, and the service
@@ -63,23 +65,21 @@ public struct GooglePlayAppSettings: Sendable, Decodable, Hashable {
     transferFreshnessMs = try c.decodeIfPresent(Int64.self, forKey: .transferFreshnessMs) ?? 86_400_000
   }
 
-  /// The service account's JSON key, from the environment or the file.
+  /// Where the service account's key comes from (`serviceAccountKeyEnv` or `serviceAccountKeyFile`).
+  public var serviceAccountKeySource: ConfigSecret {
+    ConfigSecret(key: "serviceAccountKey", env: serviceAccountKeyEnv, file: serviceAccountKeyFile)
+  }
+
+  /// The service account's JSON key, from the environment or the file; nil when it cannot be read.
   public func serviceAccountKey(environment variables: [String: String]) -> String? {
-    if let name = serviceAccountKeyEnv, let key = variables[name], !key.isEmpty { return key }
-    if let path = serviceAccountKeyFile, let data = FileManager.default.contents(atPath: path) {
-      return String(decoding: data, as: UTF8.self)
-    }
-    return nil
+    try? serviceAccountKeySource.value(environment: variables)
   }
 
   func problems(environment variables: [String: String]) -> [String] {
     var problems: [String] = []
     if packageName.isEmpty { problems.append("packageName is empty") }
-    if serviceAccountKeyFile == nil && serviceAccountKeyEnv == nil {
-      problems.append("serviceAccountKeyFile or serviceAccountKeyEnv is required")
-    } else if serviceAccountKey(environment: variables) == nil {
-      let source = serviceAccountKeyEnv.map { "$\($0)" } ?? serviceAccountKeyFile ?? ""
-      problems.append("the service account key cannot be read from \(source)")
+    if let problem = serviceAccountKeySource.problem(environment: variables, required: true) {
+      problems.append(problem)
     }
     if pushAudience == nil {
       problems.append("pushAudience is required: notifications are authenticated before they are stored")

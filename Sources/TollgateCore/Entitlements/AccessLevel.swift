@@ -59,13 +59,23 @@ public struct AccessLevelPolicy: Sendable, Hashable, Codable {
   public init(from decoder: any Decoder) throws {
     let raw = try decoder.singleValueContainer().decode([String: AccessLevel].self)
     var levels: [SubscriptionState: AccessLevel] = [:]
+    var unknown: [String] = []
     for (key, level) in raw {
       guard let state = SubscriptionState(rawValue: key) else {
-        throw DecodingError.dataCorrupted(
-          DecodingError.Context(
-            codingPath: decoder.codingPath, debugDescription: "unknown subscription state '\(key)'"))
+        unknown.append("'\(key)'")
+        continue
       }
       levels[state] = level
+    }
+    // Every unknown state at once, with the ones there are.
+    guard unknown.isEmpty else {
+      let known = SubscriptionState.allCases.map(\.rawValue).joined(separator: ", ")
+      throw DecodingError.dataCorrupted(
+        DecodingError.Context(
+          codingPath: decoder.codingPath,
+          debugDescription:
+            "unknown subscription state\(unknown.count == 1 ? "" : "s") \(unknown.sorted().joined(separator: ", ")) "
+            + "(known: \(known))"))
     }
     self.levels = levels
   }

@@ -23,31 +23,48 @@ public struct WorkerConfiguration: Sendable {
     self.webhooks = webhooks
   }
 
-  private struct Sections: Decodable {
+  private struct WorkerSection: Decodable {
     var worker: WorkerSettings?
+  }
+
+  private struct WebhooksSection: Decodable {
     var webhooks: [WebhookSettings]?
   }
 
-  /// Decodes the file's JSON; problems are reported with their path. Every key of the catalog,
-  /// `worker`, `webhooks` and the sections of `storeSections` must be one they read, and every
-  /// top-level key a known section (`ConfigKeys`): the others are kept in `keyProblems`.
+  /// Decodes the file's JSON; problems are reported with their path, every one at once: a value
+  /// of the wrong type in the catalog, `worker` or `webhooks` does not hide one in another. Every
+  /// key of the catalog, `worker`, `webhooks` and the sections of `storeSections` must be one they
+  /// read, and every top-level key a known section (`ConfigKeys`): the others are kept in
+  /// `keyProblems`.
   public static func decode(
     _ data: Data, storeSections: [any (StoreSettings & Decodable).Type] = []
-  ) throws -> WorkerConfiguration {
-    var configuration: WorkerConfiguration
-    do {
-      let catalog = try JSONDecoder().decode(ProductCatalog.self, from: data)
-      let sections = try JSONDecoder().decode(Sections.self, from: data)
-      configuration = WorkerConfiguration(
-        catalog: catalog, worker: sections.worker ?? WorkerSettings(), webhooks: sections.webhooks ?? [])
-    } catch let error as DecodingError {
-      throw WorkerConfigurationError(problems: [error.readablePath])
-    }
+  ) throws(WorkerConfigurationError) -> WorkerConfiguration {
+    // Not JSON, or not an object: that alone is the problem.
     let keys = try ConfigKeys(json: data)
+    var problems: [String] = []
+    func decoded<T: Decodable>(_ type: T.Type) -> T? {
+      do {
+        return try JSONDecoder().decode(type, from: data)
+      } catch let error as DecodingError {
+        problems.append(error.readablePath)
+      } catch {
+        problems.append("\(error)")
+      }
+      return nil
+    }
+    let catalog = decoded(ProductCatalog.self)
+    let worker = decoded(WorkerSection.self)
+    let webhooks = decoded(WebhooksSection.self)
     keys.read(ProductCatalog.self)
     keys.read(WorkerSettings.self, section: "worker")
     keys.read([WebhookSettings].self, section: "webhooks")
     for section in storeSections { read(section, into: keys) }
+    // The keys of what decoded are judged even when another part did not.
+    guard let catalog, let worker, let webhooks else {
+      throw WorkerConfigurationError(problems: problems + keys.problems)
+    }
+    var configuration = WorkerConfiguration(
+      catalog: catalog, worker: worker.worker ?? WorkerSettings(), webhooks: webhooks.webhooks ?? [])
     configuration.keyProblems = keys.problems
     return configuration
   }

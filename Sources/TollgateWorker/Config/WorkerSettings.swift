@@ -242,9 +242,9 @@ public struct WorkerSettings: Sendable, Decodable, Hashable {
     if storeConcurrency < 1 { problems.append("storeConcurrency must be at least 1") }
     for (name, limit) in storeRequestsPerMinute.sorted(by: { $0.key < $1.key }) {
       if Self.storeSections[name] == nil {
-        problems.append("worker.storeRequestsPerMinute.\(name.prefix(40)): not a store (appStore, googlePlay, amazon)")
+        problems.append("storeRequestsPerMinute.\(name.prefix(40)): not a store (appStore, googlePlay, amazon)")
       } else if limit < 1 {
-        problems.append("worker.storeRequestsPerMinute.\(name): must be at least 1")
+        problems.append("storeRequestsPerMinute.\(name): must be at least 1")
       }
     }
     return problems

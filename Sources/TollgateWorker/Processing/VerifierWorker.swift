@@ -96,9 +96,10 @@ public final class VerifierWorker: Service, Sendable {
     webhooks = WebhookDispatcher(
       endpoints: configuration.webhooks,
       stats: stats,
-      secrets: Dictionary(configuration.webhooks.map { ($0.url, Array((environment[$0.secretEnv] ?? "").utf8)) }) {
-        a, _ in a
-      },
+      // Read once, here (validated before: `WorkerConfiguration.problems`).
+      secrets: Dictionary(
+        configuration.webhooks.map { ($0.url, Array(((try? $0.secret.value(environment: environment)) ?? "").utf8)) }
+      ) { a, _ in a },
       storage: storage, httpClient: httpClient, backoff: backoff, pollMs: settings.pollMs, nowMs: nowMs, logger: logger)
   }
     // Every store call is timed into this worker's metrics.

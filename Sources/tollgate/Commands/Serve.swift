@@ -63,9 +63,8 @@ struct Serve: AsyncParsableCommand {
   }
 
   func run() async throws {
-    let settings = try config.map(ServeSettings.load(path:)) ?? ServeSettings()
-    try settings.validate()
-    try settings.validateDoors()
+    // Every problem of the `service` section at once (`ConfigProblems`: exit 78).
+    let settings = try config.map(ServeSettings.checked(path:)) ?? ServeSettings()
     let doorAddresses = try ServeDoors.Addresses(settings: settings, httpListen: httpListen, grpcListen: grpcListen)
     guard let listen = RPCListenAddress(listen ?? settings.listen ?? "127.0.0.1:7701") else {
       throw ValidationError("--listen must be HOST:PORT (port 0 to 65535) or unix:/path")
@@ -84,7 +83,7 @@ struct Serve: AsyncParsableCommand {
           certificateFile: tls.certificateFile, privateKeyFile: tls.privateKeyFile, clientCAFile: tls.clientCAFile)
         rpcListeners.append(RPCListener(address, tls: context))
       } catch {
-        throw ValidationError("service.tls: \(error)")
+        throw ConfigProblems(path: config, problem: "service.tls: \(error)")
       }
     }
     let access = try Self.access(settings: settings)

@@ -132,9 +132,11 @@ struct WebhooksTest: AsyncParsableCommand {
         "\(endpoint) is not in the webhooks section of \(config) (configured: \(configured.isEmpty ? "none" : configured))"
       )
     }
-    let secret = ProcessInfo.processInfo.environment[webhook.secretEnv] ?? ""
-    guard !secret.isEmpty else {
-      throw ValidationError("secretEnv names $\(webhook.secretEnv), which is not set: the event cannot be signed")
+    let secret: String
+    do {
+      secret = try webhook.secret.value(environment: ProcessInfo.processInfo.environment)
+    } catch {
+      throw ValidationError("\(error): the event cannot be signed")
     }
     let result: WebhookTestEvent.Result
     do {

@@ -50,24 +50,19 @@ struct Worker: AsyncParsableCommand {
     // The storage's location first: a value that names no database Tollgate can open says so
     // before anything else is checked.
     let location = try ConfigFile.storage(flag: database, config: config)
-    var configuration = try ConfigFile.worker(
-      config, storeSections: [AppStoreSettings.self, GooglePlaySettings.self, AmazonSettings.self])
-    let appStoreSettings = try ConfigFile.section(AppStoreSettings.self, of: config) ?? AppStoreSettings(apps: [])
-    let googlePlaySettings =
-      try ConfigFile.section(GooglePlaySettings.self, of: config) ?? GooglePlaySettings(apps: [])
-    let amazonSettings = try ConfigFile.section(AmazonSettings.self, of: config) ?? AmazonSettings(apps: [])
+    // Every problem of the file at once (`ConfigProblems`, exit 78), before anything starts.
+    let file = try WorkerConfigFile.load(config)
+    var configuration = file.configuration
+    let (appStoreSettings, googlePlaySettings, amazonSettings) = (file.appStore, file.googlePlay, file.amazon)
     if let listen { configuration.worker.listen = listen.description }
     if let adminListen { configuration.worker.adminListen = adminListen.description }
     if let followClock { configuration.worker.followClockURL = followClock }
+    let environment = ProcessInfo.processInfo.environment
+    try ConfigProblems.check(
+      configuration.problems(environment: environment, stores: [appStoreSettings, googlePlaySettings, amazonSettings]),
+      path: config)
     let logger = logging.makeLogger(label: "tollgate.worker")
     let clock = try await ProcessClock.make(followURL: configuration.worker.followClockURL, logger: logger)
-    let environment = ProcessInfo.processInfo.environment
-    do {
-      try configuration.validate(
-        environment: environment, stores: [appStoreSettings, googlePlaySettings, amazonSettings])
-    } catch {
-      throw ValidationError("config file \(config): \(error)")
-    }
     let httpClient = Self.httpClient(for: configuration.worker)
     do {
       // On PostgreSQL, a pool sized for this worker's store calls in flight, webhooks and loop.
@@ -85,7 +80,7 @@ struct Worker: AsyncParsableCommand {
             configuration: configuration, gateways: gateways, httpClient: httpClient, storage: storage,
             location: location, clock: clock, environment: environment, logger: logger)
         } catch let error as WorkerConfigurationError {
-          throw ValidationError("config file \(config): \(error)")
+          throw ConfigProblems(path: config, problems: error.problems)
         }
         // SQLite's file modes; nothing on PostgreSQL.
         FileExposure.warn(database: location, logger: logger)

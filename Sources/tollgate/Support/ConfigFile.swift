@@ -5,11 +5,12 @@ import TollgateStorageFactory
 import TollgateSupport
 import TollgateWorker
 
-/// The JSON config file shared by `serve`, `worker` and the admin commands.
+/// The JSON config file shared by `serve`, `worker` and the admin commands. A file that cannot
+/// be used throws `ConfigProblems` (every problem at once; exit 78).
 enum ConfigFile {
-  static func data(_ path: String) throws -> Data {
+  static func data(_ path: String) throws(ConfigProblems) -> Data {
     guard let data = FileManager.default.contents(atPath: path) else {
-      throw ValidationError("config file \(path) cannot be read")
+      throw ConfigProblems(path: path, problem: "the file cannot be read")
     }
     return data
   }
@@ -17,32 +18,54 @@ enum ConfigFile {
   /// The worker's configuration; with `storeSections`, their keys are checked too (`ConfigKeys`).
   static func worker(
     _ path: String, storeSections: [any (StoreSettings & Decodable).Type] = []
-  ) throws -> WorkerConfiguration {
+  ) throws(ConfigProblems) -> WorkerConfiguration {
     do {
       return try WorkerConfiguration.decode(try data(path), storeSections: storeSections)
     } catch let error as WorkerConfigurationError {
-      throw ValidationError("config file \(path): \(error)")
+      throw ConfigProblems(path: path, problems: error.problems)
+    } catch let error as ConfigProblems {
+      throw error
+    } catch {
+      throw ConfigProblems(path: path, problem: "\(error)")
     }
   }
 
   /// A store's section of the worker's config file, if the file has one.
-  static func section<Settings: StoreSettings & Decodable>(_: Settings.Type, of path: String) throws -> Settings? {
+  static func section<Settings: StoreSettings & Decodable>(
+    _: Settings.Type, of path: String
+  ) throws(ConfigProblems) -> Settings? {
     do {
       return try Settings.section(in: try data(path))
     } catch let error as WorkerConfigurationError {
-      throw ValidationError("config file \(path): \(error)")
+      throw ConfigProblems(path: path, problems: error.problems)
+    } catch let error as ConfigProblems {
+      throw error
+    } catch {
+      throw ConfigProblems(path: path, problem: "\(error)")
     }
   }
 
   /// The storage `--database`, else `worker.database`, else `service.database` from the file
-  /// names (`StorageLocation`: an SQLite path; a PostgreSQL URL is refused, naming why).
+  /// names (`StorageLocation`: an SQLite path; a PostgreSQL URL is refused, naming why). A bad
+  /// value from the file is a `ConfigProblems` naming its key.
   static func storage(flag: String?, config: String?) throws -> StorageLocation {
-    try StorageLocation(try database(flag: flag, config: config))
+    if let flag { return try StorageLocation(flag) }
+    let (key, value) = try database(config: config)
+    do {
+      return try StorageLocation(value)
+    } catch {
+      throw ConfigProblems(path: config, problem: "\(key): \(error)")
+    }
   }
 
   /// `--database`, else `worker.database`, else `service.database` from the file.
   static func database(flag: String?, config: String?) throws -> String {
     if let flag { return flag }
+    return try database(config: config).value
+  }
+
+  /// `worker.database`, else `service.database` from the file, with its key.
+  private static func database(config: String?) throws -> (key: String, value: String) {
     if let config {
       struct Sections: Decodable {
         struct Section: Decodable { var database: String? }
@@ -50,7 +73,8 @@ enum ConfigFile {
         var service: Section?
       }
       let sections = try? JSONDecoder().decode(Sections.self, from: try data(config))
-      if let path = sections?.worker?.database ?? sections?.service?.database { return path }
+      if let path = sections?.worker?.database { return ("worker.database", path) }
+      if let path = sections?.service?.database { return ("service.database", path) }
     }
     throw ValidationError("--database DB is required (or \"worker.database\" in --config)")
   }

@@ -25,12 +25,13 @@ struct HTTPDoorSettings: Decodable, Sendable {
   var unprovenTimeoutMs: Int?
   var tls: DoorTLS?
 
-  func validate() throws {
+  func problems() -> [String] {
+    var problems: [String] = []
     if let listen, let problem = ListenAddress.problem(listen, key: "service.http.listen") {
-      throw ConfigError(path: nil, problem: problem)
+      problems.append(problem)
     }
-    if let problem = tls?.problem(key: "service.http.tls") { throw ConfigError(path: nil, problem: problem) }
-    try DoorRanges.check(
+    if let problem = tls?.problem(key: "service.http.tls") { problems.append(problem) }
+    problems += DoorRanges.problems(
       "service.http",
       [
         ("maxConnections", maxConnections, 1...1_000_000),
@@ -43,8 +44,9 @@ struct HTTPDoorSettings: Decodable, Sendable {
         ("unprovenTimeoutMs", unprovenTimeoutMs, 100...3_600_000),
       ])
     if let header = headerTimeoutMs, let request = requestTimeoutMs, header > request {
-      throw ConfigError(path: nil, problem: "service.http.headerTimeoutMs must not be above requestTimeoutMs")
+      problems.append("service.http.headerTimeoutMs must not be above requestTimeoutMs")
     }
+    return problems
   }
 
   /// The door's configuration on `address`, with the purchase body limit the fast port's.
@@ -82,12 +84,13 @@ struct GRPCDoorSettings: Decodable, Sendable {
   /// TLS on the listener, mutual with `clientCAFile` (ServeSettings+GRPCDoor.swift).
   var tls: DoorTLS?
 
-  func validate() throws {
+  func problems() -> [String] {
+    var problems: [String] = []
     if let listen, let problem = ListenAddress.problem(listen, key: "service.grpc.listen") {
-      throw ConfigError(path: nil, problem: problem)
+      problems.append(problem)
     }
-    if let problem = tls?.problem(key: "service.grpc.tls") { throw ConfigError(path: nil, problem: problem) }
-    try DoorRanges.check(
+    if let problem = tls?.problem(key: "service.grpc.tls") { problems.append(problem) }
+    problems += DoorRanges.problems(
       "service.grpc",
       [
         ("maxConnections", maxConnections, 1...1_000_000),
@@ -95,24 +98,22 @@ struct GRPCDoorSettings: Decodable, Sendable {
         ("idleTimeoutMs", idleTimeoutMs, 1_000...86_400_000),
         ("handshakeTimeoutMs", handshakeTimeoutMs, 100...600_000),
       ])
+    return problems
   }
 }
 
 extension ServeSettings {
-  /// `service.http` and `service.grpc`, checked with the rest (`validate()`).
-  func validateDoors() throws {
-    try http?.validate()
-    try grpc?.validate()
+  /// Every problem of `service.http` and `service.grpc`, reported with the rest (`problems()`).
+  func doorProblems() -> [String] {
+    (http?.problems() ?? []) + (grpc?.problems() ?? [])
   }
 }
 
 private enum DoorRanges {
-  static func check(_ section: String, _ ranges: [(String, Int?, ClosedRange<Int>)]) throws {
-    for (key, value, range) in ranges {
-      if let value, !range.contains(value) {
-        throw ConfigError(
-          path: nil, problem: "\(section).\(key) must be between \(range.lowerBound) and \(range.upperBound)")
-      }
+  static func problems(_ section: String, _ ranges: [(String, Int?, ClosedRange<Int>)]) -> [String] {
+    ranges.compactMap { key, value, range in
+      guard let value, !range.contains(value) else { return nil }
+      return "\(section).\(key) must be between \(range.lowerBound) and \(range.upperBound)"
     }
   }
 }

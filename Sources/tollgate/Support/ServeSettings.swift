@@ -64,58 +64,61 @@ struct ServeSettings: Decodable, Sendable {
     var service: ServeSettings?
   }
 
-  static func load(path: String) throws -> ServeSettings {
-    let data: Data
-    do {
-      data = try Data(contentsOf: URL(fileURLWithPath: path))
+  /// The `service` section of the file at `path` (defaults when it has none), and every key of it
+  /// that nothing reads (a misspelt key is an error naming it, never a setting silently left at
+  /// its default). Throws when the section cannot be read: every problem at once, a value of the
+  /// wrong type and the unknown keys. `checked(path:)` checks the values too.
+  static func load(path: String) throws(ConfigProblems) -> (settings: ServeSettings, keyProblems: [String]) {
+    let data = try ConfigFile.data(path)
+    let keys: ConfigKeys
+    do throws(WorkerConfigurationError) {
+      keys = try ConfigKeys(json: data)
     } catch {
-      throw ConfigError(path: path, problem: "cannot be read (\(error.localizedDescription))")
+      throw ConfigProblems(path: path, problems: error.problems)
     }
+    keys.read(ServeSettings.self, section: "service")
     let settings: ServeSettings
     do {
       settings = try JSONDecoder().decode(File.self, from: data).service ?? ServeSettings()
     } catch let error as DecodingError {
-      throw ConfigError(path: path, problem: error.readablePath)
-    }
-    // A misspelt key is an error naming it, never a setting silently left at its default.
-    do throws(WorkerConfigurationError) {
-      let keys = try ConfigKeys(json: data)
-      keys.read(ServeSettings.self, section: "service")
-      if !keys.problems.isEmpty { throw WorkerConfigurationError(problems: keys.problems) }
+      throw ConfigProblems(path: path, problems: [error.readablePath] + keys.problems)
     } catch {
-      throw ConfigError(path: path, problem: "\(error)")
+      throw ConfigProblems(path: path, problems: ["\(error)"] + keys.problems)
     }
-    return settings
+    return (settings, keys.problems)
   }
 
   init() {}
 
-  func validate() throws {
+  /// Every problem of the `service` section's values, each naming its key; `checked(path:)`
+  /// reports them with the rest.
+  func problems() -> [String] {
+    var problems: [String] = []
     if let value = maxMessageBytes, !(1...(64 << 20)).contains(value) {
-      throw ConfigError(path: nil, problem: "service.maxMessageBytes must be between 1 and 67108864")
+      problems.append("service.maxMessageBytes must be between 1 and 67108864")
     }
     if let value = maxPendingPerConnection, value < 1 {
-      throw ConfigError(path: nil, problem: "service.maxPendingPerConnection must be at least 1")
+      problems.append("service.maxPendingPerConnection must be at least 1")
     }
     if let value = eventLoopThreads, !Self.eventLoopThreadRange.contains(value) {
       let range = Self.eventLoopThreadRange
-      throw ConfigError(
-        path: nil, problem: "service.eventLoopThreads must be between \(range.lowerBound) and \(range.upperBound)")
+      problems.append(
+        "service.eventLoopThreads must be between \(range.lowerBound) and \(range.upperBound)")
     }
     if let value = feedPollMs, !(1...10_000).contains(value) {
-      throw ConfigError(path: nil, problem: "service.feedPollMs must be between 1 and 10000")
+      problems.append("service.feedPollMs must be between 1 and 10000")
     }
     if let listen, RPCListenAddress(listen) == nil {
-      throw ConfigError(path: nil, problem: "service.listen must be HOST:PORT (port 0 to 65535) or unix:/path")
+      problems.append("service.listen must be HOST:PORT (port 0 to 65535) or unix:/path")
     }
     if let unixSocket, !unixSocket.hasPrefix("/") || unixSocket.utf8.count >= 108 {
-      throw ConfigError(path: nil, problem: "service.unixSocket must be an absolute path under 108 bytes")
+      problems.append("service.unixSocket must be an absolute path under 108 bytes")
     }
     if let tls, RPCListenAddress(tls.listen).map({ if case .tcp = $0 { true } else { false } }) != true {
-      throw ConfigError(path: nil, problem: "service.tls.listen must be HOST:PORT (port 0 to 65535)")
+      problems.append("service.tls.listen must be HOST:PORT (port 0 to 65535)")
     }
     if callers != nil, callersFile != nil {
-      throw ConfigError(path: nil, problem: "service.callers and service.callersFile: configure one of them")
+      problems.append("service.callers and service.callersFile: configure one of them")
     }
     let ranges: [(String, Int?, ClosedRange<Int>)] = [
       ("maxConnections", maxConnections, 1...1_000_000),
@@ -144,10 +147,11 @@ struct ServeSettings: Decodable, Sendable {
     ]
     for (key, value, range) in ranges {
       if let value, !range.contains(value) {
-        throw ConfigError(
-          path: nil, problem: "service.\(key) must be between \(range.lowerBound) and \(range.upperBound)")
+        problems.append(
+          "service.\(key) must be between \(range.lowerBound) and \(range.upperBound)")
       }
     }
+    return problems
   }
 
   /// The limits and access of the RPC server and the responder, from these settings.
@@ -183,10 +187,4 @@ struct TLSSettings: Decodable, Sendable {
   var privateKeyFile: String
   /// Clients must present a certificate chaining to these CAs (mutual TLS).
   var clientCAFile: String?
-}
-
-struct ConfigError: Error, CustomStringConvertible {
-  var path: String?
-  var problem: String
-  var description: String { path.map { "config file \($0): \(problem)" } ?? "config: \(problem)" }
 }

@@ -1,0 +1,49 @@
+import Foundation
+import TollgateCallers
+import TollgateServer
+
+extension ServeSettings {
+  /// The `service` section of the file at `path`, checked as `serve` starts: every problem at
+  /// once (reading, unknown keys, values, callers, TLS files) as `ConfigProblems` (exit 78).
+  static func checked(path: String) throws(ConfigProblems) -> ServeSettings {
+    let (settings, keyProblems) = try load(path: path)
+    try ConfigProblems.check(keyProblems + settings.allProblems(), path: path)
+    return settings
+  }
+
+  /// Every problem of the section's values, each naming its key: the limits and addresses, the
+  /// doors, the callers (inline or their file) and the TLS files (each read and parsed, as
+  /// `serve` would at start).
+  func allProblems() -> [String] {
+    problems() + doorProblems() + callerProblems() + tlsProblems()
+  }
+
+  /// Why `service.callers` or the file `service.callersFile` names cannot be used, if it cannot.
+  func callerProblems() -> [String] {
+    do throws(CallerList.Problem) {
+      if let path = callersFile {
+        _ = try CallersFileWatcher.load(path: path)
+      } else if let entries = callers {
+        _ = try CallerList.keys(entries, source: "service.callers")
+      }
+      return []
+    } catch {
+      return ["\(error)"]
+    }
+  }
+
+  /// Why the TLS listener's files (`service.tls`) cannot be used: missing, unreadable, no PEM in
+  /// them, a key that does not match its certificate.
+  func tlsProblems() -> [String] {
+    var problems: [String] = []
+    if let tls, !tls.certificateFile.isEmpty, !tls.privateKeyFile.isEmpty {
+      do throws(TLSSetupError) {
+        _ = try TLSServerContext(
+          certificateFile: tls.certificateFile, privateKeyFile: tls.privateKeyFile, clientCAFile: tls.clientCAFile)
+      } catch {
+        problems.append("service.tls: \(error)")
+      }
+    }
+    return problems
+  }
+}
