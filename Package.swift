@@ -352,6 +352,21 @@ let package = Package(
       swiftSettings: strict
     ),
 
+    // serve's admin listener (issue 29): /metrics (the doors' calls, summed from the fast port's
+    // per-loop counters at each scrape), /livez, /readyz and /health, on TollgateHTTPListener.
+    .target(
+      name: "TollgateServeMetrics",
+      dependencies: [
+        "TollgateService", "TollgateServer", "TollgateIndex", "TollgateCore", "TollgateContract",
+        "TollgateHTTPListener", "TollgateMetrics",
+        .product(name: "Hummingbird", package: "hummingbird"),
+        .product(name: "NIOCore", package: "swift-nio"),
+        .product(name: "Logging", package: "swift-log"),
+        .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
+      ],
+      swiftSettings: strict
+    ),
+
     // serve's gRPC door (issue 28): the Entitlements service and grpc.health.v1 over HTTP/2, answering
     // through the same handlers as the fast port, callers checked by the same gate.
     .target(
@@ -434,6 +449,7 @@ let package = Package(
         "StoreSimulator",
         "TollgateDemo", "TollgateBench", "TollgateCallers", "TollgateHTTPListener",
         "TollgateGRPC", "TollgateHTTPAPI", "TollgateSupport", "TollgateLogFormat", "TollgateMetrics",
+        "TollgateServeMetrics",
         .product(name: "ArgumentParser", package: "swift-argument-parser"),
         .product(name: "NIOSSL", package: "swift-nio-ssl"),
         .product(name: "AsyncHTTPClient", package: "async-http-client"),
@@ -641,6 +657,11 @@ let package = Package(
         "TollgateServer", "TollgateTesting", "TollgateCallers",
         .product(name: "NIOCore", package: "swift-nio"),
       ],
+      swiftSettings: strict
+    ),
+    .testTarget(
+      name: "TollgateServeMetricsTests",
+      dependencies: ["TollgateServeMetrics", "TollgateServer", "TollgateContract"],
       swiftSettings: strict
     ),
     .testTarget(

@@ -59,8 +59,11 @@ public final class GRPCDoor: Service, Sendable {
   ///   - gate: the gate every door shares.
   /// - Throws: `GRPCDoorError` when the address's host does not resolve, or a TLS file cannot be
   ///   read.
-  public init(config: Config, handler: any EntitlementsHandler, gate: CallerGate, logger: Logger) throws(GRPCDoorError)
-  {
+  ///   - calls: where the door records its calls for serve's metrics (nil: nowhere).
+  public init(
+    config: Config, handler: any EntitlementsHandler, gate: CallerGate, logger: Logger,
+    calls: DoorCallRecorder? = nil
+  ) throws(GRPCDoorError) {
     self.config = config
     self.logger = logger
     do {
@@ -95,10 +98,30 @@ public final class GRPCDoor: Service, Sendable {
       services: Self.services(
         handler: handler, gate: gate, shutdown: shutdown, healthPollInterval: config.healthPollInterval,
         healthWatchers: healthWatchers),
-      // Every call gets its request id first (`RequestIDInterceptor`), then is checked.
-      interceptors: [
-        RequestIDInterceptor(), CallerInterceptor(gate: gate, logger: logger, admitted: { limits.proven(peer: $0) }),
-      ])
+      interceptors: Self.interceptors(gate: gate, limits: limits, calls: calls, logger: logger))
+  }
+
+  /// Every call gets its request id first (`RequestIDInterceptor`), is recorded (when `calls` is
+  /// set), then checked by `CallerInterceptor`.
+  private static func interceptors(
+    gate: CallerGate, limits: GRPCConnectionLimits, calls: DoorCallRecorder?, logger: Logger
+  ) -> [any ServerInterceptor] {
+    var interceptors: [any ServerInterceptor] = [RequestIDInterceptor()]
+    if let calls { interceptors.append(CallRecordingInterceptor(recorder: calls)) }
+    interceptors.append(CallerInterceptor(gate: gate, logger: logger, admitted: { limits.proven(peer: $0) }))
+    return interceptors
+  }
+
+  /// Connections open now (serve's metrics).
+  public var openConnections: Int { connectionLimits.openConnections }
+
+  /// Connections refused or closed by a limit since the door started, by reason (serve's metrics).
+  public var refusedConnections: [String: UInt64] {
+    [
+      "over_capacity": UInt64(connectionLimits.refusedConnections),
+      "evicted_unproven": UInt64(connectionLimits.evictedConnections),
+      "preface_timeout": UInt64(connectionLimits.prefaceTimeouts),
+    ]
   }
 
   /// The door's services, for any transport (the tests also serve them in process); every call

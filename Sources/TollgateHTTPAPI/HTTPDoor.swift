@@ -53,6 +53,10 @@ public final class HTTPDoor: Service, Sendable {
   public let config: Config
   private let application: Application<RouterResponder<DoorRequestContext>>
   private let bound = BoundPort()
+  private let limits: HTTPListenerLimits
+
+  /// Connections open now (serve's metrics).
+  public var openConnections: Int { limits.openConnections }
 
   /// - Parameter countCut: told each connection the listener's guard closes (`HTTPListenerLimits`),
   ///   with the reason, for a metric.
@@ -60,7 +64,8 @@ public final class HTTPDoor: Service, Sendable {
   ///   (`service.http.tls.certificateFile`) and the file.
   public init(
     config: Config, handler: any EntitlementsHandler, gate: CallerGate, logger: Logger,
-    countCut: @escaping @Sendable (_ listener: String, _ reason: String) -> Void = { _, _ in }
+    countCut: @escaping @Sendable (_ listener: String, _ reason: String) -> Void = { _, _ in },
+    calls: DoorCallRecorder? = nil
   ) throws(DoorTLSError) {
     self.config = config
     let limits = HTTPListenerLimits(
@@ -68,7 +73,8 @@ public final class HTTPDoor: Service, Sendable {
       minBodyBytesPerSecond: config.minimumBodyBytesPerSecond, bodyRateGrace: config.bodyRateGrace,
       maxConnections: config.maximumConnections, firstHeadTimeout: config.headerTimeout,
       unprovenTimeout: config.unprovenTimeout, countCut: countCut)
-    let router = Self.router(config: config, handler: handler, gate: gate, logger: logger)
+    self.limits = limits
+    let router = Self.router(config: config, handler: handler, gate: gate, logger: logger, calls: calls)
     if let tls = config.tls {
       application = try HTTPListener.application(
         router: router, address: config.address, tls: tls, key: "service.http.tls", limits: limits,
@@ -81,16 +87,17 @@ public final class HTTPDoor: Service, Sendable {
   }
 
   /// The door's router alone (tests answer it without a socket, `app.test(.router)`).
-  public static func router(config: Config, handler: any EntitlementsHandler, gate: CallerGate, logger: Logger)
-    -> Router<DoorRequestContext>
-  {
+  public static func router(
+    config: Config, handler: any EntitlementsHandler, gate: CallerGate, logger: Logger,
+    calls: DoorCallRecorder? = nil
+  ) -> Router<DoorRequestContext> {
     let router = Router(context: DoorRequestContext.self)
     router.add(middleware: RequestIDMiddleware())
     HTTPRoutes.register(
       on: router,
       routes: DoorRoutes(
         handler: handler, gate: gate, maximumPurchaseBodyBytes: config.maximumPurchaseBodyBytes,
-        maximumAdminBodyBytes: config.maximumAdminBodyBytes, logger: logger))
+        maximumAdminBodyBytes: config.maximumAdminBodyBytes, logger: logger, calls: calls))
     return router
   }
 

@@ -65,6 +65,9 @@ public enum HTTPRoutes {
     router.add(middleware: ProblemMiddleware(logger: routes.logger))
     for route in all {
       let group = router.group()
+      if let recorder = routes.calls, let method = CallRecordingMiddleware.method(of: route.endpoint) {
+        group.add(middleware: CallRecordingMiddleware(recorder: recorder, method: method))
+      }
       if let operation = route.operation {
         group.add(middleware: CallerMiddleware(gate: routes.gate, operation: operation, logger: routes.logger))
       }

@@ -18,6 +18,8 @@ struct DoorRoutes: Sendable {
   /// The admin routes' bodies, at most.
   let maximumAdminBodyBytes: Int
   let logger: Logger
+  /// Where each route's calls are recorded (serve's metrics); nil: nowhere.
+  var calls: DoorCallRecorder? = nil
 
   func respond(_ endpoint: HTTPRoute.Endpoint, _ request: Request, _ context: DoorRequestContext) async throws
     -> Response

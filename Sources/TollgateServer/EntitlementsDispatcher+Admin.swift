@@ -18,7 +18,7 @@ extension EntitlementsDispatcher {
     guard let admin = handler.admin else {
       try output.writeResponseFrame(
         methodIndex: method.rawValue, requestId: requestId, message: Self.errorResponse(for: method, .noAdmin))
-      return .answered
+      return .answered(.unavailable)
     }
     return .deferred(try Self.adminCall(method, payload, admin: admin, caller: identity))
   }
@@ -27,29 +27,29 @@ extension EntitlementsDispatcher {
   /// the work that calls the admin handler and encodes its answer.
   static func adminCall(
     _ method: EntitlementsMethod, _ payload: ByteBuffer, admin: any AdminHandler, caller: CallerIdentity
-  ) throws -> @Sendable () async throws -> ByteBuffer {
+  ) throws -> @Sendable () async throws -> DeferredAnswer {
     switch method {
     case .lookUp:
       let request = try Tollgate_V1_LookUpRequest(serializedBytes: payload.readableBytesSpan)
-      return { try await admin.lookUp(request, caller: caller).encoded() }
+      return { try await admin.lookUp(request, caller: caller).deferredAnswer() }
     case .getTimeline:
       let request = try Tollgate_V1_GetTimelineRequest(serializedBytes: payload.readableBytesSpan)
-      return { try await admin.getTimeline(request, caller: caller).encoded() }
+      return { try await admin.getTimeline(request, caller: caller).deferredAnswer() }
     case .explain:
       let request = try Tollgate_V1_ExplainRequest(serializedBytes: payload.readableBytesSpan)
-      return { try await admin.explain(request, caller: caller).encoded() }
+      return { try await admin.explain(request, caller: caller).deferredAnswer() }
     case .grant:
       let request = try Tollgate_V1_GrantRequest(serializedBytes: payload.readableBytesSpan)
-      return { try await admin.grant(request, caller: caller).encoded() }
+      return { try await admin.grant(request, caller: caller).deferredAnswer() }
     case .revoke:
       let request = try Tollgate_V1_RevokeRequest(serializedBytes: payload.readableBytesSpan)
-      return { try await admin.revoke(request, caller: caller).encoded() }
+      return { try await admin.revoke(request, caller: caller).deferredAnswer() }
     case .reverify:
       let request = try Tollgate_V1_ReverifyRequest(serializedBytes: payload.readableBytesSpan)
-      return { try await admin.reverify(request, caller: caller).encoded() }
+      return { try await admin.reverify(request, caller: caller).deferredAnswer() }
     case .eraseUser:
       let request = try Tollgate_V1_EraseUserRequest(serializedBytes: payload.readableBytesSpan)
-      return { try await admin.eraseUser(request, caller: caller).encoded() }
+      return { try await admin.eraseUser(request, caller: caller).deferredAnswer() }
     case .isSubscriber, .getSubscription, .submitPurchase, .health, .authenticate, .getSubmission:
       preconditionFailure("\(method.name) is not an admin method")
     }

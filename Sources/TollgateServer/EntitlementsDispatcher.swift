@@ -35,11 +35,11 @@ struct EntitlementsDispatcher: Sendable {
   }
 
   enum Outcome {
-    /// The answer frame is in the output buffer.
-    case answered
+    /// The answer frame is in the output buffer; how the call ended, for the metrics.
+    case answered(CallOutcome)
     /// Answered later by running `work` off the event loop (not started yet, so the caller can
     /// refuse it); a thrown error answers `serviceFailed`.
-    case deferred(@Sendable () async throws -> ByteBuffer)
+    case deferred(@Sendable () async throws -> DeferredAnswer)
   }
 
   /// Appends the answer to `output`, or hands back the work of a deferred call. `caller` is the
@@ -51,14 +51,14 @@ struct EntitlementsDispatcher: Sendable {
     guard let method = EntitlementsMethod(rawValue: methodIndex) else {
       output.writeResponseHeader(
         status: .serviceFailed, methodIndex: methodIndex, requestId: requestId, messageLength: 0)
-      return .answered
+      return .answered(.failed)
     }
     do {
       if method != .authenticate {
         if let refusal = refusal(of: method, by: caller.identity) {
           try output.writeResponseFrame(
             methodIndex: methodIndex, requestId: requestId, message: Self.errorResponse(for: method, refusal))
-          return .answered
+          return .answered(CallOutcome(refusal.code))
         }
       }
       let identity = caller.identity ?? .anyone
@@ -66,18 +66,15 @@ struct EntitlementsDispatcher: Sendable {
       case .isSubscriber:
         // Off the hot path: calls its handler left, and frames its scan did not take.
         let request = try Tollgate_V1_IsSubscriberRequest(serializedBytes: payload.readableBytesSpan)
-        try output.writeResponseFrame(
-          methodIndex: methodIndex, requestId: requestId, message: handler.isSubscriber(request))
+        return try answer(handler.isSubscriber(request), methodIndex, requestId, into: &output)
       case .getSubscription:
         let request = try Tollgate_V1_GetSubscriptionRequest(serializedBytes: payload.readableBytesSpan)
-        try output.writeResponseFrame(
-          methodIndex: methodIndex, requestId: requestId, message: handler.getSubscription(request))
+        return try answer(handler.getSubscription(request), methodIndex, requestId, into: &output)
       case .health:
         let request = try Tollgate_V1_HealthRequest(serializedBytes: payload.readableBytesSpan)
-        try output.writeResponseFrame(methodIndex: methodIndex, requestId: requestId, message: handler.health(request))
+        return try answer(handler.health(request), methodIndex, requestId, into: &output)
       case .authenticate:
-        try output.writeResponseFrame(
-          methodIndex: methodIndex, requestId: requestId, message: authenticate(payload, caller: &caller))
+        return try answer(authenticate(payload, caller: &caller), methodIndex, requestId, into: &output)
       case .submitPurchase:
         let request = try Tollgate_V1_SubmitPurchaseRequest(serializedBytes: payload.readableBytesSpan)
         if let refused = gate.refuseSubmission(by: identity) {
@@ -86,19 +83,18 @@ struct EntitlementsDispatcher: Sendable {
             "submissions over the caller's rate refused", key: "submit|\(identity.name ?? "")", caller: identity.name)
           var response = Tollgate_V1_SubmitPurchaseResponse()
           response.error = refused
-          try output.writeResponseFrame(methodIndex: methodIndex, requestId: requestId, message: response)
-          return .answered
+          return try answer(response, methodIndex, requestId, into: &output)
         }
         let handler = self.handler
         // The fast port carries no headers: each submission gets a new request id.
         let requestId = RequestID.generated()
         return .deferred {
-          try await handler.submitPurchase(request, caller: identity, requestId: requestId).encoded()
+          try await handler.submitPurchase(request, caller: identity, requestId: requestId).deferredAnswer()
         }
       case .getSubmission:
         let request = try Tollgate_V1_GetSubmissionRequest(serializedBytes: payload.readableBytesSpan)
         let handler = self.handler
-        return .deferred { try await handler.getSubmission(request, caller: identity).encoded() }
+        return .deferred { try await handler.getSubmission(request, caller: identity).deferredAnswer() }
       case .lookUp, .getTimeline, .explain, .grant, .revoke, .reverify, .eraseUser:
         return try dispatchAdmin(method, requestId: requestId, payload: payload, caller: identity, into: &output)
       }
@@ -108,7 +104,16 @@ struct EntitlementsDispatcher: Sendable {
       output.writeResponseHeader(
         status: .serviceFailed, methodIndex: methodIndex, requestId: requestId, messageLength: 0)
     }
-    return .answered
+    return .answered(.failed)
+  }
+
+  /// Writes `response`'s frame; how the call ended.
+  private func answer(
+    _ response: some CallResponse & SwiftProtobuf.Message, _ methodIndex: UInt32, _ requestId: UInt32,
+    into output: inout ByteBuffer
+  ) throws -> Outcome {
+    try output.writeResponseFrame(methodIndex: methodIndex, requestId: requestId, message: response)
+    return .answered(CallOutcome(response))
   }
 
   /// Why `identity` may not call `method`, or nil when it may: the gate's scope table
@@ -174,6 +179,19 @@ struct EntitlementsDispatcher: Sendable {
   func answerIsSubscriberCalls(
     in bytes: UnsafeRawBufferPointer, maximumPayloadLength: Int, into output: inout ByteBuffer
   ) -> Int {
+    answerIsSubscriberCalls(
+      in: bytes, maximumPayloadLength: maximumPayloadLength, into: &output, calls: nil, startNs: 0
+    ).consumed
+  }
+
+  /// `answerIsSubscriberCalls(in:maximumPayloadLength:into:)`, also saying how many calls the
+  /// handler answered together (`answered`: the caller records them once their answers are
+  /// sent); the few it left to the message path are recorded in `calls` here, timed from
+  /// `startNs`.
+  func answerIsSubscriberCalls(
+    in bytes: UnsafeRawBufferPointer, maximumPayloadLength: Int, into output: inout ByteBuffer,
+    calls: CallCounters?, startNs: UInt64
+  ) -> (consumed: Int, answered: Int) {
     withUnsafeTemporaryAllocation(of: IsSubscriberFields.self, capacity: Self.batchLimit) { requests in
       withUnsafeTemporaryAllocation(of: UInt32.self, capacity: Self.batchLimit) { requestIds in
         withUnsafeTemporaryAllocation(of: Range<Int>.self, capacity: Self.batchLimit) { payloads in
@@ -181,21 +199,29 @@ struct EntitlementsDispatcher: Sendable {
             in: bytes, maximumPayloadLength: maximumPayloadLength, requests: requests, requestIds: requestIds,
             payloads: payloads)
           var next = 0
+          var answered = 0
           while next < count {
-            next += answerTogether(
+            let together = answerTogether(
               UnsafeBufferPointer(rebasing: requests[next..<count]),
               requestIds: UnsafeBufferPointer(rebasing: requestIds[next..<count]), into: &output)
+            next += together
+            answered += together
             guard next < count else { break }
             // Left to the message path (an invalid request, answered with its error). The hot path
             // runs only for connections that may read, so their caller is not changed here.
             var reader = ConnectionCaller.reader
-            _ = dispatch(
+            let outcome = dispatch(
               methodIndex: EntitlementsMethod.isSubscriber.rawValue, requestId: requestIds[next],
               payload: ByteBuffer(bytes: UnsafeRawBufferPointer(rebasing: bytes[payloads[next]])), caller: &reader,
               into: &output)
+            if let calls, case .answered(let ended) = outcome {
+              calls.record(
+                method: Int(EntitlementsMethod.isSubscriber.rawValue), outcome: ended,
+                nanoseconds: tg_net_now_ns() &- startNs)
+            }
             next += 1
           }
-          return consumed
+          return (consumed, answered)
         }
       }
     }

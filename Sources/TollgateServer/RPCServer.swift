@@ -225,6 +225,13 @@ public final class RPCServer: Service, Sendable {
 
   /// Open connections, over every listener.
   public var openConnections: Int { shared.counters.openConnections }
+  /// The loops' mailboxes while they run (a scrape asks each, `metrics()`); none otherwise.
+  var runningMailboxes: [LoopMailbox] {
+    state.withLock {
+      guard case .running(let mailboxes, _) = $0 else { return [] }
+      return mailboxes
+    }
+  }
   /// Bytes held for partial request frames, over every connection.
   public var bufferedBytes: Int { shared.counters.buffered }
 

@@ -7,15 +7,20 @@ import Synchronization
 /// down. Posting wakes the loop through its eventfd.
 final class LoopMailbox: Sendable {
   enum Message: Sendable {
-    /// A deferred call finished: `answer` is the payload, or the error that fails the call.
-    case answer(ConnectionToken, methodIndex: UInt32, requestId: UInt32, Result<ByteBuffer, any Error>)
+    /// A deferred call finished: `answer` is the payload and outcome, or the error that fails the call.
+    case answer(
+      ConnectionToken, methodIndex: UInt32, requestId: UInt32, startNs: UInt64, Result<DeferredAnswer, any Error>)
+    /// A scrape asks what the loop counted: `reply` is called on the loop's thread with it (or
+    /// with nothing, when the loop has ended).
+    case snapshot(@Sendable (DoorSnapshot?) -> Void)
     /// Stop accepting and reading; close each connection once its deferred calls are answered and
     /// its answers written, and every connection at `deadlineNs` (monotonic).
     case shutdown(deadlineNs: UInt64)
   }
 
   let wakeFd: Int32
-  private let messages = Mutex<[Message]>([])
+  /// Nil once the loop has ended: nothing posted after that is delivered.
+  private let messages = Mutex<[Message]?>([])
 
   init() throws(RPCServerError) {
     wakeFd = tg_net_eventfd()
@@ -24,9 +29,25 @@ final class LoopMailbox: Sendable {
 
   deinit { Glibc.close(wakeFd) }
 
-  func post(_ message: Message) {
-    messages.withLock { $0.append(message) }
-    tg_net_eventfd_signal(wakeFd)
+  /// False (nothing delivered) once the loop has ended.
+  @discardableResult
+  func post(_ message: Message) -> Bool {
+    let posted = messages.withLock { messages -> Bool in
+      guard messages != nil else { return false }
+      messages!.append(message)
+      return true
+    }
+    if posted { tg_net_eventfd_signal(wakeFd) }
+    return posted
+  }
+
+  /// The loop has ended: what was posted and not taken (its scrapes are answered with nothing),
+  /// and nothing is delivered from now on.
+  func close() -> [Message] {
+    messages.withLock { messages in
+      defer { messages = nil }
+      return messages ?? []
+    }
   }
 
   /// Everything posted so far. The eventfd is reset first, so a message posted meanwhile wakes the
@@ -34,8 +55,9 @@ final class LoopMailbox: Sendable {
   func takeAll() -> [Message] {
     tg_net_eventfd_drain(wakeFd)
     return messages.withLock { messages in
-      defer { messages.removeAll(keepingCapacity: true) }
-      return messages
+      guard let taken = messages else { return [] }
+      messages!.removeAll(keepingCapacity: true)
+      return taken
     }
   }
 }

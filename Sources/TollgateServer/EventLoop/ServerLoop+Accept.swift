@@ -32,6 +32,7 @@ extension ServerLoop {
         // Over the cap: the client sees the connection closed at once, rather than waiting in
         // the backlog for a slot that may never come.
         Glibc.close(fd)
+        countRefused("over_capacity")
         sampledWarning(
           "connection refused: the server has its maximum of connections open",
           metadata: ["rpc.max_connections": "\(shared.config.maximumConnections)"])

@@ -3,6 +3,7 @@ import CTollgateNet
 import Glibc
 import Logging
 import NIOCore
+import TollgateContract
 import TollgateCore
 import TollgateWire
 
@@ -36,15 +37,17 @@ extension ServerLoop {
     connection.lastActiveNs = nowNs
     if case .callers(let registry) = shared.dispatcher.access { connection.caller.refresh(from: registry) }
     output.clear()
+    // IsSubscriber calls the hot path answered: recorded together at the end of the wake-up.
+    var answered = 0
     if var partial = connection.partial.take() {
       partial.writeBuffer(&input)
-      answer(&partial, into: &output, from: connection)
+      answer(&partial, into: &output, from: connection, answered: &answered)
       if partial.readableBytes > 0 {
         partial.discardReadBytes()
         connection.partial = partial
       }
     } else {
-      answer(&input, into: &output, from: connection)
+      answer(&input, into: &output, from: connection, answered: &answered)
       if input.readableBytes > 0 {
         // Room for what arrived, not for what the header announces: the buffer grows as the rest
         // arrives (never past the payload limit: longer payloads are discarded as they arrive)
@@ -57,8 +60,11 @@ extension ServerLoop {
     }
     let withinBounds = chargePartial(of: connection)
     send(&output, to: connection)
+    // Recorded when the wake-up's work is done (`recordHotCalls`): no clock read here.
+    hotCalls &+= answered
     guard self.connection(for: connection.token) != nil else { return }
     if !withinBounds {
+      countRefused("buffered_bytes")
       sampledWarning(
         "connection closed: partial request frames use the server's whole buffer allowance",
         metadata: ["rpc.max_buffered_bytes": "\(shared.config.maximumBufferedBytes)"])
@@ -99,8 +105,11 @@ extension ServerLoop {
   }
 
   /// Answers every complete frame in `bytes` into `output`; deferred calls start here and answer
-  /// through the mailbox.
-  private func answer(_ bytes: inout ByteBuffer, into output: inout ByteBuffer, from connection: ServerConnection) {
+  /// through the mailbox. `answered` grows by the IsSubscriber calls the hot path answered; every
+  /// other call is recorded here.
+  private func answer(
+    _ bytes: inout ByteBuffer, into output: inout ByteBuffer, from connection: ServerConnection, answered: inout Int
+  ) {
     var decoder = connection.decoder
     let maximumPayloadLength = shared.config.maximumPayloadLength
     limitPayloads(of: &decoder, for: connection)
@@ -108,11 +117,13 @@ extension ServerLoop {
       // The hot path first: runs of IsSubscriber frames answered together from the read's bytes.
       // Whatever it leaves goes through the decoder, one frame at a time.
       while !decoder.isDiscarding, connection.caller.mayRead {
-        let answered = bytes.withUnsafeReadableBytes {
-          shared.dispatcher.answerIsSubscriberCalls(in: $0, maximumPayloadLength: maximumPayloadLength, into: &output)
+        let (consumed, together) = bytes.withUnsafeReadableBytes {
+          shared.dispatcher.answerIsSubscriberCalls(
+            in: $0, maximumPayloadLength: maximumPayloadLength, into: &output, calls: calls, startNs: nowNs)
         }
-        guard answered > 0 else { break }
-        bytes.moveReaderIndex(forwardBy: answered)
+        guard consumed > 0 else { break }
+        answered += together
+        bytes.moveReaderIndex(forwardBy: consumed)
       }
       guard let request = decoder.decodeFrame(buffer: &bytes) else { break }
       switch request {
@@ -122,11 +133,15 @@ extension ServerLoop {
           metadata: ["rpc.method_index": "\(methodIndex)", "rpc.message_length": "\(length)"])
         output.writeResponseHeader(
           status: .serviceFailed, methodIndex: methodIndex, requestId: requestId, messageLength: 0)
+        recordCall(methodIndex, .failed)
       case .request(let frame):
         let outcome = shared.dispatcher.dispatch(
           methodIndex: frame.methodIndex, requestId: frame.requestId, payload: frame.payload,
           caller: &connection.caller, into: &output)
-        if case .deferred(let work) = outcome {
+        switch outcome {
+        case .answered(let ended):
+          recordCall(frame.methodIndex, ended)
+        case .deferred(let work):
           start(
             work, methodIndex: frame.methodIndex, requestId: frame.requestId, for: connection, refusingInto: &output)
         }
@@ -151,21 +166,30 @@ extension ServerLoop {
   }
 
   func start(
-    _ work: @escaping @Sendable () async throws -> ByteBuffer, methodIndex: UInt32, requestId: UInt32,
+    _ work: @escaping @Sendable () async throws -> DeferredAnswer, methodIndex: UInt32, requestId: UInt32,
     for connection: ServerConnection, refusingInto output: inout ByteBuffer
   ) {
     guard connection.pending < shared.config.maximumPendingPerConnection else {
       output.writeResponseHeader(
         status: .tooManyPending, methodIndex: methodIndex, requestId: requestId, messageLength: 0)
+      recordCall(methodIndex, .failed)
       return
     }
     let call = DeferredCall(
-      work: work, mailbox: mailbox, token: connection.token, methodIndex: methodIndex, requestId: requestId)
+      work: work, mailbox: mailbox, token: connection.token, methodIndex: methodIndex, requestId: requestId,
+      startNs: nowNs)
     guard shared.deferredCalls.submit(call) else {
       output.writeResponseHeader(
         status: .serviceFailed, methodIndex: methodIndex, requestId: requestId, messageLength: 0)
+      recordCall(methodIndex, .failed)
       return
     }
     connection.pending += 1
+  }
+
+  /// Records one call of the message path (off the hot path), timed from the wake-up that read it.
+  private func recordCall(_ methodIndex: UInt32, _ outcome: CallOutcome) {
+    calls.record(
+      method: CallCounters.slot(methodIndex: methodIndex), outcome: outcome, nanoseconds: tg_net_now_ns() &- nowNs)
   }
 }

@@ -40,6 +40,7 @@ extension ServerLoop {
       let token = unproven[unprovenHead]
       unprovenHead += 1
       guard let connection = connection(for: token), connection.isUnproven else { continue }
+      countRefused("evicted_unproven")
       sampledWarning(
         "connection closed to make room: the server nears its maximum of connections",
         metadata: ["rpc.max_connections": "\(shared.config.maximumConnections)"])

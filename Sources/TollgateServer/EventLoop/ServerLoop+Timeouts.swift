@@ -44,6 +44,8 @@ extension ServerLoop {
       case .idle: close(connection)
       case .stalled(let reason, let key, let timeoutNs):
         sampledWarning(reason, metadata: [key: "\(timeoutNs / 1_000_000)"])
+        // rpc.read_timeout_ms → read_timeout
+        countRefused(String(key.dropFirst("rpc.".count).dropLast("_ms".count)))
         close(connection)
       }
     }

@@ -3,6 +3,7 @@ import CTollgateNet
 import Glibc
 import Logging
 import NIOCore
+import TollgateContract
 import TollgateCore
 import TollgateWire
 
@@ -63,8 +64,15 @@ final class ServerLoop {
   /// After running out of descriptors, accepting resumes at this moment (monotonic ns).
   var acceptPausedUntilNs: UInt64?
   var shutdownDeadlineNs: UInt64?
-  /// The clock at the latest wake-up (monotonic ns): when connections were last active.
+  /// The clock at the latest wake-up (monotonic ns): when connections were last active, and when
+  /// the calls read in this wake-up started (their latency).
   var nowNs: UInt64 = tg_net_now_ns()
+  /// The calls this loop answered, and the connections it refused or cut by reason: this loop's
+  /// own, written only on its thread, summed by a scrape through the mailbox (`RPCServer.metrics`).
+  let calls = CallCounters()
+  var refusedConnections: [String: UInt64] = [:]
+  /// IsSubscriber calls the hot path answered in this wake-up, recorded together at its end.
+  var hotCalls = 0
   private var nextSweepNs: UInt64 = 0
 
   /// Watching the listener: not paused and not shutting down.
@@ -112,6 +120,7 @@ final class ServerLoop {
     var events = [tg_net_event](repeating: tg_net_event(), count: 128)
     while true {
       let now = tg_net_now_ns()
+      if hotCalls > 0 { recordHotCalls(until: now) }
       if let deadline = shutdownDeadlineNs {
         closeIdleConnections(all: now >= deadline)
         if connectionCount == 0 { break }
@@ -160,6 +169,28 @@ final class ServerLoop {
       swap(&readable, &self.readable)
     }
     Glibc.close(epoll)
+    for case .snapshot(let reply) in mailbox.close() { reply(nil) }
+  }
+
+  /// Records the IsSubscriber calls the hot path answered in the wake-up that just ended, each
+  /// as having taken the wake-up's time: from reading them (`nowNs`) to `now`, the clock the
+  /// loop reads anyway before waiting again (their answers were sent by then). So the hot path
+  /// pays no clock read and no histogram update per read: one per wake-up.
+  private func recordHotCalls(until now: UInt64) {
+    calls.record(
+      method: Int(EntitlementsMethod.isSubscriber.rawValue), outcome: .ok, count: hotCalls,
+      nanoseconds: now &- min(nowNs, now))
+    hotCalls = 0
+  }
+
+  /// What this loop counted, for a scrape.
+  private var snapshot: DoorSnapshot {
+    DoorSnapshot(calls: calls.snapshot(), refusedConnections: refusedConnections)
+  }
+
+  /// Counts a connection refused or closed by a limit, by reason (`over_capacity`, …).
+  func countRefused(_ reason: String) {
+    refusedConnections[reason, default: 0] += 1
   }
 
   /// Until the next timed thing: accepting again, the shutdown deadline (or a re-check while
@@ -218,15 +249,20 @@ final class ServerLoop {
     defer { self.output = output }
     for message in mailbox.takeAll() {
       switch message {
-      case .answer(let token, let methodIndex, let requestId, let result):
+      case .snapshot(let reply):
+        reply(snapshot)
+      case .answer(let token, let methodIndex, let requestId, let startNs, let result):
+        calls.record(
+          method: CallCounters.slot(methodIndex: methodIndex), outcome: (try? result.get())?.outcome ?? .failed,
+          nanoseconds: nowNs &- min(startNs, nowNs))
         guard let connection = connection(for: token) else { continue }  // closed meanwhile
         connection.pending -= 1
         connection.lastActiveNs = nowNs
         output.clear()
         switch result {
-        case .success(let payload):
+        case .success(let answer):
           output.writeResponseFrame(status: .success, methodIndex: methodIndex, requestId: requestId) {
-            $0.writeImmutableBuffer(payload)
+            $0.writeImmutableBuffer(answer.payload)
           }
         case .failure(let error):
           shared.logger.warning(

@@ -24,6 +24,10 @@ struct Serve: AsyncParsableCommand {
   @Option(help: "Serve gRPC on HOST:PORT as well (service.grpc.listen; docs/grpc.md).")
   var grpcListen: String?
 
+  @Option(
+    help: "Serve /metrics, /livez, /readyz and /health on HOST:PORT (service.adminListen; none by default).")
+  var adminListen: String?
+
   @Flag(
     help: ArgumentHelp(
       "Listen beyond loopback without callers configured: anyone who reaches the port may read and submit.",
@@ -66,6 +70,7 @@ struct Serve: AsyncParsableCommand {
     // Every problem of the `service` section at once (`ConfigProblems`: exit 78).
     let settings = try config.map(ServeSettings.checked(path:)) ?? ServeSettings()
     let doorAddresses = try ServeDoors.Addresses(settings: settings, httpListen: httpListen, grpcListen: grpcListen)
+    let adminAddress = try ServeAdminListen.address(flag: adminListen, settings: settings)
     guard let listen = RPCListenAddress(listen ?? settings.listen ?? "127.0.0.1:7701") else {
       throw ValidationError("--listen must be HOST:PORT (port 0 to 65535) or unix:/path")
     }
@@ -140,9 +145,12 @@ struct Serve: AsyncParsableCommand {
         config: serverConfig, storage: storage, nowMs: clock.nowMs, threads: threads ?? settings.eventLoopThreads,
         waitForStorage: location.isServer, logger: logger)
       // The HTTP and gRPC doors answer through the fast port's handler, with the same gate.
-      let doors = try ServeDoors.make(
+      var doors = try ServeDoors.make(
         addresses: doorAddresses, settings: settings, handler: server.responder, gate: gate,
         maximumMessageBytes: rpc.maximumPayloadLength, logger: logger)
+      if let adminAddress {
+        doors = ServeAdminListen.adding(to: doors, address: adminAddress, server: server, nowMs: clock.nowMs)
+      }
       // Scripts and tests wait for the listening line to learn the ports (`ListeningAnnouncement`).
       let addresses = server.rpcServer.listeners.map { $0.isTLS ? "tls:\($0.address)" : "\($0.address)" }
       if doors.isEmpty { ListeningAnnouncement.write(listeners: addresses, database: "\(location)") }

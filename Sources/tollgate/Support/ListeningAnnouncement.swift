@@ -4,10 +4,11 @@ import ServiceLifecycle
 /// `serve`'s one listening line, written unbuffered to standard output once everything listens:
 ///
 /// ```
-/// tollgate serve: listening on 127.0.0.1:7701 and tls:0.0.0.0:7702 and grpc:127.0.0.1:7705 and http:127.0.0.1:7706, database /var/lib/tollgate/tollgate.sqlite
+/// tollgate serve: listening on 127.0.0.1:7701 and tls:0.0.0.0:7702 and grpc:127.0.0.1:7705 and http:127.0.0.1:7706 and admin:127.0.0.1:7707, database /var/lib/tollgate/tollgate.sqlite
 /// ```
 /// Scripts and tests wait for it to learn the ports; the first address is the fast port's (what
-/// the existing parsers read), the doors' come after it with their prefixes. The database as
+/// the existing parsers read), the doors' come after it with their prefixes, and the admin
+/// listener's (`service.adminListen`) last. The database as
 /// `StorageLocation` describes it: a path, or a PostgreSQL URL (never with a password).
 struct ListeningAnnouncement: Service {
   /// The fast port's listeners, already bound (`tls:` before a TLS one).

@@ -5,6 +5,7 @@ import TollgateCallers
 import TollgateGRPC
 import TollgateHTTPAPI
 import TollgateHTTPListener
+import TollgateServeMetrics
 import TollgateServer
 
 /// The doors `serve` opens beside the fast port (issue 28): the HTTP/JSON door
@@ -32,6 +33,9 @@ struct ServeDoors: Service {
     /// The port it listens on once it does, waiting until then; 0 when it could not or its
     /// `run()` ended first (so the announcement never waits on a door that is gone).
     var boundPort: @Sendable () async throws -> Int
+    /// What it recorded and holds open, for serve's metrics (`ServeMetrics`); nil: not a door
+    /// callers call (the admin listener).
+    var metrics: ServeMetrics.Door? = nil
   }
 
   /// Where each door listens; nil: that door is off.
@@ -105,15 +109,26 @@ struct ServeDoors: Service {
     if let address = addresses.grpc {
       let config = (settings.grpc ?? GRPCDoorSettings()).config(
         address: address, maximumPayloadLength: maximumMessageBytes)
-      let door = try GRPCDoor(config: config, handler: handler, gate: gate, logger: logger)
+      let calls = DoorCallRecorder(door: .grpc)
+      let door = try GRPCDoor(config: config, handler: handler, gate: gate, logger: logger, calls: calls)
       doors.append(
-        Door(name: "grpc", address: address, service: door, boundPort: { try await door.listeningAddress().port }))
+        Door(
+          name: "grpc", address: address, service: door, boundPort: { try await door.listeningAddress().port },
+          metrics: ServeMetrics.Door(
+            recorder: calls, openConnections: { door.openConnections },
+            refusedConnections: { door.refusedConnections })))
     }
     if let address = addresses.http {
       let config = (settings.http ?? HTTPDoorSettings()).config(
         address: address, maximumPurchaseBodyBytes: maximumMessageBytes)
-      let door = try HTTPDoor(config: config, handler: handler, gate: gate, logger: logger)
-      doors.append(Door(name: "http", address: address, service: door, boundPort: { await door.boundPort() }))
+      let calls = DoorCallRecorder(door: .http)
+      let door = try HTTPDoor(
+        config: config, handler: handler, gate: gate, logger: logger,
+        countCut: { _, reason in calls.refusedConnection(reason: reason) }, calls: calls)
+      doors.append(
+        Door(
+          name: "http", address: address, service: door, boundPort: { await door.boundPort() },
+          metrics: ServeMetrics.Door(recorder: calls, openConnections: { door.openConnections })))
     }
     return ServeDoors(doors: doors, logger: logger)
   }

@@ -1,5 +1,6 @@
 import Foundation
 import TollgateCallers
+import TollgateHTTPListener
 import TollgateServer
 import TollgateService
 import TollgateWorker
@@ -35,6 +36,8 @@ struct ServeSettings: Decodable, Sendable {
   /// only when its `listen` is set.
   var http: HTTPDoorSettings?
   var grpc: GRPCDoorSettings?
+  /// The admin listener (`/metrics`, `/livez`, `/readyz`, `/health`), HOST:PORT; none unless set.
+  var adminListen: String?
   var maxConnections: Int?
   var idleTimeoutMs: Int?
   var readTimeoutMs: Int?
@@ -116,6 +119,9 @@ struct ServeSettings: Decodable, Sendable {
     }
     if let tls, RPCListenAddress(tls.listen).map({ if case .tcp = $0 { true } else { false } }) != true {
       problems.append("service.tls.listen must be HOST:PORT (port 0 to 65535)")
+    }
+    if let adminListen, let problem = ListenAddress.problem(adminListen, key: "service.adminListen") {
+      problems.append(problem)
     }
     if callers != nil, callersFile != nil {
       problems.append("service.callers and service.callersFile: configure one of them")
