@@ -244,6 +244,8 @@ let package = Package(
         "TollgateWorker", "AppStoreGateway", "GooglePlayGateway", "AmazonGateway",
         "StoreSimulator",
         "TollgateCrypto", "TollgateMetrics",
+        // The service's admin calls on the worker's storage, for the demo's support console.
+        "TollgateSupport",
         .product(name: "Logging", package: "swift-log"),
         .product(name: "NIOCore", package: "swift-nio"),
         .product(name: "NIOPosix", package: "swift-nio"),
@@ -415,7 +417,7 @@ let package = Package(
 
     // The support console (issue 29): server-rendered pages under /console on serve's HTTP door
     // (sign-in with an admin key, sessions, CSRF, search, a user's timelines, grant / revoke /
-    // re-verify). HTTPDoor mounts it; it knows the door only as a Hummingbird router.
+    // re-verify). The executable mounts it on the HTTP door (a DoorMount); it depends on no door.
     .target(
       name: "TollgateConsole",
       dependencies: [
@@ -449,7 +451,7 @@ let package = Package(
         "StoreSimulator",
         "TollgateDemo", "TollgateBench", "TollgateCallers", "TollgateHTTPListener",
         "TollgateGRPC", "TollgateHTTPAPI", "TollgateSupport", "TollgateLogFormat", "TollgateMetrics",
-        "TollgateServeMetrics",
+        "TollgateServeMetrics", "TollgateConsole",
         .product(name: "ArgumentParser", package: "swift-argument-parser"),
         .product(name: "NIOSSL", package: "swift-nio-ssl"),
         .product(name: "AsyncHTTPClient", package: "async-http-client"),

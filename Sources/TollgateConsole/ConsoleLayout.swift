@@ -71,8 +71,10 @@ enum ConsoleLayout {
   /// Every IANA time zone Foundation knows, the selected one marked.
   static func timeZoneSelect(selected: TimeZone) -> String {
     var html = "<select id=\"tz\" name=\"tz\">"
+    // Foundation names UTC "GMT" on Linux: the select shows it as UTC, its first option.
+    let current = selected.identifier == "GMT" ? "UTC" : selected.identifier
     for name in zoneNames {
-      let mark = name == selected.identifier ? " selected" : ""
+      let mark = name == current ? " selected" : ""
       html += "<option\(mark)>\(HTML.escape(name))</option>"
     }
     return html + "</select>"

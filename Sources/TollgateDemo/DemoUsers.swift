@@ -12,9 +12,11 @@ public enum DemoUsers {
   ]
 
   /// Creates them: the ones that need time to pass first, then a 31-day jump, then the fresh ones.
-  /// Returns each user's state as the service answers it.
+  /// Returns each user's state as the service answers it, and a store identifier of the user's
+  /// purchase a support engineer could be handed (an App Store original transaction id, a Google
+  /// Play order id, an Amazon receipt id).
   public static func create(on stack: LocalStack) async throws -> [(
-    user: String, answer: Tollgate_V1_IsSubscriberResponse
+    user: String, answer: Tollgate_V1_IsSubscriberResponse, storeId: String
   )] {
     let day: Int64 = 86_400_000
     // Account hold comes after a failed renewal (day 30) and the grace period (7 days): bought
@@ -92,14 +94,25 @@ public enum DemoUsers {
       "demo-google-upgraded": .active, "demo-google-refunded": .revoked, "demo-amazon-active": .active,
       "demo-amazon-trial": .trial, "demo-amazon-grace": .gracePeriod, "demo-amazon-cancelled": .revoked,
     ]
-    var answers: [(String, Tollgate_V1_IsSubscriberResponse)] = []
+    let storeIds: [String: String] = [
+      "demo-active": active.originalTransactionId, "demo-trial": trial.originalTransactionId,
+      "demo-grace": grace.originalTransactionId, "demo-expired": expired.originalTransactionId,
+      "demo-refunded": refunded.originalTransactionId, "demo-google-active": googleActive.orderId,
+      "demo-google-trial": googleTrial.orderId, "demo-google-grace": googleGrace.orderId,
+      "demo-google-hold": hold.orderId, "demo-google-paused": paused.orderId, "demo-google-upgraded": upgraded.orderId,
+      "demo-google-refunded": googleRefunded.orderId, "demo-amazon-active": amazonActive.receiptId,
+      "demo-amazon-trial": amazonTrial.receiptId, "demo-amazon-grace": amazonGrace.receiptId,
+      "demo-amazon-cancelled": amazonCancelled.receiptId,
+    ]
+    var answers: [(String, Tollgate_V1_IsSubscriberResponse, String)] = []
     for user in all {
       answers.append(
         (
           user,
           try await stack.until(user) {
             $0.state == expected[user] && (user != "demo-google-upgraded" || $0.productID == LocalStack.premium)
-          }
+          },
+          storeIds[user] ?? ""
         ))
     }
     return answers

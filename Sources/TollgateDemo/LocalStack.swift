@@ -14,6 +14,7 @@ import TollgateMetrics
 import TollgateService
 import TollgateStorage
 import TollgateStorageFactory
+import TollgateSupport
 import TollgateWorker
 
 /// The whole system on one machine: the store simulator, the worker and the service, on one
@@ -71,6 +72,9 @@ public struct LocalStack: Sendable {
   /// `TOLLGATE_DEMO_APPLE_KEY`, ...), for a process a test starts beside the stack with a config
   /// that names them (`serve --config` with an `appStore` section).
   public var storeEnvironment: [String: String] = [:]
+  /// The support desk on the worker's storage, when `run` was asked for the service's admin
+  /// calls (`serviceAdmin`): what the demo's support console reads.
+  public var desk: SupportDesk?
 
   /// The demo catalog: three monthly products in one group; premium ones unlock `premium` and
   /// `basic`, the basic one `basic`.
@@ -113,7 +117,8 @@ public struct LocalStack: Sendable {
     environment extraEnvironment: [String: String] = [:], configure: (inout WorkerSettings) -> Void = { _ in },
     googlePlay: (inout GooglePlayAppSettings) -> Void = { _ in },
     catalog adjustCatalog: (inout ProductCatalog) -> Void = { _ in },
-    clockBehindStoreMs: Int64 = 0, logger: Logger, _ body: (LocalStack) async throws -> Result
+    clockBehindStoreMs: Int64 = 0, serviceAdmin: Bool = false, logger: Logger,
+    _ body: (LocalStack) async throws -> Result
   ) async throws -> Result {
     let key = try P256PrivateKey.generate()
     let workerPort = ports.worker == 0 ? try await freePort() : ports.worker
@@ -225,9 +230,15 @@ public struct LocalStack: Sendable {
           let storage = try await database.entitlementStorage(
             nowMs: now(), create: true, environment: workerEnvironment, logger: logger)
           let server: EntitlementServer
+          // With `serviceAdmin`, the service answers the admin calls on the worker's storage.
+          let desk =
+            serviceAdmin
+            ? SupportDesk(storage: workerStorage, settings: configuration.worker, nowMs: now, logger: logger) : nil
+          var serverConfig = EntitlementServer.Config(host: "127.0.0.1", port: ports.service)
+          serverConfig.admin = desk.map { AdminResponder(desk: $0, logger: logger) }
           do {
             server = try await EntitlementServer.start(
-              config: .init(host: "127.0.0.1", port: ports.service), storage: storage, nowMs: now, logger: logger)
+              config: serverConfig, storage: storage, nowMs: now, logger: logger)
           } catch {
             await storage.close()
             throw error
@@ -238,6 +249,7 @@ public struct LocalStack: Sendable {
             client: TollgateClient(host: "127.0.0.1", port: server.port), configuration: configuration,
             databasePath: database.description, nowMs: now)
           stack.storeEnvironment = workerEnvironment
+          stack.desk = desk
           do {
             let result = try await body(stack)
             await stack.stopRunning(&group)

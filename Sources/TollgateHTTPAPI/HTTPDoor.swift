@@ -40,6 +40,9 @@ public final class HTTPDoor: Service, Sendable {
     public var maximumPurchaseBodyBytes = 1 << 20
     /// An admin route's body, at most.
     public var maximumAdminBodyBytes = 64 << 10
+    /// Pages answered under a path prefix outside the bearer-key check (the support console,
+    /// `DoorMount`): they check their own callers.
+    public var mounts: [DoorMount] = []
 
     public init(address: ListenAddress) {
       self.address = address
@@ -98,6 +101,7 @@ public final class HTTPDoor: Service, Sendable {
       routes: DoorRoutes(
         handler: handler, gate: gate, maximumPurchaseBodyBytes: config.maximumPurchaseBodyBytes,
         maximumAdminBodyBytes: config.maximumAdminBodyBytes, logger: logger, calls: calls))
+    for mount in config.mounts { mount.register(on: router, isTLS: config.tls != nil) }
     return router
   }
 

@@ -12,8 +12,9 @@ import TollgateCallers
 final class ConsoleTesting: Sendable {
   static let opsKey = "tgk_ops_console_key_0123456789abcdef"
   static let readerKey = "tgk_reader_console_key_0123456789ab"
-  static let origin = "http://console.test:7705"
-  static let host = "console.test:7705"
+  /// The router test client's requests are for `localhost` (their authority).
+  static let origin = "http://localhost"
+  static let host = "localhost"
 
   let registry = CallerRegistry([
     CallerKey(name: "ops", keySha256: CallerKey.digest(of: opsKey), scopes: .admin),

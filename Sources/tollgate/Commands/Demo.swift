@@ -23,6 +23,7 @@ struct Demo: AsyncParsableCommand {
   @Option(help: "Simulator port.") var simulatorPort = 7702
   @Option(help: "Worker (notifications) port.") var workerPort = 7703
   @Option(help: "Worker admin (/health, /metrics) port.") var workerAdminPort = 7704
+  @Option(help: "The support console's port (the HTTP door, /console; 0: any free port).") var consolePort = 7705
 
   @OptionGroup var logging: LoggingOptions
 
@@ -38,46 +39,64 @@ struct Demo: AsyncParsableCommand {
       directory: directory, database: try database.map { try StorageLocation($0) },
       ports: .init(
         service: servicePort, simulator: simulatorPort, worker: workerPort, workerAdmin: workerAdminPort),
-      environment: ProcessInfo.processInfo.environment, logger: logger
+      environment: ProcessInfo.processInfo.environment, serviceAdmin: true, logger: logger
     ) { stack in
       let users = try await DemoUsers.create(on: stack)
-      try await announce(stack: stack, users: users)
-      // Until a shutdown signal; then LocalStack.run stops the three parts.
+      let console = try DemoConsole(stack: stack, port: consolePort, directory: directory, logger: logger)
+      // Until a shutdown signal; then the console's door drains and LocalStack.run stops the
+      // three parts. The door is only ever shut down gracefully (a cancelled Hummingbird
+      // listener traps on connections it had accepted).
       let group = ServiceGroup(
         configuration: .init(
-          services: [.init(service: UntilShutdown())], gracefulShutdownSignals: [.sigterm, .sigint], logger: logger))
-      try await group.run()
+          services: [
+            .init(
+              service: console.door, successTerminationBehavior: .gracefullyShutdownGroup,
+              failureTerminationBehavior: .gracefullyShutdownGroup),
+            .init(service: UntilShutdown(), successTerminationBehavior: .gracefullyShutdownGroup),
+          ], gracefulShutdownSignals: [.sigterm, .sigint], logger: logger))
+      try await withThrowingTaskGroup(of: Void.self) { tasks in
+        tasks.addTask { try await group.run() }
+        let port = await console.door.boundPort()
+        if port != 0 { try await announce(stack: stack, users: users, console: console, consolePort: port) }
+        try await tasks.waitForAll()
+      }
     }
   }
 
-  private func announce(stack: LocalStack, users: [(user: String, answer: Tollgate_V1_IsSubscriberResponse)])
-    async throws
-  {
+  private func announce(
+    stack: LocalStack, users: [(user: String, answer: Tollgate_V1_IsSubscriberResponse, storeId: String)],
+    console: DemoConsole, consolePort: Int
+  ) async throws {
     let bin = CommandLine.arguments.first ?? "tollgate"
-    let simulator = "http://127.0.0.1:\(simulatorPort)"
+    let simulator = stack.sim.baseURL
+    let service = "127.0.0.1:\(stack.server.port)"
     var lines = [
       "",
-      "Tollgate demo: service 127.0.0.1:\(servicePort), store simulator 127.0.0.1:\(simulatorPort), worker 127.0.0.1:\(await stack.workerPort)",
+      "Tollgate demo: service \(service), store simulator \(simulator), worker 127.0.0.1:\(await stack.workerPort)",
       "worker health and metrics: http://127.0.0.1:\(await stack.workerAdminPort)/health, /metrics",
-      "database \(stack.databasePath)", "", "Demo users (bought through the simulator, verified by the worker):",
+      "database \(stack.databasePath)", "",
+      "Support console: http://127.0.0.1:\(consolePort)/console",
+      "  sign in with the admin key \(console.key) (also in \(console.keyFile))", "",
+      "Demo users (bought through the simulator, verified by the worker; a store id to search the console by):",
     ]
-    for (user, answer) in users {
+    for (user, answer, storeId) in users {
       let state = QueryOutput.name(answer.state)
+      let premium = "premium: \(answer.active ? "yes" : "no ") (\(state))"
       lines.append(
-        "  \(user.padding(toLength: 22, withPad: " ", startingAt: 0)) premium: \(answer.active ? "yes" : "no ") (\(state))"
+        "  \(user.padding(toLength: 22, withPad: " ", startingAt: 0)) \(premium.padding(toLength: 33, withPad: " ", startingAt: 0)) \(storeId)"
       )
     }
     lines += [
       "", "Ask it:",
-      "  \(bin) query is-subscriber demo-active premium --server 127.0.0.1:\(servicePort)",
-      "  \(bin) query subscription demo-grace --server 127.0.0.1:\(servicePort) --json",
+      "  \(bin) query is-subscriber demo-active premium --server \(service)",
+      "  \(bin) query subscription demo-grace --server \(service) --json",
       "Explain or grant, on the store's clock as the worker and the service follow it:",
       "  \(bin) explain demo-refunded premium --database \(stack.databasePath) --follow-clock \(simulator)",
       "  \(bin) explain demo-google-upgraded premium --database \(stack.databasePath) --follow-clock \(simulator)",
       "  \(bin) grant demo-vip premium --until 30d --note 'support' --database \(stack.databasePath) --follow-clock \(simulator)",
       "Move the store's clock (demo-active, demo-google-active and demo-amazon-active renew, the trials convert,",
       "demo-grace lapses into billing retry, demo-google-grace into account hold, demo-google-paused resumes):",
-      "  \(bin) storesim advance 31d --sim 127.0.0.1:\(simulatorPort)",
+      "  \(bin) storesim advance 31d --sim \(simulator.replacingOccurrences(of: "http://", with: ""))",
       "Ctrl-C stops everything.", "",
     ]
     FileHandle.standardOutput.write(Data((lines.joined(separator: "\n") + "\n").utf8))

@@ -37,6 +37,9 @@ struct Serve: AsyncParsableCommand {
   @Flag(help: "Serve no support and admin calls (LookUp … EraseUser): every door answers them UNAVAILABLE.")
   var noAdmin = false
 
+  @Flag(help: "Serve no support console (/console) on the HTTP door (docs/console.md).")
+  var noConsole = false
+
   @Option(
     help: ArgumentHelp(
       "The database: an SQLite file path (or sqlite:PATH), or postgres://USER@HOST:PORT/DATABASE?sslmode=MODE; it must exist (the worker creates it) unless --create.",
@@ -147,7 +150,9 @@ struct Serve: AsyncParsableCommand {
       // The HTTP and gRPC doors answer through the fast port's handler, with the same gate.
       var doors = try ServeDoors.make(
         addresses: doorAddresses, settings: settings, handler: server.responder, gate: gate,
-        maximumMessageBytes: rpc.maximumPayloadLength, logger: logger)
+        maximumMessageBytes: rpc.maximumPayloadLength,
+        mounts: ServeConsole.mounts(gate: gate, server: server, admin: admin, enabled: !noConsole, logger: logger),
+        logger: logger)
       if let adminAddress {
         doors = ServeAdminListen.adding(to: doors, address: adminAddress, server: server, nowMs: clock.nowMs)
       }

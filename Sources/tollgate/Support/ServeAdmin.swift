@@ -28,6 +28,7 @@ import TollgateWorker
 final class ServeAdmin: Service, AdminHandler {
   private struct Opened: Sendable {
     let responder: AdminResponder
+    let desk: SupportDesk
     let storage: any WorkerStorage
     let httpClient: HTTPClient?
   }
@@ -115,7 +116,8 @@ final class ServeAdmin: Service, AdminHandler {
     let desk = SupportDesk(
       storage: storage, gateways: StoreGateways(gateways), settings: settings, nowMs: clock.nowMs, logger: logger)
     opened.withLock {
-      $0 = Opened(responder: AdminResponder(desk: desk, logger: logger), storage: storage, httpClient: httpClient)
+      $0 = Opened(
+        responder: AdminResponder(desk: desk, logger: logger), desk: desk, storage: storage, httpClient: httpClient)
     }
     return true
   }
@@ -143,6 +145,9 @@ final class ServeAdmin: Service, AdminHandler {
   // MARK: AdminHandler
 
   private var responder: AdminResponder? { opened.withLock { $0?.responder } }
+
+  /// The support desk the console's pages read; nil until the storage opens.
+  var desk: SupportDesk? { opened.withLock { $0?.desk } }
 
   private static let notOpen = Tollgate_V1_Error(
     .unavailable, "this replica cannot open its database for the admin calls yet; retry, or ask another replica")

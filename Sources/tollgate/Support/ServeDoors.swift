@@ -98,12 +98,13 @@ struct ServeDoors: Service {
     RPCListenAddress.tcp(host: address.host, port: address.port).isLocal
   }
 
-  /// The doors `addresses` turns on, answering through `handler` (the fast port's) and `gate`.
+  /// The doors `addresses` turns on, answering through `handler` (the fast port's) and `gate`;
+  /// the HTTP door also answers `mounts` (the support console).
   /// `maximumMessageBytes` is the fast port's `service.maxMessageBytes`: a purchase is as large
   /// on every door.
   static func make(
     addresses: Addresses, settings: ServeSettings, handler: any EntitlementsHandler, gate: CallerGate,
-    maximumMessageBytes: Int, logger: Logger
+    maximumMessageBytes: Int, mounts: [DoorMount] = [], logger: Logger
   ) throws -> ServeDoors {
     var doors: [Door] = []
     if let address = addresses.grpc {
@@ -119,8 +120,10 @@ struct ServeDoors: Service {
             refusedConnections: { door.refusedConnections })))
     }
     if let address = addresses.http {
-      let config = (settings.http ?? HTTPDoorSettings()).config(
+      var config = (settings.http ?? HTTPDoorSettings()).config(
         address: address, maximumPurchaseBodyBytes: maximumMessageBytes)
+      // The support console (ServeConsole), outside the door's bearer-key check.
+      config.mounts = mounts
       let calls = DoorCallRecorder(door: .http)
       let door = try HTTPDoor(
         config: config, handler: handler, gate: gate, logger: logger,
