@@ -33,6 +33,10 @@ struct ConfigCheckEndToEndTests {
         "listen": "nowhere", "maxConnections": 0, "database": dir.file("tollgate.sqlite"),
         "callers": [["name": "web", "keySha256": String(repeating: "a", count: 64), "scopes": ["write"]]],
         "grpc": ["maxConcurrentStreams": 0],
+        "http": [
+          "listen": "127.0.0.1:0",
+          "tls": ["certificateFile": dir.file("missing.pem"), "privateKeyFile": dir.file("missing.key")],
+        ],
       ],
       "servcie": [:],
     ]
@@ -41,6 +45,7 @@ struct ConfigCheckEndToEndTests {
   static let serveProblems = [
     "service.listen must be HOST:PORT", "service.maxConnections must be between", "unknown scope \"write\"",
     "service.grpc.maxConcurrentStreams must be between", "servcie is not a known key",
+    "service.http.tls.certificateFile",
   ]
 
   static let workerProblems = [

@@ -1,5 +1,6 @@
 import Foundation
 import TollgateCallers
+import TollgateHTTPListener
 import TollgateServer
 
 extension ServeSettings {
@@ -32,8 +33,8 @@ extension ServeSettings {
     }
   }
 
-  /// Why the TLS listener's files (`service.tls`) cannot be used: missing, unreadable, no PEM in
-  /// them, a key that does not match its certificate.
+  /// Why a TLS listener's files (`service.tls`, `service.http.tls`, `service.grpc.tls`) cannot
+  /// be used: missing, unreadable, no PEM in them, a key that does not match its certificate.
   func tlsProblems() -> [String] {
     var problems: [String] = []
     if let tls, !tls.certificateFile.isEmpty, !tls.privateKeyFile.isEmpty {
@@ -42,6 +43,15 @@ extension ServeSettings {
           certificateFile: tls.certificateFile, privateKeyFile: tls.privateKeyFile, clientCAFile: tls.clientCAFile)
       } catch {
         problems.append("service.tls: \(error)")
+      }
+    }
+    // A door's empty file names are already a problem of `doorProblems()`.
+    for (key, door) in [("service.http.tls", http?.tls), ("service.grpc.tls", grpc?.tls)] {
+      guard let door, door.problem(key: key) == nil else { continue }
+      do throws(DoorTLSError) {
+        try door.check(key: key)
+      } catch {
+        problems.append("\(error)")
       }
     }
     return problems
