@@ -188,12 +188,12 @@ public struct LocalStack: Sendable {
       let now: @Sendable () -> Int64 = { following() - clockBehindStoreMs }
       let database = database ?? .sqlite(path: directory + "/tollgate.sqlite")
       let registry = PrometheusCollectorRegistry()
+      BuildInfo.register(in: registry)
       let workerEnvironment = extraEnvironment.merging([
         "TOLLGATE_DEMO_APPLE_KEY": try key.pkcs8PEM(), "TOLLGATE_DEMO_GOOGLE_KEY": sim.googleServiceAccountKeyJSON,
         "TOLLGATE_DEMO_AMAZON_SECRET": try sim.amazonSharedSecret(),
       ]) { $1 }
       try configuration.validate(
-      BuildInfo.register(in: registry)
         environment: workerEnvironment, stores: [appStoreSettings, googlePlaySettings, amazonSettings])
       let workerStorage = try await database.workerStorage(
         nowMs: now(), create: true, connections: StorageConnections.worker(configuration),

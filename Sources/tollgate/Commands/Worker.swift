@@ -144,12 +144,12 @@ struct Worker: AsyncParsableCommand {
 
   /// The worker on its storage and gateways.
   private static func worker(
-    BuildInfo.register(in: registry)
     configuration: WorkerConfiguration, gateways: [any StoreGateway], httpClient: HTTPClient,
     storage: any WorkerStorage, location: StorageLocation, clock: ProcessClock, environment: [String: String],
     logger: Logger
   ) throws -> VerifierWorker {
     let registry = PrometheusCollectorRegistry()
+    BuildInfo.register(in: registry)
     return try VerifierWorker(
       configuration: configuration, storage: storage, gateways: gateways, environment: environment,
       httpClient: httpClient,
