@@ -169,14 +169,14 @@ extension PostgresWorkerStorage {
     return counts
   }
 
-  /// The user's rejected submissions, newest first (finished inbox items of kind `purchase`).
-  public func rejectedSubmissions(userId: String, limit: Int) async throws -> [RejectedSubmission] {
   public func oldestUnfinishedInboxItemAtMs() async throws -> Int64? {
     let rows = try await database.query(
       "SELECT MIN(received_at_ms) FROM inbox WHERE status IN ('pending', 'processing')")
     return try rows.first?.decode(Int64?.self) ?? nil
   }
 
+  /// The user's rejected submissions, newest first (finished inbox items of kind `purchase`).
+  public func rejectedSubmissions(userId: String, limit: Int) async throws -> [RejectedSubmission] {
     let rows = try await database.query(
       """
       SELECT store, product_id, received_at_ms, completed_at_ms, outcome FROM inbox

@@ -160,7 +160,6 @@ extension SQLiteWorkerStorage {
       return counts
     }
   }
-}
 
   public func oldestUnfinishedInboxItemAtMs() async throws -> Int64? {
     try await writer.read { db in
@@ -169,3 +168,4 @@ extension SQLiteWorkerStorage {
       ).first ?? nil
     }
   }
+}

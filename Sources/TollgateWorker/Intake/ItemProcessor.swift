@@ -109,6 +109,7 @@ struct ItemProcessor: Sendable {
         return
       }
       stats.storeFailure(failure, store: store(of: item), atMs: now)
+      stats.storeRetry(failure, store: store(of: item))
       let delay = backoff.delayMs(attempt: item.attempts, retryAfterMs: failure.retryAfterMs)
       let metadata: Logger.Metadata = [
         "inbox.id": "\(item.id)", "error": "\(failure)", "error.kind": "\(failure.kind)", "retry.in_ms": "\(delay)",
@@ -120,7 +121,6 @@ struct ItemProcessor: Sendable {
         logger.notice("the store does not know this purchase yet; will retry", metadata: metadata)
       } else {
         logger.warning("store unavailable; will retry", metadata: metadata)
-      stats.storeRetry(failure, store: store(of: item))
       }
       try await storage.retryInbox(id: item.id, claimToken: item.claimToken, atMs: now + delay, error: failure.message)
     } catch let conflict as StorageConflict where conflict.kind == .claimLost {

@@ -101,9 +101,9 @@ public final class VerifierWorker: Service, Sendable {
         configuration.webhooks.map { ($0.url, Array(((try? $0.secret.value(environment: environment)) ?? "").utf8)) }
       ) { a, _ in a },
       storage: storage, httpClient: httpClient, backoff: backoff, pollMs: settings.pollMs, nowMs: nowMs, logger: logger)
-  }
     // Every store call is timed into this worker's metrics.
     for gateway in gateways.all { gateway.callLimiter?.report(to: stats.storeCalls, store: gateway.store) }
+  }
 
   /// The notification port, once listening (useful with port 0); 0 if it could not listen.
   public func listeningPort() async -> Int { await boundPort.value() }
@@ -178,8 +178,8 @@ public final class VerifierWorker: Service, Sendable {
             // make the running one's finish find its claim lost.
             let items = try await storage.claimInbox(
               nowMs: nowMs(), limit: limit - inFlight, leaseMs: settings.leaseMs, excluding: Set(processing.keys))
-            for item in items {
             drain.read()
+            for item in items {
               processing[item.id] = item.claim
               group.addTask {
                 await self.processor.process(item)
@@ -214,8 +214,8 @@ public final class VerifierWorker: Service, Sendable {
         } catch let error as WorkerLeaseError {
           throw error
         } catch {
-          logger.error("the worker loop could not read storage", metadata: ["error": "\(error)"])
           drain.failed(error)
+          logger.error("the worker loop could not read storage", metadata: ["error": "\(error)"])
         }
         // Something started and there is room: more may be due at once.
         if started > 0 && inFlight < limit { continue }

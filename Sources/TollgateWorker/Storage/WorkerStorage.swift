@@ -66,12 +66,12 @@ public protocol WorkerStorage: Sendable {
   /// Counts of inbox items by status (for /health and metrics).
   func inboxCounts() async throws -> [String: Int]
 
-  /// The user's submitted purchases that were rejected, newest first, at most `limit` (`explain`).
-  func rejectedSubmissions(userId: String, limit: Int) async throws -> [RejectedSubmission]
   /// When the oldest item not finished yet (pending or processing) was received; nil when there
   /// is none (`tollgate_inbox_oldest_age_seconds`).
   func oldestUnfinishedInboxItemAtMs() async throws -> Int64?
 
+  /// The user's submitted purchases that were rejected, newest first, at most `limit` (`explain`).
+  func rejectedSubmissions(userId: String, limit: Int) async throws -> [RejectedSubmission]
 
   // MARK: Subscriptions
 
@@ -227,16 +227,16 @@ public protocol WorkerStorage: Sendable {
   /// a user, its queued redeliveries, and its parked events.
   func webhookBacklog(endpoint: String, kinds: [String]?) async throws -> WebhookBacklog
 
+  /// The user's newest `limit` events, newest first, each with its delivery to every endpoint
+  /// that has a cursor (`EventDeliveries.combine` over the cursors and the parked events of those
+  /// events, read at one point in time), for the support console. Reads only.
+  func webhookDeliveries(userId: String, limit: Int) async throws -> [EventDeliveries]
+
   /// Why writes cannot be trusted now (the database file was deleted or replaced after it was
   /// opened: what is written there is lost), in a sentence for Health; nil when all is well.
   func storageProblem() async -> String?
 
   // MARK: Worker lease (one worker per database)
-
-  /// The user's newest `limit` events, newest first, each with its delivery to every endpoint
-  /// that has a cursor (`EventDeliveries.combine` over the cursors and the parked events of those
-  /// events, read at one point in time), for the support console. Reads only.
-  func webhookDeliveries(userId: String, limit: Int) async throws -> [EventDeliveries]
 
   /// The current holder of the worker lease, nil when none.
   func workerLease() async throws -> WorkerLeaseHolder?

@@ -146,11 +146,11 @@ package actor FakeWorkerStorage: WorkerStorage {
     Dictionary(grouping: items.values, by: \.status.rawValue).mapValues(\.count)
   }
 
-  // MARK: Subscriptions
   package func oldestUnfinishedInboxItemAtMs() -> Int64? {
     items.values.filter { $0.status == .pending || $0.status == .processing }.map(\.item.receivedAtMs).min()
   }
 
+  // MARK: Subscriptions
 
   package func subscription(store: Store, purchaseId: String) -> StoredSubscription? {
     subscriptionsByChain[Self.key(store, purchaseId)]
