@@ -1,7 +1,7 @@
 import GRPCCore
-import Synchronization
 import TollgateContract
 import TollgateCore
+import TollgateHTTPListener
 import TollgateServer
 
 /// The standard gRPC health service (`grpc.health.v1.Health`, proto/grpc/health/v1/health.proto),
@@ -78,28 +78,20 @@ struct HealthGRPCService: Grpc_Health_V1_Health.SimpleServiceProtocol {
 }
 
 /// The health Watch calls running, at most `maximum` at once: Watch needs no key, and each one
-/// looks at the status every poll interval, so strangers may not open them without bound.
+/// looks at the status every poll interval, so strangers may not open them without bound. Counted
+/// by the listeners' slot counter (`ConnectionSlots`).
 final class HealthWatchers: Sendable {
-  let maximum: Int
-  private let running = Atomic<Int>(0)
+  private let slots: ConnectionSlots
 
   init(maximum: Int = 100) {
-    self.maximum = maximum
+    slots = ConnectionSlots(capacity: maximum)
   }
 
-  var count: Int { running.load(ordering: .relaxed) }
+  var maximum: Int { slots.capacity }
+  var count: Int { slots.count }
 
   /// Counts one more watcher; false (nothing counted) when `maximum` are running.
-  func start() -> Bool {
-    var current = running.load(ordering: .relaxed)
-    while current < maximum {
-      let (exchanged, original) = running.compareExchange(
-        expected: current, desired: current + 1, ordering: .acquiringAndReleasing)
-      if exchanged { return true }
-      current = original
-    }
-    return false
-  }
+  func start() -> Bool { slots.acquire() }
 
-  func ended() { running.subtract(1, ordering: .acquiringAndReleasing) }
+  func ended() { slots.release() }
 }
