@@ -1,3 +1,4 @@
+import HTTPTypes
 import Hummingbird
 import Logging
 import TollgateCallers
@@ -28,7 +29,7 @@ public struct DoorMount: Sendable {
       return await respond(
         request,
         DoorMountContext(
-          source: context.source, isTLS: isTLS, logger: context.logger,
+          source: context.source, isTLS: isTLS || Self.forwardedOverTLS(request), logger: context.logger,
           proven: { channel.pipeline.fireUserInboundEventTriggered(HTTPConnectionProven()) }))
     }
     for path in [prefix, prefix + "/**"] {
@@ -37,13 +38,22 @@ public struct DoorMount: Sendable {
       router.post(RouterPath(path), use: handler)
     }
   }
+
+  static let forwardedProto = HTTPField.Name("X-Forwarded-Proto")!
+
+  /// Whether a TLS-terminating proxy in front says the browser came over HTTPS. A client that sends
+  /// it falsely only makes its own cookies `Secure`: stricter, never looser.
+  static func forwardedOverTLS(_ request: Request) -> Bool {
+    request.headers[forwardedProto]?.lowercased() == "https"
+  }
 }
 
 /// What a mount learns of a request's connection.
 public struct DoorMountContext: Sendable {
   /// The peer as the gate counts failed keys.
   public var source: PeerSource
-  /// Whether the door speaks TLS (a session cookie is then `Secure`).
+  /// Whether the browser reached the door over TLS: the door speaks TLS, or a proxy in front of
+  /// it terminated TLS and says so (`X-Forwarded-Proto: https`). A session cookie is then `Secure`.
   public var isTLS: Bool
   public var logger: Logger
   /// Tells the connection guard this connection proved a caller (as `CallerMiddleware` does for

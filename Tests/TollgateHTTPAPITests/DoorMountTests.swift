@@ -1,3 +1,4 @@
+import HTTPTypes
 import Hummingbird
 import HummingbirdTesting
 import NIOCore
@@ -29,6 +30,19 @@ import TollgateHTTPAPI
       #expect(api.status == .unauthorized)
       let lookalike = try await client.execute(uri: "/consolex", method: .get, headers: [:])
       #expect(lookalike.status == .notFound)
+    }
+  }
+
+  @Test("behind a TLS-terminating proxy (X-Forwarded-Proto: https) the mount is told the browser came over TLS")
+  func forwardedOverTLS() async throws {
+    var config = HTTPDoor.Config(host: "127.0.0.1", port: 0)
+    config.mounts = [Self.mount]
+    try await DoorTesting.withRouter(config: config) { client in
+      for (proto, tls) in [("https", true), ("HTTPS", true), ("http", false)] {
+        let response = try await client.execute(
+          uri: "/console", method: .get, headers: [HTTPField.Name("X-Forwarded-Proto")!: proto])
+        #expect(String(buffer: response.body) == "GET /console tls=\(tls)", "X-Forwarded-Proto: \(proto)")
+      }
     }
   }
 

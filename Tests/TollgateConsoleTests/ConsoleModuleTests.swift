@@ -1,9 +1,0 @@
-import Testing
-
-@testable import TollgateConsole
-
-@Suite struct ConsoleModuleTests {
-  @Test func consoleRoutesLiveUnderConsole() {
-    #expect(SupportConsole.pathPrefix == "/console")
-  }
-}
