@@ -70,11 +70,21 @@ public struct JSONLogHandler: LogHandler {
       ("timestamp", .string(timestamp())), ("level", .string(event.level.rawValue)), ("label", .string(label)),
       ("source", .string(event.source)), ("message", .string(event.message.description)),
     ]
-    var flattened: [(key: String, value: JSONLogValue)] = []
-    for (key, value) in merged { Self.flatten(value, key: key, into: &flattened) }
-    for (key, value) in flattened {
-      fields.append((Self.lineKeys.contains(key) ? "metadata." + key : key, value))
+    // One value per key: nested `a`→`b` and a literal `a.b` (or a renamed `level` and a literal
+    // `metadata.level`) would otherwise both be written. The literal key wins: it is shallower.
+    var chosen: [String: (value: JSONLogValue, depth: Int)] = [:]
+    for (key, value) in merged {
+      var flattened: [(key: String, value: JSONLogValue, depth: Int)] = []
+      Self.flatten(value, key: key, depth: 0, into: &flattened)
+      for (key, value, depth) in flattened {
+        let renamed = Self.lineKeys.contains(key)
+        let name = renamed ? "metadata." + key : key
+        let rank = 2 * depth + (renamed ? 1 : 0)
+        if let held = chosen[name], held.depth <= rank { continue }
+        chosen[name] = (value, rank)
+      }
     }
+    fields += chosen.map { (key: $0.key, value: $0.value.value) }
     fields.sort { $0.key < $1.key }
     var line = "{"
     for (index, field) in fields.enumerated() {
@@ -91,14 +101,15 @@ public struct JSONLogHandler: LogHandler {
   static let lineKeys: Set<String> = ["timestamp", "level", "label", "source", "message"]
 
   static func flatten(
-    _ value: Logger.Metadata.Value, key: String, into fields: inout [(key: String, value: JSONLogValue)]
+    _ value: Logger.Metadata.Value, key: String, depth: Int,
+    into fields: inout [(key: String, value: JSONLogValue, depth: Int)]
   ) {
     switch value {
-    case .string(let string): fields.append((key, .string(string)))
-    case .stringConvertible(let convertible): fields.append((key, .string(convertible.description)))
-    case .array(let values): fields.append((key, .strings(values.map(\.description))))
+    case .string(let string): fields.append((key, .string(string), depth))
+    case .stringConvertible(let convertible): fields.append((key, .string(convertible.description), depth))
+    case .array(let values): fields.append((key, .strings(values.map(\.description)), depth))
     case .dictionary(let dictionary):
-      for (inner, value) in dictionary { flatten(value, key: key + "." + inner, into: &fields) }
+      for (inner, value) in dictionary { flatten(value, key: key + "." + inner, depth: depth + 1, into: &fields) }
     }
   }
 

@@ -70,6 +70,23 @@ struct JSONLogHandlerTests {
     #expect(object["metadata.level"] as? String == "critical")
   }
 
+  @Test("a key is written once: a literal a.b wins over nested a→b, a literal metadata.level over a renamed level")
+  func oneValuePerKey() throws {
+    let lines = Lines()
+    Self.logger(lines).info(
+      "hello",
+      metadata: [
+        "a": ["b": "nested"], "a.b": "literal", "level": "renamed", "metadata.level": "literal level",
+      ])
+    let line = try #require(lines.all.last)
+    #expect(line.components(separatedBy: "\"a.b\":").count == 2, "a.b once: \(line)")
+    #expect(line.components(separatedBy: "\"metadata.level\":").count == 2, "metadata.level once: \(line)")
+    let object = try Self.object(lines)
+    #expect(object["a.b"] as? String == "literal")
+    #expect(object["metadata.level"] as? String == "literal level")
+    #expect(object["level"] as? String == "info")
+  }
+
   @Test("quotes, backslashes and every control character are escaped; the value reads back as it was")
   func escaping() throws {
     let lines = Lines()
