@@ -173,24 +173,14 @@ struct EntitlementsDispatcher: Sendable {
   /// one another complete and well-formed (up to `batchLimit`), together: frames → fields (read
   /// in place) → the handler's answers (values) → response frames. A call the handler leaves is
   /// answered here through the message path, and the rest of the run goes back to the handler,
-  /// so the run is parsed once. Returns the length of the frames it answered, which the caller
-  /// consumes. It stops at anything else (another method, an incomplete or oversized frame, a
-  /// payload that does not decode): that is `dispatch`'s.
-  func answerIsSubscriberCalls(
-    in bytes: UnsafeRawBufferPointer, maximumPayloadLength: Int, into output: inout ByteBuffer
-  ) -> Int {
-    answerIsSubscriberCalls(
-      in: bytes, maximumPayloadLength: maximumPayloadLength, into: &output, calls: nil, startNs: 0
-    ).consumed
-  }
-
-  /// `answerIsSubscriberCalls(in:maximumPayloadLength:into:)`, also saying how many calls the
-  /// handler answered together (`answered`: the caller records them once their answers are
-  /// sent); the few it left to the message path are recorded in `calls` here, timed from
-  /// `startNs`.
+  /// so the run is parsed once. Returns the length of the frames it answered (`consumed`, which
+  /// the caller consumes) and how many calls the handler answered together (`answered`: the
+  /// caller records them once their answers are sent); the few it left to the message path are
+  /// recorded in `calls` here, timed from `startNs`. It stops at anything else (another method,
+  /// an incomplete or oversized frame, a payload that does not decode): that is `dispatch`'s.
   func answerIsSubscriberCalls(
     in bytes: UnsafeRawBufferPointer, maximumPayloadLength: Int, into output: inout ByteBuffer,
-    calls: CallCounters?, startNs: UInt64
+    calls: CallCounters? = nil, startNs: UInt64 = 0
   ) -> (consumed: Int, answered: Int) {
     withUnsafeTemporaryAllocation(of: IsSubscriberFields.self, capacity: Self.batchLimit) { requests in
       withUnsafeTemporaryAllocation(of: UInt32.self, capacity: Self.batchLimit) { requestIds in

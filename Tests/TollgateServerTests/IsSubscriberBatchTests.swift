@@ -55,7 +55,7 @@ struct IsSubscriberBatchTests {
     let dispatcher = EntitlementsDispatcher(handler: handler)
     var output = ByteBuffer()
     let answered = bytes.withUnsafeBytes {
-      dispatcher.answerIsSubscriberCalls(in: $0, maximumPayloadLength: maximumPayloadLength, into: &output)
+      dispatcher.answerIsSubscriberCalls(in: $0, maximumPayloadLength: maximumPayloadLength, into: &output).consumed
     }
     var ids: [UInt32] = []
     let decoder = ResponseFrameDecoder(maximumPayloadLength: 1 << 20)
