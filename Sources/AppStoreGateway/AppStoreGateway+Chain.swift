@@ -40,7 +40,8 @@ extension AppStoreGateway {
     guard let signed = info.signedTransactionInfo else {
       throw .store(.init(code: .invalidResponse, message: "no signedTransactionInfo"))
     }
-    let first = try verified(app.verifier.verifyTransaction(signed), what: "transaction \(transactionId)")
+    let first = try verified(
+      await checked { app.verifier.verifyTransaction(signed) }, what: "transaction \(transactionId)")
     guard let originalTransactionId = first.originalTransactionId else {
       throw .store(.init(code: .invalidResponse, message: "transaction without originalTransactionId"))
     }
@@ -58,7 +59,8 @@ extension AppStoreGateway {
     var renewal: (jws: String, payload: JWSRenewalInfoDecodedPayload)?
     if let signedRenewal = last?.signedRenewalInfo {
       let payload = try verified(
-        app.verifier.verifyRenewalInfo(signedRenewal), what: "renewal info of \(originalTransactionId)")
+        await checked { app.verifier.verifyRenewalInfo(signedRenewal) },
+        what: "renewal info of \(originalTransactionId)")
       renewal = (signedRenewal, payload)
     }
     let signedHistory = try await call("getTransactionHistory") { () async throws(AppStoreAPIError) in
@@ -72,7 +74,8 @@ extension AppStoreGateway {
       var transactions: [(jws: String, payload: JWSTransactionDecodedPayload)] = []
       for signedTransaction in history {
         let transaction = try self.verified(
-          app.verifier.verifyTransaction(signedTransaction), what: "a transaction of \(originalTransactionId)")
+          self.limiter.measured(.verify) { app.verifier.verifyTransaction(signedTransaction) },
+          what: "a transaction of \(originalTransactionId)")
         transactions.append((signedTransaction, transaction))
       }
       return transactions
@@ -150,6 +153,12 @@ extension AppStoreGateway {
       store: .appStore, appId: app.bundleId, purchaseId: originalTransactionId, history: history, transactions: rows,
       evidence: VerificationEvidence(source: source, environment: environment, payloads: evidence, verifiedAtMs: nowMs),
       appAccountToken: transactions.compactMap(\.appAccountToken).last)
+  }
+
+  /// A check of Apple's signed data: on the blocking pool (`BlockingWork`), never the cooperative
+  /// one, its CPU time charged to the worker's `verify` stage.
+  func checked<T: Sendable>(_ check: @escaping @Sendable () -> T) async -> T {
+    await BlockingWork.run { self.limiter.measured(.verify, check) }
   }
 
   /// `name`: the App Store API's call, for the call-duration histogram.

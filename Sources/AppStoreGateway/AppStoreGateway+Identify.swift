@@ -32,7 +32,7 @@ extension AppStoreGateway {
         app: app, transactionId: receipt, environment: nil, evidence: .identifierOnly(Self.bareTransactionIdAdvice))
     }
     let verifier = app.receiptVerifier
-    switch await BlockingWork.run({ verifier.verify(base64: receipt) }) {
+    switch await checked({ verifier.verify(base64: receipt) }) {
     case .valid(let parsed):
       guard let id = parsed.transactionIdForLookup else { throw .rejected("the app receipt holds no in-app purchase") }
       return IdentifiedPurchase(
@@ -50,7 +50,7 @@ extension AppStoreGateway {
     guard let app = app(bundleId: claimed ?? appId) ?? app(bundleId: appId) else {
       throw .rejected(unknownApp(claimed ?? appId))
     }
-    switch app.verifier.verifyTransaction(jws) {
+    switch limiter.measured(.verify, { app.verifier.verifyTransaction(jws) }) {
     case .valid(let transaction):
       guard let id = transaction.transactionId else { throw .rejected("the signed transaction has no transactionId") }
       return IdentifiedPurchase(

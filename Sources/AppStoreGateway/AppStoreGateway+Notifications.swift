@@ -66,7 +66,7 @@ extension AppStoreGateway {
     guard let app = app(bundleId: claimed.bundleId) else {
       return .refuse(status: 403, reason: "a notification for an app that is not configured")
     }
-    switch app.verifier.verifyNotificationContents(signedPayload) {
+    switch limiter.measured(.verify, { app.verifier.verifyNotificationContents(signedPayload) }) {
     case .valid(let verified):
       return .store(dedupeKey: verified.notification.notificationUUID ?? SHA256.hash(body).hexString)
     case .invalid(let error):
@@ -94,7 +94,7 @@ extension AppStoreGateway {
       throw .rejected("notification for an app that is not configured (\(claimed.bundleId ?? "no bundle id"))")
     }
     let verified: VerifiedNotification
-    switch app.verifier.verifyNotificationBody(payload) {
+    switch limiter.measured(.verify, { app.verifier.verifyNotificationBody(payload) }) {
     case .valid(let notification): verified = notification
     case .invalid(let error):
       logger.warning("a notification failed verification", metadata: ["error": "\(error.code)"])

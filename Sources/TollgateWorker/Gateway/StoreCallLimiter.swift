@@ -75,6 +75,18 @@ public final class StoreCallLimiter: Sendable {
     return try result.get()
   }
 
+  /// Runs `body`, CPU-bound work of `stage` (a signature or chain check), and charges the CPU
+  /// time the thread spent in it to the worker's stage accounting, once the worker has attached
+  /// its metrics. `body` must not suspend (it is synchronous): the thread's clock is its own.
+  public func measured<T, E: Error>(_ stage: WorkerStage, _ body: () throws(E) -> T) throws(E) -> T {
+    guard let reporting = timings.withLock({ $0 }) else { return try body() }
+    let started = StoreCallTimings.threadCPUNanoseconds()
+    defer {
+      reporting.timings.record(stage: stage, nanoseconds: StoreCallTimings.threadCPUNanoseconds() - started)
+    }
+    return try body()
+  }
+
   private func acquire() async {
     await withCheckedContinuation { (continuation: CheckedContinuation<Void, Never>) in
       let granted = state.withLock { state -> Bool in

@@ -6,6 +6,7 @@ public enum WorkerMetrics {
   static let storeFailures = "tollgate_store_failures_total"
   static let storeRetries = "tollgate_store_retries_total"
   static let storeCallDuration = "tollgate_store_call_duration_seconds"
+  static let stageCPU = "tollgate_worker_stage_cpu_seconds"
   static let notificationsNotStored = "tollgate_notifications_not_stored_total"
   static let connectionsCut = "tollgate_http_connections_cut_total"
   static let inboxItems = "tollgate_inbox_items"
@@ -28,6 +29,8 @@ public enum WorkerMetrics {
       "Inbox items and scheduled checks put back for a retry after a store failure, by store and the failure's kind (transient, needs_operator, not_found, final).",
     storeCallDuration:
       "How long each call to a store's API took (its answer, not the wait for a permit), by store and call.",
+    stageCPU:
+      "CPU time of the worker's CPU-bound stages (verify: signature and certificate-chain checks of signed payloads and pushes), by stage.",
     notificationsNotStored:
       "Notification requests answered without being stored, by route and outcome (refused, acknowledged, too_large).",
     connectionsCut:
@@ -55,6 +58,11 @@ public enum WorkerMetrics {
       .milliseconds(5), .milliseconds(10), .milliseconds(25), .milliseconds(50), .milliseconds(100),
       .milliseconds(250), .milliseconds(500), .seconds(1), .milliseconds(2500), .seconds(5), .seconds(10),
       .seconds(30),
-    ]
+    ],
+    // A signature check takes tens of microseconds, a long history's chains milliseconds.
+    stageCPU: [
+      .microseconds(50), .microseconds(100), .microseconds(250), .microseconds(500), .milliseconds(1),
+      .microseconds(2500), .milliseconds(10), .milliseconds(50),
+    ],
   ]
 }

@@ -5,7 +5,8 @@ import TollgateBench
 struct Bench: ParsableCommand {
   static let configuration = CommandConfiguration(
     abstract: "Measure a running service: load (the default), change-feed visibility, the inbox, worker throughput.",
-    subcommands: [Load.self, Visibility.self, Client.self, Inbox.self, Workers.self], defaultSubcommand: Load.self)
+    subcommands: [Load.self, Visibility.self, Client.self, Inbox.self, Workers.self, Worker.self],
+    defaultSubcommand: Load.self)
 }
 
 extension Bench {

@@ -42,26 +42,33 @@ struct WorkersPurchaser: Sendable {
     }
   }
 
-  /// `count` purchases, `concurrency` at a time, for `userPrefix0` … in order.
-  func buy(_ count: Int, userPrefix: String, concurrency: Int) async throws -> [Tollgate_V1_SubmitPurchaseRequest] {
+  /// `count` purchases, `concurrency` at a time, for `userPrefix0` … in order: at `store`, or at
+  /// the three stores in turn when it is nil.
+  func buy(_ count: Int, userPrefix: String, concurrency: Int, at store: Tollgate_V1_Store? = nil) async throws
+    -> [Tollgate_V1_SubmitPurchaseRequest]
+  {
     try await withThrowingTaskGroup(of: (Int, Tollgate_V1_SubmitPurchaseRequest).self) { group in
       var bought = [Tollgate_V1_SubmitPurchaseRequest?](repeating: nil, count: count)
       for index in 0..<count {
         if index >= concurrency, let (done, request) = try await group.next() { bought[done] = request }
-        group.addTask { (index, try await buy(index, user: userPrefix + String(index))) }
+        let user = userPrefix + String(index)
+        group.addTask { (index, try await buy(at: store ?? Self.stores[index % 3], user: user)) }
       }
       for try await (done, request) in group { bought[done] = request }
       return bought.compactMap { $0 }
     }
   }
 
-  /// One purchase at the store `index` picks (App Store, Google Play, Amazon in turn) for `user`.
-  func buy(_ index: Int, user: String) async throws -> Tollgate_V1_SubmitPurchaseRequest {
+  /// The stores `buy(_:userPrefix:concurrency:at:)` takes in turn.
+  static let stores: [Tollgate_V1_Store] = [.appStore, .googlePlay, .amazon]
+
+  /// One purchase at `store` for `user` (`tollgate bench worker` buys at one store at a time).
+  func buy(at store: Tollgate_V1_Store, user: String) async throws -> Tollgate_V1_SubmitPurchaseRequest {
     var request = Tollgate_V1_SubmitPurchaseRequest()
     request.userID = user
     request.waitMs = 0
-    switch index % 3 {
-    case 0:
+    switch store {
+    case .appStore:
       let purchase = try await decode(
         ApplePurchaseResult.self, "App Store purchase",
         control.send(
@@ -69,7 +76,7 @@ struct WorkersPurchaser: Sendable {
           json: ["productId": product, "bundleId": bundleId, "environment": "Sandbox"]))
       request.store = .appStore
       request.receipt = purchase.signedTransaction
-    case 1:
+    case .googlePlay:
       let purchase = try await decode(
         GooglePurchaseResult.self, "Google Play purchase",
         control.googlePurchase(.init(productId: product, packageName: packageName, acknowledged: true)))
