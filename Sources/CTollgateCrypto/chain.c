@@ -54,7 +54,8 @@ tg_status tg_verify_with_store(X509 *leaf, STACK_OF(X509) *untrusted, const tg_c
 tg_status tg_chain_verify(const uint8_t *leaf_der, size_t leaf_len, const uint8_t *intermediate_der,
                           size_t intermediate_len, const tg_cert *const *roots, size_t root_count,
                           int check_time, int64_t at_unix_seconds, const char *leaf_oid,
-                          const char *intermediate_oid, tg_pkey **out_leaf_key, int *out_x509_error) {
+                          const char *intermediate_oid, tg_pkey **out_leaf_key, int *out_x509_error,
+                          int64_t *out_not_before, int64_t *out_not_after) {
   if (leaf_der == NULL || intermediate_der == NULL || (roots == NULL && root_count > 0)) return TG_ERR_ARGUMENT;
   if (out_x509_error != NULL) *out_x509_error = 0;
   X509 *leaf = tg_x509_from_der(leaf_der, leaf_len);
@@ -79,6 +80,17 @@ tg_status tg_chain_verify(const uint8_t *leaf_der, size_t leaf_len, const uint8_
   if (status == TG_OK && intermediate_oid != NULL &&
       tg_cert_has_extension((tg_cert *)intermediate, intermediate_oid) != 1) {
     status = TG_ERR_INTERMEDIATE_OID;
+  }
+  if (status == TG_OK && (out_not_before != NULL || out_not_after != NULL)) {
+    int64_t latest_start = INT64_MIN, earliest_end = INT64_MAX;
+    for (int i = 0; status == TG_OK && i < sk_X509_num(chain); i++) {
+      int64_t start = 0, end = 0;
+      status = tg_cert_validity((const tg_cert *)sk_X509_value(chain, i), &start, &end);
+      if (start > latest_start) latest_start = start;
+      if (end < earliest_end) earliest_end = end;
+    }
+    if (out_not_before != NULL) *out_not_before = latest_start;
+    if (out_not_after != NULL) *out_not_after = earliest_end;
   }
   if (status == TG_OK && out_leaf_key != NULL) {
     status = tg_cert_public_key((tg_cert *)leaf, out_leaf_key);

@@ -25,8 +25,26 @@ public struct X509ChainVerifier: Sendable {
   /// Throws `.malformedCertificate`, `.untrustedChain`, `.missingLeafExtension`,
   /// `.missingIntermediateExtension` or `.wrongKeyType`.
   public func verify(leaf: [UInt8], intermediate: [UInt8], at time: Int64?) throws(CryptoError) -> P256PublicKey {
+    try verifiedChain(leaf: leaf, intermediate: intermediate, at: time).key
+  }
+
+  /// A chain `verify` accepted: the leaf's key, and the window (Unix seconds) in which every
+  /// certificate of the chain it built is valid, `notBefore <= t < notAfter`.
+  public struct Verified: Sendable {
+    public var key: P256PublicKey
+    public var notBefore: Int64
+    public var notAfter: Int64
+
+    /// Whether every certificate of the chain is valid at `time` (Unix seconds), as OpenSSL judges it.
+    public func isValid(at time: Int64) -> Bool { notBefore <= time && time < notAfter }
+  }
+
+  /// `verify(leaf:intermediate:at:)`, with the chain's validity window.
+  public func verifiedChain(leaf: [UInt8], intermediate: [UInt8], at time: Int64?) throws(CryptoError) -> Verified {
     var key: OpaquePointer?
     var x509Error: Int32 = 0
+    var notBefore: Int64 = 0
+    var notAfter: Int64 = 0
     let rootPointers: [OpaquePointer?] = roots.map { $0.handle.pointer }
     let status = withExtendedLifetime(roots) {
       leaf.withUnsafeBufferPointer { l in
@@ -34,7 +52,7 @@ public struct X509ChainVerifier: Sendable {
           rootPointers.withUnsafeBufferPointer { r in
             tg_chain_verify(
               l.baseAddress, l.count, i.baseAddress, i.count, r.baseAddress, r.count,
-              time == nil ? 0 : 1, time ?? 0, leafOID, intermediateOID, &key, &x509Error)
+              time == nil ? 0 : 1, time ?? 0, leafOID, intermediateOID, &key, &x509Error, &notBefore, &notAfter)
           }
         }
       }
@@ -48,6 +66,6 @@ public struct X509ChainVerifier: Sendable {
     guard handle.type == TG_KEY_P256 else {
       throw CryptoError(code: .wrongKeyType, message: "leaf key is not P-256")
     }
-    return P256PublicKey(handle: handle)
+    return Verified(key: P256PublicKey(handle: handle), notBefore: notBefore, notAfter: notAfter)
   }
 }

@@ -45,16 +45,22 @@ public struct SignedDataVerifier: Sendable {
   }
 
   public let config: Config
-  private let chainVerifier: X509ChainVerifier
+  /// Remembers the chains it verified (`CachedChainVerifier`: by the certificates' bytes, with the
+  /// chain's validity window; shared by the copies of this verifier). Every payload's own
+  /// signature is still checked.
+  private let chainVerifier: CachedChainVerifier
   private let nowMs: @Sendable () -> Int64
 
   /// - Parameter now: the current time in ms, used when a payload has no signed date.
   public init(config: Config, now: @escaping @Sendable () -> Int64 = SignedDataVerifier.systemNowMs) {
     self.config = config
-    self.chainVerifier = X509ChainVerifier(
-      roots: config.rootCertificates, leafOID: Self.leafOID, intermediateOID: Self.intermediateOID)
+    self.chainVerifier = CachedChainVerifier(
+      X509ChainVerifier(roots: config.rootCertificates, leafOID: Self.leafOID, intermediateOID: Self.intermediateOID))
     self.nowMs = now
   }
+
+  /// How many certificate chains this verifier remembers now (for tests).
+  public var rememberedChains: Int { chainVerifier.count }
 
   public static let systemNowMs: @Sendable () -> Int64 = { Int64(Date().timeIntervalSince1970 * 1000) }
 
@@ -147,12 +153,10 @@ public struct SignedDataVerifier: Sendable {
     guard x5c.count == 3 else {
       return VerificationError(code: .invalidChainLength, message: "x5c holds \(x5c.count) certificates, expected 3")
     }
-    guard let leaf = Base64.decode(x5c[0]), let intermediate = Base64.decode(x5c[1]) else {
-      return VerificationError(code: .invalidCertificate, message: "an x5c entry is not base64")
-    }
     let key: P256PublicKey
     do {
-      key = try chainVerifier.verify(leaf: leaf, intermediate: intermediate, at: signingTimeSeconds(jws.payload))
+      key = try chainVerifier.verify(
+        base64Leaf: x5c[0], base64Intermediate: x5c[1], at: signingTimeSeconds(jws.payload))
     } catch {
       let code: VerificationError.Code =
         error.code == .malformedCertificate ? .invalidCertificate : .verificationFailure

@@ -115,11 +115,15 @@ tg_status tg_cert_issue(const tg_pkey *subject_key, const char *common_name, con
 /// exactly leaf + intermediate + a configured root (no partial chains, purpose any, X509_STRICT
 /// off). When the OIDs are not NULL, the leaf and intermediate must carry them. On success
 /// `out_leaf_key` (if not NULL) receives the leaf's public key. `out_x509_error` (if not NULL)
-/// receives OpenSSL's X509_V_ERR_* code on TG_ERR_CHAIN.
+/// receives OpenSSL's X509_V_ERR_* code on TG_ERR_CHAIN. On success `out_not_before` and
+/// `out_not_after` (if not NULL) receive the window in which every certificate of the verified
+/// chain (leaf, intermediate, root) is valid, Unix seconds: the latest notBefore and the earliest
+/// notAfter (OpenSSL takes a moment t when notBefore <= t and t < notAfter).
 tg_status tg_chain_verify(const uint8_t *leaf_der, size_t leaf_len, const uint8_t *intermediate_der,
                           size_t intermediate_len, const tg_cert *const *roots, size_t root_count,
                           int check_time, int64_t at_unix_seconds, const char *leaf_oid,
-                          const char *intermediate_oid, tg_pkey **out_leaf_key, int *out_x509_error);
+                          const char *intermediate_oid, tg_pkey **out_leaf_key, int *out_x509_error,
+                          int64_t *out_not_before, int64_t *out_not_after);
 
 /// A short English description of an X509_V_ERR_* code (static storage).
 const char *tg_x509_error_string(int code);
