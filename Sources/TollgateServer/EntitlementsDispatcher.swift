@@ -68,6 +68,10 @@ struct EntitlementsDispatcher: Sendable {
         let request = try Tollgate_V1_IsSubscriberRequest(serializedBytes: payload.readableBytesSpan)
         return try answer(handler.isSubscriber(request), methodIndex, requestId, into: &output)
       case .getSubscription:
+        // The fast path first: the request read in place, the answer written from the index.
+        if answerGetSubscription(payload, methodIndex: methodIndex, requestId: requestId, into: &output) {
+          return .answered(.ok)
+        }
         let request = try Tollgate_V1_GetSubscriptionRequest(serializedBytes: payload.readableBytesSpan)
         return try answer(handler.getSubscription(request), methodIndex, requestId, into: &output)
       case .health:

@@ -44,6 +44,13 @@ public protocol EntitlementsHandler: Sendable {
   /// memory at the same time. It changes nothing and answers nothing. By default it does nothing.
   func prepareIsSubscriber(_ requests: UnsafeBufferPointer<IsSubscriberFields>)
 
+  /// GetSubscription's fast path: hands the answer for the user whose id is `userId` (the
+  /// request's bytes, valid during the call) to `write` (the server encodes it there, nothing is
+  /// decoded into or built as a message), the same answer `getSubscription(_:)` would give, and
+  /// returns true. Returns false, without calling `write`, for a request it leaves to
+  /// `getSubscription(_:)` (one answered with an error). By default it answers none.
+  func answerGetSubscription(userId: UnsafeRawBufferPointer, _ write: (GetSubscriptionAnswer) -> Void) -> Bool
+
   /// The support and admin calls (methods 6 to 12), or nil when this replica serves none: every
   /// door then answers them UNAVAILABLE. By default nil.
   var admin: (any AdminHandler)? { get }
@@ -63,6 +70,10 @@ extension EntitlementsHandler {
   }
 
   public func prepareIsSubscriber(_ requests: UnsafeBufferPointer<IsSubscriberFields>) {}
+
+  public func answerGetSubscription(userId: UnsafeRawBufferPointer, _ write: (GetSubscriptionAnswer) -> Void) -> Bool {
+    false
+  }
 
   public var admin: (any AdminHandler)? { nil }
 }

@@ -127,16 +127,16 @@ public struct EntitlementsResponder: EntitlementsHandler {
       response.error = Tollgate_V1_Error(.invalidArgument, problem)
       return response
     }
-    let records = index.records(for: request.userID)
-    guard !records.isEmpty else {
+    // One way to answer: the index's summary (`EntitlementIndex.summarize`), as a message.
+    let now = nowMs()
+    guard let summary = index.summary(userId: request.userID, nowMs: now) else {
       response.error = Tollgate_V1_Error(.notFound, "no subscriptions or grants for this user")
       return response
     }
-    let now = nowMs()
     response.userID = request.userID
     response.evaluatedAtMs = now
-    response.subscriptions = UserSummary.subscriptions(records, at: now)
-    response.entitlements = UserSummary.entitlements(records, at: now, accessLevels: index.accessLevels)
+    response.subscriptions = UserSummary.subscriptions(summary)
+    response.entitlements = UserSummary.entitlements(summary)
     return response
   }
 
