@@ -10,14 +10,26 @@ import TollgateCore
 /// behind them (issue 24: with 5% of calls hanging, throughput fell 19–42×). Calls past their
 /// overtime are bounded by the worker's in-flight items (`VerifierWorker.loop`), each of which
 /// makes one store call at a time.
+///
+/// The overtime follows the store: `overtimeFactor` times the typical duration of its recent calls
+/// that were answered (an average over the last few dozen), never less than `minimumOvertime` nor
+/// more than `overtimeAfter`. A store answering in 10 ms frees a hung call's permit after 100 ms,
+/// not 2 s: with 4 permits and a fixed 2 s, at most two hung calls a second could be set aside,
+/// and at a launch day's rate with 5% of calls hanging the permits were all held (issue 30: the
+/// other chains ran at 12–14% of their healthy rate).
 public final class StoreCallLimiter: Sendable {
   private struct State {
     var permits: Int
     var waiters: [CheckedContinuation<Void, Never>] = []
+    /// The typical duration of the recent calls that were answered (nanoseconds), nil before the
+    /// first one.
+    var typicalNs: Int64?
   }
 
   private let state: Mutex<State>
   private let overtimeAfter: Duration
+  private let minimumOvertime: Duration
+  static let overtimeFactor: Int64 = 8
   /// The deployment's request budget for the store, when one is configured: each call takes one
   /// call from it (waiting for the next window when it is spent) before it takes a permit.
   private let budget: StoreCallBudget?
@@ -28,9 +40,16 @@ public final class StoreCallLimiter: Sendable {
   ///   - permits: calls in flight at once.
   ///   - budget: the store's budget shared by every worker on the database, for a store with
   ///     `worker.storeRequestsPerMinute` (`StoreCallBudget.configured`); nil: none.
-  public init(permits: Int, overtimeAfter: Duration = .seconds(2), budget: StoreCallBudget? = nil) {
+  ///   - overtimeAfter: the longest a call holds its permit (and how long before any call was
+  ///     answered).
+  ///   - minimumOvertime: the shortest.
+  public init(
+    permits: Int, overtimeAfter: Duration = .seconds(2), minimumOvertime: Duration = .milliseconds(100),
+    budget: StoreCallBudget? = nil
+  ) {
     state = Mutex(State(permits: permits))
     self.overtimeAfter = overtimeAfter
+    self.minimumOvertime = min(minimumOvertime, overtimeAfter)
     self.budget = budget
   }
 
@@ -51,10 +70,11 @@ public final class StoreCallLimiter: Sendable {
     }
     await acquire()
     let permit = Permit()
+    let overtime = self.overtime
     let result = await withTaskGroup(of: Void.self, returning: Result<T, E>.self) { group in
       group.addTask {
         // Overtime: the permit goes back while the call goes on.
-        do { try await Task.sleep(for: self.overtimeAfter) } catch { return }
+        do { try await Task.sleep(for: overtime) } catch { return }
         self.release(permit)
       }
       let result: Result<T, E>
@@ -64,9 +84,10 @@ public final class StoreCallLimiter: Sendable {
       } catch {
         result = .failure(error)
       }
+      let tookNs = (ContinuousClock.now - started).nanoseconds
+      if case .success = result { answered(afterNs: tookNs) }
       if let reporting = timings.withLock({ $0 }) {
-        reporting.timings.record(
-          store: reporting.store, call: call, nanoseconds: (ContinuousClock.now - started).nanoseconds)
+        reporting.timings.record(store: reporting.store, call: call, nanoseconds: tookNs)
       }
       group.cancelAll()
       return result
@@ -85,6 +106,21 @@ public final class StoreCallLimiter: Sendable {
       reporting.timings.record(stage: stage, nanoseconds: StoreCallTimings.threadCPUNanoseconds() - started)
     }
     return try body()
+  }
+
+  /// How long the next call may hold its permit.
+  public var overtime: Duration {
+    guard let typicalNs = state.withLock({ $0.typicalNs }) else { return overtimeAfter }
+    let proposed = Duration.nanoseconds(typicalNs.multipliedReportingOverflow(by: Self.overtimeFactor).partialValue)
+    return min(max(proposed, minimumOvertime), overtimeAfter)
+  }
+
+  /// A call was answered after `nanoseconds`: the typical duration moves a sixteenth of the way.
+  private func answered(afterNs nanoseconds: Int64) {
+    state.withLock { state in
+      let typical = state.typicalNs ?? nanoseconds
+      state.typicalNs = typical + (nanoseconds - typical) / 16
+    }
   }
 
   private func acquire() async {

@@ -30,9 +30,38 @@ struct StoreCallLimiterTests {
     #expect(ranWhileHung, "the second call waited for the hung one to end")
   }
 
+  @Test(
+    "the overtime follows the store: after fast answers, a hung call gives its permit back long before overtimeAfter")
+  func overtimeFollowsTheStore() async throws {
+    let limiter = StoreCallLimiter(permits: 1, overtimeAfter: .seconds(30), minimumOvertime: .milliseconds(100))
+    #expect(limiter.overtime == .seconds(30), "before any answer: overtimeAfter")
+    for _ in 0..<20 { await limiter.withPermit(call: "test") { try? await Task.sleep(for: .milliseconds(2)) } }
+    #expect(limiter.overtime < .seconds(1), "\(limiter.overtime)")
+    #expect(limiter.overtime >= .milliseconds(100))
+    let (hang, release) = AsyncStream.makeStream(of: Void.self)
+    async let hung: Void = limiter.withPermit(call: "test") { for await _ in hang {} }
+    let ranWhileHung = await withTaskGroup(of: Bool.self) { group in
+      group.addTask {
+        try? await Task.sleep(for: .milliseconds(20))
+        return await limiter.withPermit(call: "test") { true }
+      }
+      group.addTask {
+        // Far less than overtimeAfter (30 s): only an overtime that followed the store frees it.
+        try? await Task.sleep(for: .seconds(5))
+        return false
+      }
+      let first = await group.next() ?? false
+      release.finish()
+      group.cancelAll()
+      return first
+    }
+    await hung
+    #expect(ranWhileHung, "the second call waited for the hung one past 5 s")
+  }
+
   @Test("calls within their time are bounded: no more than the permits run at once")
   func bounded() async throws {
-    let limiter = StoreCallLimiter(permits: 2, overtimeAfter: .seconds(60))
+    let limiter = StoreCallLimiter(permits: 2, overtimeAfter: .seconds(60), minimumOvertime: .seconds(60))
     let running = Running()
     await withTaskGroup(of: Void.self) { group in
       for _ in 0..<8 {
