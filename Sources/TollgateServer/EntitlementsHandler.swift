@@ -35,7 +35,7 @@ public protocol EntitlementsHandler: Sendable {
   /// its lock and its clock once and overlap the cache misses of the lookups. By default it
   /// answers none.
   func answerIsSubscriber(
-    _ requests: UnsafeBufferPointer<IsSubscriberFields>, _ each: (Int, IsSubscriberAnswer) -> Void
+    _ requests: UnsafeBufferPointer<IsSubscriberFields>, _ each: (Int, IsSubscriberAnswerView) -> Void
   ) -> Int
 
   /// A hint before answering: the IsSubscriber requests of every connection that became readable
@@ -64,7 +64,7 @@ extension EntitlementsHandler {
   }
 
   public func answerIsSubscriber(
-    _ requests: UnsafeBufferPointer<IsSubscriberFields>, _ each: (Int, IsSubscriberAnswer) -> Void
+    _ requests: UnsafeBufferPointer<IsSubscriberFields>, _ each: (Int, IsSubscriberAnswerView) -> Void
   ) -> Int {
     0
   }

@@ -27,7 +27,7 @@ final class FakeEntitlementsHandler: EntitlementsHandler {
   }
 
   func answerIsSubscriber(
-    _ requests: UnsafeBufferPointer<IsSubscriberFields>, _ each: (Int, IsSubscriberAnswer) -> Void
+    _ requests: UnsafeBufferPointer<IsSubscriberFields>, _ each: (Int, IsSubscriberAnswerView) -> Void
   ) -> Int {
     var answered = 0
     for request in requests {
@@ -36,7 +36,7 @@ final class FakeEntitlementsHandler: EntitlementsHandler {
       var answer = IsSubscriberAnswer()
       answer.active = userId == "yes"
       answer.productId = String(decoding: request.entitlement, as: UTF8.self)
-      each(answered, answer)
+      answer.withView { each(answered, $0) }
       answered += 1
     }
     answeredInBulk.add(answered, ordering: .relaxed)

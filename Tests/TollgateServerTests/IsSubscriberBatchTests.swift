@@ -32,14 +32,14 @@ struct IsSubscriberBatchTests {
     func health(_ request: Tollgate_V1_HealthRequest) -> Tollgate_V1_HealthResponse { .init() }
 
     func answerIsSubscriber(
-      _ requests: UnsafeBufferPointer<IsSubscriberFields>, _ each: (Int, IsSubscriberAnswer) -> Void
+      _ requests: UnsafeBufferPointer<IsSubscriberFields>, _ each: (Int, IsSubscriberAnswerView) -> Void
     ) -> Int {
       let users = requests.map { String(decoding: $0.userId, as: UTF8.self) }
       batches.withLock { $0.append(users) }
       var answered = 0
       for user in users {
         guard user != "stop" else { break }
-        each(answered, IsSubscriberAnswer())
+        each(answered, IsSubscriberAnswerView())
         answered += 1
       }
       return answered

@@ -64,15 +64,7 @@ extension EntitlementIndex.State {
   func answer(head: Int32, entitlement: UInt32?, nowMs: Int64) -> EntitlementAnswer {
     var answer = EntitlementAnswer()
     answer.evaluatedAtMs = nowMs
-    guard let entitlement else { return answer }
-    var best = -1
-    forEachSlot(from: head) { slot in
-      if slots[slot].entitlement == entitlement,
-        best < 0 || slots[slot].isPreferred(over: slots[best], at: nowMs, strings: strings)
-      {
-        best = slot
-      }
-    }
+    let best = preferredSlot(head: head, entitlement: entitlement, nowMs: nowMs)
     guard best >= 0 else { return answer }
     let record = slots[best]
     let now = record.atQueryTime(nowMs)
@@ -90,6 +82,23 @@ extension EntitlementIndex.State {
     case .text(let source): answer.storeSubscriptionId = EntitlementRecord.storeSubscriptionId(fromSource: source)
     }
     return answer
+  }
+
+  /// The slot of the record that answers for the entitlement numbered `entitlement` among the
+  /// records chained at `head`, by Core's preference (`isPreferred`); -1 for none. The one choice
+  /// every answer (`answer`, `answerViews`) makes.
+  @inline(__always)
+  func preferredSlot(head: Int32, entitlement: UInt32?, nowMs: Int64) -> Int {
+    guard let entitlement else { return -1 }
+    var best = -1
+    forEachSlot(from: head) { slot in
+      if slots[slot].entitlement == entitlement,
+        best < 0 || slots[slot].isPreferred(over: slots[best], at: nowMs, strings: strings)
+      {
+        best = slot
+      }
+    }
+    return best
   }
 
   /// Loads what looking up the users of `hashes` will touch (their table entries, then their keys
@@ -110,7 +119,7 @@ extension EntitlementIndex.State {
 
 /// The entitlement numbers of a batch's queries. The queries of one read nearly always ask about
 /// the same entitlement: comparing its bytes with the previous query's is cheaper than a lookup.
-private struct EntitlementNumbers {
+struct EntitlementNumbers {
   /// The previous query's entitlement and its number (nil: never interned).
   private var last: (bytes: UnsafeRawBufferPointer, number: UInt32?)?
 

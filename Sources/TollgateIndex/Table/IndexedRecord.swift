@@ -31,16 +31,33 @@ enum IndexedSource: Hashable {
 }
 
 /// Strings that many records share, stored once and referred to by number. Append-only.
+///
+/// Each string is kept twice: as a `String` for the message path, and as UTF-8 bytes back to back
+/// in one array (`withBytes`), which the hot path writes answers from without copying or counting
+/// a reference to any `String`.
 struct InternTable {
   private var numbers = ByteKeyTable()
   private(set) var strings: [String] = []
+  /// Every string's UTF-8, back to back, in number order.
+  private var utf8: [UInt8] = []
+  /// Where each string's bytes end in `utf8`, by number (the previous one's end is its start).
+  private var ends: [UInt32] = []
 
   mutating func intern(_ string: String) -> UInt32 {
     if let number = numbers.find(string) { return UInt32(number) }
     let number = UInt32(strings.count)
     strings.append(string)
+    utf8.append(contentsOf: string.utf8)
+    ends.append(UInt32(utf8.count))
     numbers.set(string, to: Int32(number))
     return number
+  }
+
+  /// Calls `body` with the strings' bytes, which are valid until it returns.
+  func withBytes<R>(_ body: (InternedBytes) -> R) -> R {
+    utf8.withUnsafeBytes { utf8 in
+      ends.withUnsafeBufferPointer { ends in body(InternedBytes(utf8: utf8, ends: ends)) }
+    }
   }
 
   /// The number of the string whose UTF-8 bytes are `bytes`, if it was interned.
@@ -49,6 +66,19 @@ struct InternTable {
   func number(of string: String) -> UInt32? { numbers.find(string).map(UInt32.init) }
 
   subscript(number: UInt32) -> String { strings[Int(number)] }
+}
+
+/// An `InternTable`'s strings as UTF-8 bytes, valid during the `withBytes` call that made it.
+struct InternedBytes {
+  let utf8: UnsafeRawBufferPointer
+  let ends: UnsafeBufferPointer<UInt32>
+
+  /// The bytes of the string numbered `number`.
+  subscript(number: UInt32) -> UnsafeRawBufferPointer {
+    let end = Int(ends[Int(number)])
+    let start = number == 0 ? 0 : Int(ends[Int(number) - 1])
+    return UnsafeRawBufferPointer(rebasing: utf8[start..<end])
+  }
 }
 
 extension IndexedRecord {

@@ -86,7 +86,7 @@ public struct EntitlementsResponder: EntitlementsHandler {
   }
 
   public func answerIsSubscriber(
-    _ requests: UnsafeBufferPointer<IsSubscriberFields>, _ each: (Int, IsSubscriberAnswer) -> Void
+    _ requests: UnsafeBufferPointer<IsSubscriberFields>, _ each: (Int, IsSubscriberAnswerView) -> Void
   ) -> Int {
     // Not loaded: every request takes the message path, which answers UNAVAILABLE.
     guard follower.isLoaded else { return 0 }
@@ -103,8 +103,8 @@ public struct EntitlementsResponder: EntitlementsHandler {
       }
       guard valid > 0 else { return 0 }
       // One clock reading for the whole read: its calls arrived together.
-      index.answer(UnsafeBufferPointer(rebasing: queries[0..<valid]), nowMs: nowMs()) { position, answer in
-        each(position, IsSubscriberAnswer(answer))
+      index.answerViews(UnsafeBufferPointer(rebasing: queries[0..<valid]), nowMs: nowMs()) { position, answer in
+        each(position, IsSubscriberAnswerView(answer))
       }
       return valid
     }

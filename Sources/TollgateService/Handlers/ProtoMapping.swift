@@ -26,6 +26,26 @@ extension Tollgate_V1_EntitlementStatus {
   }
 }
 
+extension IsSubscriberAnswerView {
+  /// The index's view in the wire's terms (the same mapping as `IsSubscriberAnswer.init`).
+  @inline(__always)
+  init(_ answer: EntitlementAnswerView) {
+    self.init()
+    active = answer.active
+    expiresAtMs = answer.expiresAtMs
+    state = answer.state.map { .init($0) } ?? .unspecified
+    willRenew = answer.willRenew
+    store = answer.store.map { .init($0) } ?? .unspecified
+    productId = answer.productId
+    environment = answer.environment.map { .init($0) } ?? .unspecified
+    verifiedAtMs = answer.verifiedAtMs
+    evaluatedAtMs = answer.evaluatedAtMs
+    storeSubscriptionId = answer.storeSubscriptionId
+    numericStoreSubscriptionId = answer.numericStoreSubscriptionId
+    accessLevel = answer.accessLevel
+  }
+}
+
 extension IsSubscriberAnswer {
   /// The index's answer in the wire's terms, built in one step: this runs once per IsSubscriber call.
   @inline(__always)

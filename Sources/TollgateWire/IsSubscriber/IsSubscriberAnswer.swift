@@ -126,6 +126,14 @@ struct ProtoWriter {
     varint(value)
   }
 
+  /// A bytes or string field holding `value` as it is.
+  mutating func bytesField(_ tag: UInt8, _ value: UnsafeRawBufferPointer) {
+    byte(tag << 3 | 2)
+    varint(UInt64(value.count))
+    if let source = value.baseAddress { (base + offset).copyMemory(from: source, byteCount: value.count) }
+    offset += value.count
+  }
+
   mutating func stringField(_ tag: UInt8, _ value: String) {
     var text = value
     text.withUTF8 { utf8 in
@@ -174,21 +182,9 @@ struct ProtoWriter {
     return digits
   }
 
+  /// `answer` as a serialized `IsSubscriberResponse`, through the one encoder (its view's).
   mutating func write(_ answer: IsSubscriberAnswer) {
-    if answer.active { varintField(1, 1) }
-    if answer.expiresAtMs != 0 { varintField(2, UInt64(bitPattern: answer.expiresAtMs)) }
-    if answer.state.rawValue != 0 { varintField(3, UInt64(bitPattern: Int64(answer.state.rawValue))) }
-    if answer.willRenew { varintField(4, 1) }
-    if answer.store.rawValue != 0 { varintField(5, UInt64(bitPattern: Int64(answer.store.rawValue))) }
-    if !answer.productId.isEmpty { stringField(6, answer.productId) }
-    if answer.environment.rawValue != 0 { varintField(7, UInt64(bitPattern: Int64(answer.environment.rawValue))) }
-    if answer.verifiedAtMs != 0 { varintField(8, UInt64(bitPattern: answer.verifiedAtMs)) }
-    if answer.evaluatedAtMs != 0 { varintField(10, UInt64(bitPattern: answer.evaluatedAtMs)) }
-    if let number = answer.numericStoreSubscriptionId {
-      decimalField(11, number)
-    } else if !answer.storeSubscriptionId.isEmpty {
-      stringField(11, answer.storeSubscriptionId)
-    }
-    if !answer.accessLevel.isEmpty { stringField(12, answer.accessLevel) }
+    answer.withView { write($0) }
   }
+
 }
