@@ -46,6 +46,10 @@ final class ReconnectingEntitlementStorage: EntitlementStorage {
     try await storage().streamSnapshot(each)
   }
 
+  func readSnapshot(into builder: any EntitlementSnapshotBuilder, ends: Int) async throws -> Int64 {
+    try await storage().readSnapshot(into: builder, ends: ends)
+  }
+
   func headSeq() async throws -> Int64 { try await storage().headSeq() }
 
   func changes(after seq: Int64, limit: Int) async throws -> [ChangeFeedEntry] {

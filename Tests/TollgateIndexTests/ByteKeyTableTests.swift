@@ -47,6 +47,48 @@ struct ByteKeyTableTests {
     #expect(table.find("user-1") == 7)
   }
 
+  @Test(
+    "keys of 65,535 bytes and more (their length kept in the arena) and their neighbours, through growth and removal")
+  func longKeys() {
+    var table = ByteKeyTable(seed: 7)
+    let lengths = [0, 1, 65_534, 65_535, 65_536, 100_000]
+    let keys =
+      lengths.map { String(repeating: "k", count: $0) } + lengths.map { "x" + String(repeating: "k", count: $0) }
+    for (value, key) in keys.enumerated() { table.set(key, to: Int32(value)) }
+    for n in 0..<100 { table.set("user-\(n)", to: Int32(1_000 + n)) }  // growth rehashes the long keys too
+    for (value, key) in keys.enumerated() { #expect(table.find(key) == Int32(value)) }
+    #expect(table.find(String(repeating: "k", count: 65_537)) == nil)
+    var seen = 0
+    table.forEach { key, value in
+      if value < 1_000 {
+        seen += 1
+        #expect(key.count == keys[Int(value)].utf8.count)
+      }
+    }
+    #expect(seen == keys.count)
+    for key in keys where key.utf8.count >= 65_535 { #expect(table.remove(key) != nil) }
+    for n in 0..<100 { #expect(table.find("user-\(n)") == Int32(1_000 + n)) }
+    #expect(table.find("x" + String(repeating: "k", count: 1)) == 7)
+    #expect(table.find("x" + String(repeating: "k", count: 65_534)) == nil, "65,535 bytes: removed")
+  }
+
+  @Test("a table sized for its keys up front does not grow while they go in, and exchange returns the old value")
+  func presized() {
+    #expect(ByteKeyTable.capacity(for: 10_000_000) == 16_777_216)
+    #expect(ByteKeyTable.capacity(for: 12) == 16 && ByteKeyTable.capacity(for: 13) == 32)
+    var table = ByteKeyTable(capacity: 1_000, arenaBytes: 10_000)
+    var reserved = ByteKeyTable()
+    reserved.set("early", to: 1)
+    reserved.reserve(keys: 1_000)
+    #expect(reserved.find("early") == 1)
+    for n in 0..<1_000 {
+      #expect(Array("user-\(n)".utf8).withUnsafeBytes { table.exchange($0, for: Int32(n)) } == nil)
+      reserved.set("user-\(n)", to: Int32(n))
+    }
+    #expect(Array("user-5".utf8).withUnsafeBytes { table.exchange($0, for: 50) } == 5)
+    #expect(table.find("user-5") == 50 && table.count == 1_000 && reserved.find("user-999") == 999)
+  }
+
   @Test("keys are bytes: empty, a prefix of another, non-ASCII, and lookups from raw bytes")
   func byteKeys() {
     var table = ByteKeyTable()

@@ -6,9 +6,28 @@ import TollgateTesting
 
 @Suite("The index's compact record")
 struct IndexedRecordTests {
-  @Test("a record stays 64 bytes (one cache line's worth), its reason in the source's padding")
+  @Test("a record stays 56 bytes: no padding, reason, environment and renewal in one byte")
   func layout() {
-    #expect(MemoryLayout<IndexedRecord>.stride == 64)
+    #expect(MemoryLayout<IndexedRecord>.stride == 56)
+  }
+
+  @Test("the packed byte keeps each of reason, environment and renewal apart from the others")
+  func packedFields() {
+    var strings = InternTable()
+    var record = IndexedRecord(.sample(userId: "u", expiresAtMs: 1), strings: &strings)
+    for code in 0...UInt8(IndexedRecord.reasons.count) {
+      for environment in StoreEnvironment.allCases {
+        for willRenew in [false, true] {
+          record.reason = code
+          record.environment = environment
+          record.willRenew = willRenew
+          #expect(record.reason == code && record.environment == environment && record.willRenew == willRenew)
+          record.willRenew.toggle()
+          record.environment = environment == .production ? .sandbox : .production
+          #expect(record.reason == code)
+        }
+      }
+    }
   }
 
   @Test("every lifecycle reason, and none, survives the index")

@@ -113,12 +113,14 @@ public final class ChangeFeedFollower: Service, Sendable {
   }
 
   /// Loads the whole snapshot into the index. Call once before serving; the follower calls it
-  /// again when the feed was replaced under it. The snapshot is built aside and swapped in at
-  /// once, so a reload never answers from an empty index.
+  /// again when the feed was replaced under it. The snapshot is built aside (read from both ends
+  /// of the table at once, `SnapshotLoader`) and swapped in at once, so a reload never answers
+  /// from an empty or half-loaded index: until the swap, answers come from the old one.
   public func loadSnapshot() async throws {
     let started = ContinuousClock.now
-    let fresh = EntitlementIndex()
-    let headSeq = try await storage.streamSnapshot { fresh.insert($0) }
+    let loader = SnapshotLoader()
+    let headSeq = try await storage.readSnapshot(into: loader, ends: 2)
+    let fresh = EntitlementIndex(loaded: loader.finish())
     let mark = try await storage.feedMark(at: headSeq)
     await refreshAccessLevels()
     index.replaceAll(with: fresh)

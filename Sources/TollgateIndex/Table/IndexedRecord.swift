@@ -3,23 +3,49 @@ import TollgateCore
 /// One entitlement record as the index keeps it: strings that repeat across users (entitlement,
 /// product, the source's store prefix) are numbers into an `InternTable`, and a source whose id is
 /// a plain decimal number (Apple's original transaction ids, seeded users) is kept as that number,
-/// so a typical record owns no heap memory at all. 64 bytes.
+/// so a typical record owns no heap memory at all. 56 bytes: the fields are declared in the order
+/// that leaves no padding (`source` takes 17 bytes, the three one-byte fields fill it to 20, the
+/// three 4-byte fields to 32), and `reason`, `environment` and `willRenew` share one byte
+/// (`flags`); each still reads and writes as its own property.
 struct IndexedRecord {
+  var source: IndexedSource
+  var store: Store
+  var state: SubscriptionState
+  /// `reason` (bits 0-4), `environment` (bits 5-6) and `willRenew` (bit 7).
+  var flags: UInt8 = 0
   var entitlement: UInt32
   var productId: UInt32
-  var source: IndexedSource
-  /// The record's `StateReason` as its position in `allCases` + 1 (0: none). Declared here, it
-  /// sits in the padding after `source`, so the record stays 64 bytes.
-  var reason: UInt8
+  /// The user's next record's slot, or -1.
+  var next: Int32 = -1
   var expiresAtMs: Int64
   var accessEndsAtMs: Int64
   var verifiedAtMs: Int64
-  var store: Store
-  var environment: StoreEnvironment
-  var state: SubscriptionState
-  var willRenew: Bool
-  /// The user's next record's slot, or -1.
-  var next: Int32 = -1
+
+  /// The record's `StateReason` as its position in `allCases` + 1 (0: none).
+  var reason: UInt8 {
+    get { flags & 0x1F }
+    set {
+      precondition(newValue <= 0x1F, "IndexedRecord: a reason code over 31")
+      flags = flags & ~0x1F | newValue
+    }
+  }
+
+  var environment: StoreEnvironment {
+    get { flags & 0x60 == 0 ? .production : .sandbox }
+    set {
+      let bits: UInt8 =
+        switch newValue {
+        case .production: 0
+        case .sandbox: 0x20
+        }
+      flags = flags & ~0x60 | bits
+    }
+  }
+
+  var willRenew: Bool {
+    get { flags & 0x80 != 0 }
+    set { flags = flags & ~0x80 | (newValue ? 0x80 : 0) }
+  }
 }
 
 /// A record's `source` (`app_store:2000000100000001`).
@@ -60,6 +86,12 @@ struct InternTable {
     }
   }
 
+  /// `intern` of the string whose UTF-8 bytes are `bytes`: a `String` is made only for a new one.
+  mutating func intern(_ bytes: UnsafeRawBufferPointer) -> UInt32 {
+    if let number = numbers.find(bytes) { return UInt32(number) }
+    return intern(String(decoding: bytes, as: UTF8.self))
+  }
+
   /// The number of the string whose UTF-8 bytes are `bytes`, if it was interned.
   func number(of bytes: UnsafeRawBufferPointer) -> UInt32? { numbers.find(bytes).map(UInt32.init) }
 
@@ -84,22 +116,25 @@ struct InternedBytes {
 extension IndexedRecord {
   /// Every reason by its code - 1, and every code by its reason, built once: `allCases` makes a
   /// new array at each use, and this runs for every record loaded at start-up.
-  static let reasons = StateReason.allCases
+  static let reasons = {
+    precondition(StateReason.allCases.count <= 0x1F, "IndexedRecord.flags holds reason codes up to 31")
+    return StateReason.allCases
+  }()
   static let reasonCodes = Dictionary(uniqueKeysWithValues: reasons.enumerated().map { ($1, UInt8($0 + 1)) })
   /// `reason` for `StateReason.storeUnreachable`.
   static let storeUnreachable = reasonCodes[.storeUnreachable]!
 
   init(_ record: EntitlementRecord, strings: inout InternTable) {
+    source = IndexedSource(record.source, strings: &strings)
+    store = record.store
+    state = record.state
     entitlement = strings.intern(record.entitlement)
     productId = strings.intern(record.productId)
-    source = IndexedSource(record.source, strings: &strings)
-    reason = record.reason.flatMap { Self.reasonCodes[$0] } ?? 0
     expiresAtMs = record.expiresAtMs
     accessEndsAtMs = record.accessEndsAtMs
     verifiedAtMs = record.verifiedAtMs
-    store = record.store
+    reason = record.reason.flatMap { Self.reasonCodes[$0] } ?? 0
     environment = record.environment
-    state = record.state
     willRenew = record.willRenew
   }
 

@@ -9,6 +9,14 @@ public protocol EntitlementStorage: Sendable {
   /// sequence: the records include every change up to it.
   func streamSnapshot(_ each: @escaping @Sendable (EntitlementRecord) -> Void) async throws -> Int64
 
+  /// Every entitlement record into `builder`, for a load at scale: rows read in place
+  /// (`EntitlementRowView`), from up to `ends` ends of the table at once (SQLite reads from both
+  /// ends on two connections until they meet). Returns a change-feed sequence the records include
+  /// every change up to; with two ends, each read in its own transaction, some records may be
+  /// newer than it (following the feed from it reads those users again). The default
+  /// (`SnapshotRows.swift`) is `streamSnapshot` into one sink.
+  func readSnapshot(into builder: any EntitlementSnapshotBuilder, ends: Int) async throws -> Int64
+
   /// The newest change-feed sequence number.
   func headSeq() async throws -> Int64
 
