@@ -17,8 +17,13 @@ func hotPathAnswers(_ responder: EntitlementsResponder, _ requests: [(user: Stri
   -> [Tollgate_V1_IsSubscriberResponse]
 {
   // The bytes the server would send, read back by swift-protobuf.
-  hotPathAnswerBytes(responder, requests).map {
-    (try? Tollgate_V1_IsSubscriberResponse(serializedBytes: $0)) ?? .init()
+  hotPathAnswerBytes(responder, requests).map { bytes in
+    do {
+      return try Tollgate_V1_IsSubscriberResponse(serializedBytes: bytes)
+    } catch {
+      Issue.record("the hot path wrote an answer swift-protobuf cannot read: \(error)")
+      return .init()
+    }
   }
 }
 

@@ -1,8 +1,10 @@
 import TollgateCore
 
 /// `EntitlementAnswer` as views of bytes the index owns: what the hot path encodes, with no
-/// `String` copied, built or reference-counted per answer. Valid only during the `answerViews`
-/// call that hands it out (the index's lock is held meanwhile).
+/// `String` copied, built or reference-counted for the interned strings (product, access level)
+/// or a numbered source (an App Store id); a text source (a purchase token, a receipt id) costs
+/// one reference count while it is read. Valid only during the `answerViews` call that hands it
+/// out (the index's lock is held meanwhile).
 public struct EntitlementAnswerView {
   public var active = false
   /// When access ends (0: no record).
