@@ -57,14 +57,62 @@ struct HeadOfLineEndToEndTests {
     await workers.remove()
   }
 
-  /// Sets the App Store app's `requestTimeoutMs` in the worker's config file.
-  static func setAppleRequestTimeout(ms: Int, in path: String) throws {
+  @Test(
+    "more calls hang than the loop has places: the items waiting on them give their places back, the rest are verified")
+  func hungCallsNeverFillTheLoop() async throws {
+    let workers = try await WorkerProcesses.make(prefix: "tollgate-hol-places")
+    // One store call permit: the loop holds 16 items. Hung calls time out after a minute.
+    try Self.setAppleRequestTimeout(ms: 60_000, storeConcurrency: 1, in: workers.config)
+    let sim = workers.sim
+    let worker = try await workers.start().process
+    defer { worker.terminate() }
+    let storage = try SQLiteWorkerStorage(path: workers.database, nowMs: 1, create: false)
+    let inbox = try SQLiteEntitlementStorage(path: workers.database, nowMs: 1)
+    var receipts: [String] = []
+    for _ in 0..<60 {
+      receipts.append(
+        try await sim.purchase(.init(productId: Stack.premium, bundleId: Stack.bundleId, environment: "Sandbox"))
+          .signedTransaction)
+    }
+    // Every second call hangs: about 30 items wait on a hung call at once, more than 16.
+    try sim.addFault(FaultRule(target: "apple.api", mode: .stall, count: nil, delayMs: 120_000, fraction: 0.5))
+    for (user, receipt) in receipts.enumerated() {
+      _ = try await inbox.submitPurchase(
+        PurchaseSubmission(userId: "user-\(user)", store: .appStore, receipt: receipt), nowMs: SystemClock.nowMs())
+    }
+    // Before the first hung call times out, every chain whose calls were answered is verified.
+    var stalls = 0
+    var verified = 0
+    var unblocked = false
+    let deadline = ContinuousClock.now + .seconds(90)
+    while !unblocked && ContinuousClock.now < deadline {
+      let applied = sim.appliedFaults.filter { $0.mode == .stall }
+      stalls = applied.count
+      verified = try await storage.inboxCounts()["verified", default: 0]
+      if let first = applied.first?.realTimeMs, SystemClock.nowMs() > first + 55_000 { break }
+      unblocked = stalls > 16 && verified >= receipts.count - stalls
+      if !unblocked { try await Task.sleep(for: .milliseconds(100)) }
+    }
+    #expect(unblocked, "\(verified) of \(receipts.count) verified with \(stalls) calls hanging")
+    sim.clearFaults()
+    worker.terminate()
+    _ = worker.finish()
+    await workers.remove()
+  }
+
+  /// Sets the App Store app's `requestTimeoutMs` (and, when given, `worker.storeConcurrency`) in
+  /// the worker's config file.
+  static func setAppleRequestTimeout(ms: Int, storeConcurrency: Int? = nil, in path: String) throws {
     let url = URL(fileURLWithPath: path)
     guard var config = try JSONSerialization.jsonObject(with: Data(contentsOf: url)) as? [String: Any],
       var apps = config["appStore"] as? [[String: Any]], !apps.isEmpty
     else { throw CocoaError(.fileReadCorruptFile) }
     apps[0]["requestTimeoutMs"] = ms
     config["appStore"] = apps
+    if let storeConcurrency, var worker = config["worker"] as? [String: Any] {
+      worker["storeConcurrency"] = storeConcurrency
+      config["worker"] = worker
+    }
     try JSONSerialization.data(withJSONObject: config).write(to: url)
   }
 }

@@ -7,8 +7,10 @@ import TollgateCore
 /// A call that is still running after `overtimeAfter` gives its permit back early and goes on
 /// outside the bound: a store that hangs on some calls (each one waits for its HTTP timeout)
 /// would otherwise hold every permit with hung calls and stop the calls of every other chain
-/// behind them (issue 24: with 5% of calls hanging, throughput fell 19–42×). Calls past their
-/// overtime are bounded by the worker's in-flight items (`VerifierWorker.loop`), each of which
+/// behind them (issue 24: with 5% of calls hanging, throughput fell 19–42×). The item making the
+/// call gives its place in the worker loop back then too (`LoopSlot`, issue 30: at a launch day's
+/// rate, the items waiting on hung calls filled every place). Calls past their overtime are
+/// bounded by the loop's bound of such items (`VerifierWorker.parkedPerSlot`), each of which
 /// makes one store call at a time.
 ///
 /// The overtime follows the store: `overtimeFactor` times the typical duration of its recent calls
@@ -71,11 +73,14 @@ public final class StoreCallLimiter: Sendable {
     await acquire()
     let permit = Permit()
     let overtime = self.overtime
+    let slot = LoopSlot.current
     let result = await withTaskGroup(of: Void.self, returning: Result<T, E>.self) { group in
       group.addTask {
-        // Overtime: the permit goes back while the call goes on.
+        // Overtime: the permit, and the item's place in the worker loop, go back while the call
+        // goes on.
         do { try await Task.sleep(for: overtime) } catch { return }
         self.release(permit)
+        slot?.release()
       }
       let result: Result<T, E>
       let started = ContinuousClock.now

@@ -132,17 +132,24 @@ public final class VerifierWorker: Service, Sendable {
   /// hangs holds one of them only.
   static let inFlightPerPermit = 16
 
+  /// How many items (and checks) whose store call ran past its overtime the loop keeps beside
+  /// its bound, per place in it: they gave their place back (`LoopSlot`) and wait on a call that
+  /// may hang until the store's deadline.
+  static let parkedPerSlot = 4
+
   /// How many HTTP connections the worker's client should allow to one store host: one per item
-  /// in flight, so that calls that hang (each holds its connection until its timeout) never queue
-  /// the other chains' calls in the client's connection pool.
+  /// in flight, parked ones included, so that calls that hang (each holds its connection until
+  /// its timeout) never queue the other chains' calls in the client's connection pool.
   public static func connectionsPerHost(_ settings: WorkerSettings) -> Int {
-    max(1, settings.storeConcurrency) * inFlightPerPermit
+    max(1, settings.storeConcurrency) * inFlightPerPermit * (1 + parkedPerSlot)
   }
 
   /// Processes due inbox items and due subscriptions, up to `inFlightPerPermit` ×
   /// `storeConcurrency` at once, and takes more as soon as any one finishes: an item whose store
   /// call hangs (until the call's timeout) delays its own chain only, never a batch of others
-  /// (issue 24). A write of a chain is conditional on the version it was read at
+  /// (issue 24). An item whose store call runs past its overtime gives its place back
+  /// (`LoopSlot`) and is parked, up to `parkedPerSlot` times the bound, so hung calls never fill
+  /// the loop (issue 30). A write of a chain is conditional on the version it was read at
   /// (`ChainRefresher`; its per-chain lock only makes conflicts rarer), and a scheduled check is
   /// claimed (`claimDueChecks`), so no two workers make it at once. Sleeps `pollMs` when nothing is due. Throws
   /// `WorkerLeaseError` when a write finds the lease taken over: this worker must step down.
@@ -152,8 +159,26 @@ public final class VerifierWorker: Service, Sendable {
     // Well within the lease: an item or a check waiting its turn here keeps its claim.
     let renewEvery = Duration.milliseconds(max(1, settings.leaseMs / 3))
     let limit = max(1, settings.storeConcurrency) * Self.inFlightPerPermit
+    let parkedLimit = limit * Self.parkedPerSlot
+    // One element per place given back by a store call past its overtime.
+    let (releases, releaser) = AsyncStream<Void>.makeStream()
+    defer { releaser.finish() }
     try await withThrowingTaskGroup(of: LoopTask.self) { group in
       var inFlight = 0
+      /// Items and checks that gave their place back and have not ended yet.
+      var parked = 0
+      var watching = false
+      /// The place of each item and check in flight, by `LoopTask.slotKey`.
+      var slots: [String: LoopSlot] = [:]
+      func slot(_ key: String) -> LoopSlot {
+        let slot = LoopSlot { releaser.yield() }
+        slots[key] = slot
+        return slot
+      }
+      /// An item or check ended: its place, or its parking spot, is free.
+      func ended(_ key: String) {
+        if let slot = slots.removeValue(forKey: key), slot.isReleased { parked -= 1 } else { inFlight -= 1 }
+      }
       /// The checks this loop is making: their claims, by chain.
       var checking: [String: CheckClaim] = [:]
       /// The inbox items this loop is processing: their claims, by id.
@@ -173,7 +198,7 @@ public final class VerifierWorker: Service, Sendable {
             try await renewClaims(
               items: Array(processing.values), checks: Array(checking.values) + reclaimed.values.map(\.claim))
           }
-          if inFlight < limit {
+          if inFlight < limit && parked < parkedLimit {
             // Never our own running items, even past their lease: taking one over would only
             // make the running one's finish find its claim lost.
             let items = try await storage.claimInbox(
@@ -181,15 +206,16 @@ public final class VerifierWorker: Service, Sendable {
             drain.read()
             for item in items {
               processing[item.id] = item.claim
+              let place = slot(LoopTask.item(item.id).slotKey)
               group.addTask {
-                await self.processor.process(item)
+                await LoopSlot.$current.withValue(place) { await self.processor.process(item) }
                 return .item(item.id)
               }
             }
             started += items.count
             inFlight += items.count
           }
-          if inFlight < limit {
+          if inFlight < limit && parked < parkedLimit {
             let room = limit - inFlight
             // Claimed: no other worker is handed these checks until their lease ends. A check of
             // ours still running past its lease was claimed again here: the new claim waits for
@@ -203,8 +229,9 @@ public final class VerifierWorker: Service, Sendable {
             for check in due {
               let key = LoopTask.key(check.subscription)
               checking[key] = check.claim
+              let place = slot(LoopTask.check(key).slotKey)
               group.addTask {
-                await self.rescheduler.reverify(check)
+                await LoopSlot.$current.withValue(place) { await self.rescheduler.reverify(check) }
                 return .check(key)
               }
             }
@@ -219,6 +246,14 @@ public final class VerifierWorker: Service, Sendable {
         }
         // Something started and there is room: more may be due at once.
         if started > 0 && inFlight < limit { continue }
+        if !watching {
+          watching = true
+          group.addTask {
+            var next = releases.makeAsyncIterator()
+            _ = await next.next()
+            return .released
+          }
+        }
         if !ticking {
           ticking = true
           group.addTask {
@@ -229,17 +264,22 @@ public final class VerifierWorker: Service, Sendable {
         }
         switch try await group.next() {
         case .tick?: ticking = false
-        case .item(let id)?:
+        case .released?:
+          watching = false
           inFlight -= 1
+          parked += 1
+        case .item(let id)?:
+          ended(LoopTask.item(id).slotKey)
           processing.removeValue(forKey: id)
         case .check(let key)?:
-          inFlight -= 1
+          ended(LoopTask.check(key).slotKey)
           checking.removeValue(forKey: key)
           if let next = reclaimed.removeValue(forKey: key) {
             checking[key] = next.claim
             inFlight += 1
+            let place = slot(LoopTask.check(key).slotKey)
             group.addTask {
-              await self.rescheduler.reverify(next)
+              await LoopSlot.$current.withValue(place) { await self.rescheduler.reverify(next) }
               return .check(key)
             }
           }
@@ -262,11 +302,21 @@ extension VerifierWorker {
 }
 
 /// What finished in the worker loop's task group: an inbox item (by id), a subscription's check
-/// (by store and purchase id), or the poll interval.
+/// (by store and purchase id), the poll interval, or a place given back (`LoopSlot`).
 enum LoopTask: Sendable {
   case item(Int64)
   case check(String)
   case tick
+  case released
+
+  /// The key of an item's or a check's place in the loop.
+  var slotKey: String {
+    switch self {
+    case .item(let id): "item \(id)"
+    case .check(let key): "check \(key)"
+    case .tick, .released: ""
+    }
+  }
 
   static func key(_ subscription: StoredSubscription) -> String {
     "\(subscription.store.rawValue) \(subscription.purchaseId)"
