@@ -115,11 +115,14 @@ public final class ChangeFeedFollower: Service, Sendable {
   /// Loads the whole snapshot into the index. Call once before serving; the follower calls it
   /// again when the feed was replaced under it. The snapshot is built aside (read from both ends
   /// of the table at once, `SnapshotLoader`) and swapped in at once, so a reload never answers
-  /// from an empty or half-loaded index: until the swap, answers come from the old one.
-  public func loadSnapshot() async throws {
+  /// from an empty or half-loaded index: until the swap, answers come from the old one. `ends`:
+  /// how many threads read (2 before serving; a reload reads on one, leaving the other core to
+  /// the answers the old index gives meanwhile: 10M users under load reloaded in 13.9 s with answers
+  /// at most 40 ms late, in 13.5 s with two and answers up to 130 ms late).
+  public func loadSnapshot(ends: Int = 2) async throws {
     let started = ContinuousClock.now
     let loader = SnapshotLoader()
-    let headSeq = try await storage.readSnapshot(into: loader, ends: 2)
+    let headSeq = try await storage.readSnapshot(into: loader, ends: ends)
     let fresh = EntitlementIndex(loaded: loader.finish())
     let mark = try await storage.feedMark(at: headSeq)
     await refreshAccessLevels()
@@ -284,7 +287,7 @@ public final class ChangeFeedFollower: Service, Sendable {
     logger.warning("reloading the whole index from a snapshot", metadata: ["reason": "\(reason)"])
     reloadingReason.withLock { $0 = reason }
     defer { reloadingReason.withLock { $0 = nil } }
-    try await loadSnapshot()
+    try await loadSnapshot(ends: 1)
   }
 
   /// Looks whether the storage's file is still the one at its path, logging each change.
