@@ -1,4 +1,7 @@
+import CTollgateNet
 import NIOCore
+import TollgateCallers
+import TollgateContract
 import TollgateWire
 
 extension EntitlementsDispatcher {
@@ -11,9 +14,86 @@ extension EntitlementsDispatcher {
   ) -> Bool {
     payload.withUnsafeReadableBytes { bytes in
       guard let fields = GetSubscriptionFields(parsing: bytes) else { return false }
-      return handler.answerGetSubscription(userId: fields.userId) { answer in
-        output.writeGetSubscriptionResponseFrame(methodIndex: methodIndex, requestId: requestId, answer: answer)
+      return answerGetSubscription(userId: fields.userId, requestId: requestId, into: &output)
+    }
+  }
+
+  private func answerGetSubscription(userId: UnsafeRawBufferPointer, requestId: UInt32, into output: inout ByteBuffer)
+    -> Bool
+  {
+    handler.answerGetSubscription(userId: userId) { answer in
+      output.writeGetSubscriptionResponseFrame(
+        methodIndex: EntitlementsMethod.getSubscription.rawValue, requestId: requestId, answer: answer)
+    }
+  }
+
+  /// GetSubscription's run, beside IsSubscriber's (`answerIsSubscriberCalls`), for a connection
+  /// whose caller may call it (`ConnectionCaller.mayGetSubscription`): answers the GetSubscription
+  /// frames at the start of `bytes`, as many as follow one another complete and well-formed (up
+  /// to `batchLimit`), from the frames' bytes, without the decoder. Their users are warmed
+  /// together first (`prepareIsSubscriber`: table entries, keys and first records), so that the
+  /// lookups' cache misses overlap. A call the handler leaves (an error to answer) goes through
+  /// `dispatch`, in its place. Every call is recorded in `calls`, timed from `startNs`. Returns
+  /// the length of the frames it answered; 0 when the first is not such a frame (an incomplete
+  /// or oversized one, a payload that does not decode, another method: that is `dispatch`'s).
+  func answerGetSubscriptionCalls(
+    in bytes: UnsafeRawBufferPointer, maximumPayloadLength: Int, into output: inout ByteBuffer,
+    calls: CallCounters? = nil, startNs: UInt64 = 0
+  ) -> Int {
+    withUnsafeTemporaryAllocation(of: IsSubscriberFields.self, capacity: Self.batchLimit) { users in
+      withUnsafeTemporaryAllocation(of: UInt32.self, capacity: Self.batchLimit) { requestIds in
+        withUnsafeTemporaryAllocation(of: Range<Int>.self, capacity: Self.batchLimit) { payloads in
+          var count = 0
+          var offset = 0
+          let method = EntitlementsMethod.getSubscription.rawValue
+          while count < Self.batchLimit, let header = RequestFrame.Header(in: bytes, at: offset),
+            header.methodIndex == method
+          {
+            let length = Int(header.messageLength)
+            let start = offset + RequestFrame.headerLength
+            guard length <= maximumPayloadLength, bytes.count - start >= length,
+              let fields = GetSubscriptionFields(
+                parsing: UnsafeRawBufferPointer(rebasing: bytes[start..<start + length]))
+            else { break }
+            users.initializeElement(
+              at: count,
+              to: IsSubscriberFields(userId: fields.userId, entitlement: UnsafeRawBufferPointer(start: nil, count: 0)))
+            requestIds.initializeElement(at: count, to: header.requestId)
+            payloads.initializeElement(at: count, to: start..<start + length)
+            offset = start + length
+            count += 1
+          }
+          guard count > 0 else { return 0 }
+          if count > 1 { handler.prepareIsSubscriber(UnsafeBufferPointer(rebasing: users[0..<count])) }
+          var answered = 0
+          for position in 0..<count {
+            if answerGetSubscription(userId: users[position].userId, requestId: requestIds[position], into: &output) {
+              answered += 1
+              continue
+            }
+            // Left to the message path (answered with its error). The run is for connections
+            // that may call GetSubscription, so their caller is not changed here.
+            var reader = ConnectionCaller.reader
+            let outcome = dispatch(
+              methodIndex: method, requestId: requestIds[position],
+              payload: ByteBuffer(bytes: UnsafeRawBufferPointer(rebasing: bytes[payloads[position]])), caller: &reader,
+              into: &output)
+            if let calls, case .answered(let ended) = outcome {
+              calls.record(method: Int(method), outcome: ended, nanoseconds: tg_net_now_ns() &- startNs)
+            }
+          }
+          if let calls, answered > 0 {
+            calls.record(method: Int(method), outcome: .ok, count: answered, nanoseconds: tg_net_now_ns() &- startNs)
+          }
+          return offset
+        }
       }
     }
   }
+}
+
+extension ConnectionCaller {
+  /// May answer GetSubscription calls on the fast path's run: the scope table's answer for
+  /// GetSubscription, folded to a constant as `mayRead` is.
+  var mayGetSubscription: Bool { identity?.scopes.allow(CallerOperation.getSubscription.requiredScope) ?? false }
 }

@@ -34,7 +34,10 @@ extension EntitlementIndex.State {
   /// share the source, so a tie keeps the first in the chain) and lists every record's
   /// entitlement. Entitlements: one status per entitlement, in the byte order of the names, each
   /// the answer IsSubscriber gives for it (`answer(head:entitlement:nowMs:)`).
-  func summarize(head: Int32, nowMs: Int64, _ body: (UserSummaryView) -> Void) {
+  ///
+  /// Mutating only so that the closures here borrow the state (the lock's) instead of copying it,
+  /// and every array in it with a reference counted; it changes nothing.
+  mutating func summarize(head: Int32, nowMs: Int64, _ body: (UserSummaryView) -> Void) {
     var count = 0
     forEachSlot(from: head) { _ in count += 1 }
     withUnsafeTemporaryAllocation(of: Int32.self, capacity: 2 * count) { scratch in
@@ -69,7 +72,7 @@ extension EntitlementIndex.State {
   }
 
   /// Fills `subscriptions` (one per source) and all of `names`; returns how many subscriptions.
-  private func subscriptionsBySource(
+  private mutating func subscriptionsBySource(
     chain: UnsafeBufferPointer<Int32>, order: UnsafeMutableBufferPointer<Int32>, nowMs: Int64,
     into subscriptions: UnsafeMutableBufferPointer<SubscriptionAnswer>, names: UnsafeMutableBufferPointer<String>
   ) -> Int {
@@ -88,7 +91,9 @@ extension EntitlementIndex.State {
       }
       // The group's entitlements, by name.
       var group = UnsafeMutableBufferPointer(rebasing: order[start..<end])
-      group.sort { compareNames(slots[Int(chain[Int($0)])].entitlement, slots[Int(chain[Int($1)])].entitlement) < 0 }
+      if group.count > 1 {
+        group.sort { compareNames(slots[Int(chain[Int($0)])].entitlement, slots[Int(chain[Int($1)])].entitlement) < 0 }
+      }
       for (offset, position) in group.enumerated() {
         names.initializeElement(at: start + offset, to: strings[slots[Int(chain[Int(position)])].entitlement])
       }
@@ -101,7 +106,7 @@ extension EntitlementIndex.State {
   }
 
   /// Fills `statuses` (one per entitlement); returns how many.
-  private func statusesByEntitlement(
+  private mutating func statusesByEntitlement(
     head: Int32, chain: UnsafeBufferPointer<Int32>, order: UnsafeMutableBufferPointer<Int32>, nowMs: Int64,
     into statuses: UnsafeMutableBufferPointer<EntitlementStatusAnswer>
   ) -> Int {

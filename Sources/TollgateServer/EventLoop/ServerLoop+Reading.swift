@@ -121,7 +121,17 @@ extension ServerLoop {
           shared.dispatcher.answerIsSubscriberCalls(
             in: $0, maximumPayloadLength: maximumPayloadLength, into: &output, calls: calls, startNs: nowNs)
         }
-        guard consumed > 0 else { break }
+        if consumed == 0 {
+          // GetSubscription's run (issue 30): answered the same way, recorded there.
+          guard connection.caller.mayGetSubscription else { break }
+          let gotten = bytes.withUnsafeReadableBytes {
+            shared.dispatcher.answerGetSubscriptionCalls(
+              in: $0, maximumPayloadLength: maximumPayloadLength, into: &output, calls: calls, startNs: nowNs)
+          }
+          guard gotten > 0 else { break }
+          bytes.moveReaderIndex(forwardBy: gotten)
+          continue
+        }
         answered += together
         bytes.moveReaderIndex(forwardBy: consumed)
       }
