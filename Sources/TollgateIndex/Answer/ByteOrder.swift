@@ -18,10 +18,16 @@ enum ByteOrder {
     return aCount == bCount ? 0 : (aCount < bCount ? -1 : 1)
   }
 
-  static func compare(_ a: String, _ b: String) -> Int {
-    withUTF8(of: a) { a in
-      withUTF8(of: b) { b in compare(a, UnsafeRawBufferPointer(start: nil, count: 0), b, .init(start: nil, count: 0)) }
+  /// -1, 0 or 1 as `a` sorts before, with or after `b`: SQLite's BINARY collation.
+  static func compare(_ a: UnsafeRawBufferPointer, _ b: UnsafeRawBufferPointer) -> Int {
+    for index in 0..<min(a.count, b.count) where a[index] != b[index] {
+      return a[index] < b[index] ? -1 : 1
     }
+    return a.count == b.count ? 0 : (a.count < b.count ? -1 : 1)
+  }
+
+  static func compare(_ a: String, _ b: String) -> Int {
+    withUTF8(of: a) { a in withUTF8(of: b) { b in compare(a, b) } }
   }
 
   /// The order of two numbers' decimal digits as text ("10" before "9"), without writing them.

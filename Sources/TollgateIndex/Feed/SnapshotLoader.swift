@@ -138,7 +138,7 @@ final class SnapshotSink: EntitlementRowSink {
     return other.withUnsafeBytes { other in
       var taken = 0
       while taken < users.count {
-        let order = Self.compare(key(taken, in: keys), other)
+        let order = ByteOrder.compare(key(taken, in: keys), other)
         guard descending ? order > 0 : order < 0 else { break }
         taken += 1
       }
@@ -168,13 +168,5 @@ final class SnapshotSink: EntitlementRowSink {
     let earlier = state.heads.exchange(key, hash: hash, for: first)
     state.slots[state.slots.count - 1].next = earlier ?? -1
     state.recordCount += range.count
-  }
-
-  /// Byte order, as SQLite's BINARY collation compares texts.
-  static func compare(_ a: UnsafeRawBufferPointer, _ b: UnsafeRawBufferPointer) -> Int {
-    for index in 0..<min(a.count, b.count) where a[index] != b[index] {
-      return a[index] < b[index] ? -1 : 1
-    }
-    return a.count == b.count ? 0 : (a.count < b.count ? -1 : 1)
   }
 }

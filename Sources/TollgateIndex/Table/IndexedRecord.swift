@@ -162,20 +162,12 @@ extension IndexedRecord {
 }
 
 extension IndexedSource {
+  /// The source as the index keeps it, by the one rule of `init(_: UnsafeRawBufferPointer, strings:)`
+  /// (a text source keeps the `String` it was given).
   init(_ source: String, strings: inout InternTable) {
-    let utf8 = source.utf8
-    if let colon = utf8.firstIndex(of: UInt8(ascii: ":")) {
-      let digits = utf8[utf8.index(after: colon)...]
-      // Only a canonical decimal (no sign, no leading zero, fits) round-trips through a number.
-      if (1...19).contains(digits.count), digits.first != UInt8(ascii: "0") || digits.count == 1,
-        digits.allSatisfy({ (UInt8(ascii: "0")...UInt8(ascii: "9")).contains($0) }),
-        let number = UInt64(Substring(digits))
-      {
-        self = .numbered(prefix: strings.intern(String(Substring(utf8[...colon]))), number: number)
-        return
-      }
-    }
-    self = .text(source)
+    var utf8 = source
+    let indexed = utf8.withUTF8 { IndexedSource(UnsafeRawBufferPointer($0), strings: &strings) }
+    if case .numbered = indexed { self = indexed } else { self = .text(source) }
   }
 
   func text(_ strings: InternTable) -> String {

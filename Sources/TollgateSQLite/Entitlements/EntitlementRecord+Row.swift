@@ -15,23 +15,13 @@ extension SQLiteEntitlementStorage {
     ]
   }
 
-  /// Decodes a row selected with `recordColumns`. Unknown enum values (written by a newer version)
-  /// decode to the most conservative reading rather than failing the whole load.
+  /// Decodes a row selected with `recordColumns`, through the snapshot's decoder (`RowDecoder`):
+  /// unknown enum values (written by a newer version) decode to the most conservative reading
+  /// rather than failing the whole load.
   static func record(_ row: Statement) -> EntitlementRecord {
-    EntitlementRecord(
-      userId: row.string(at: 0),
-      entitlement: row.string(at: 1),
-      source: row.string(at: 2),
-      store: Store(rawValue: row.string(at: 3)) ?? .promotional,
-      productId: row.string(at: 4),
-      environment: StoreEnvironment(rawValue: row.string(at: 5)) ?? .production,
-      state: SubscriptionState(rawValue: row.string(at: 6)) ?? .expired,
-      willRenew: row.bool(at: 7),
-      expiresAtMs: row.int64(at: 8),
-      accessEndsAtMs: row.int64(at: 9),
-      verifiedAtMs: row.int64(at: 10),
-      reason: StateReason(rawValue: row.string(at: 11)),
-      replaces: row.string(at: 12).split(separator: " ").map(String.init)
-    )
+    rowDecoder.row(row).record
   }
+
+  /// One decoder for every row read outside a snapshot (its vocabularies are built once).
+  static let rowDecoder = RowDecoder()
 }
