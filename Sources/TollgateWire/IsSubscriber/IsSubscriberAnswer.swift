@@ -66,39 +66,17 @@ public struct IsSubscriberAnswer: Sendable, Hashable {
 
 extension ByteBuffer {
   /// Appends `answer` as a serialized `IsSubscriberResponse` (proto3: fields in number order,
-  /// defaults omitted); returns the number of bytes written.
+  /// defaults omitted); returns the number of bytes written. Written as its view is.
   @discardableResult
   public mutating func writeIsSubscriberResponse(_ answer: IsSubscriberAnswer) -> Int {
-    writeWithUnsafeMutableBytes(minimumWritableBytes: answer.maximumEncodedLength) { buffer in
-      var writer = ProtoWriter(base: buffer.baseAddress!)
-      writer.write(answer)
-      return writer.offset
-    }
+    answer.withView { writeIsSubscriberResponse($0) }
   }
 
   /// Appends a whole success frame (header and payload) for `answer`, in one write.
   public mutating func writeIsSubscriberResponseFrame(
     methodIndex: UInt32, requestId: UInt32, answer: IsSubscriberAnswer
   ) {
-    writeWithUnsafeMutableBytes(minimumWritableBytes: ResponseFrame.headerLength + answer.maximumEncodedLength) {
-      buffer in
-      let base = buffer.baseAddress!
-      var writer = ProtoWriter(base: base + ResponseFrame.headerLength)
-      writer.write(answer)
-      ResponseFrame.Header(
-        status: .success, methodIndex: methodIndex, messageLength: UInt32(writer.offset), requestId: requestId
-      ).store(at: base)
-      return ResponseFrame.headerLength + writer.offset
-    }
-  }
-}
-
-extension IsSubscriberAnswer {
-  /// An upper bound of the encoded size: every varint at its longest.
-  var maximumEncodedLength: Int {
-    // Tags are one byte; varints at most 10 bytes; string lengths at most 5.
-    8 * (1 + 10) + (1 + 5 + productId.utf8.count) + (1 + 5 + max(storeSubscriptionId.utf8.count, 20))
-      + (1 + 5 + accessLevel.utf8.count)
+    answer.withView { writeIsSubscriberResponseFrame(methodIndex: methodIndex, requestId: requestId, answer: $0) }
   }
 }
 
@@ -180,11 +158,6 @@ struct ProtoWriter {
       bound *= 10
     }
     return digits
-  }
-
-  /// `answer` as a serialized `IsSubscriberResponse`, through the one encoder (its view's).
-  mutating func write(_ answer: IsSubscriberAnswer) {
-    answer.withView { write($0) }
   }
 
 }
