@@ -36,7 +36,7 @@ public enum RawWire {
   /// arrived, the peer closed, or `timeout` passed. With `closeAfterSending` the write half is
   /// closed after the last chunk.
   public static func exchange(
-    port: Int, host: String = "127.0.0.1", chunks: [[UInt8]], frames: Int, timeout: TimeAmount = .seconds(5)
+    port: Int, host: String = "127.0.0.1", chunks: [[UInt8]], frames: Int, timeout: TimeAmount = .seconds(30)
   ) async throws -> [RawResponse] {
     let channel = try await ClientBootstrap(group: MultiThreadedEventLoopGroup.singleton)
       .connect(host: host, port: port) { channel in
@@ -49,7 +49,7 @@ public enum RawWire {
 
   /// `exchange` over a Unix domain socket.
   public static func exchange(
-    unixSocket path: String, chunks: [[UInt8]], frames: Int, timeout: TimeAmount = .seconds(5)
+    unixSocket path: String, chunks: [[UInt8]], frames: Int, timeout: TimeAmount = .seconds(30)
   ) async throws -> [RawResponse] {
     let channel = try await ClientBootstrap(group: MultiThreadedEventLoopGroup.singleton)
       .connect(unixDomainSocketPath: path) { channel in
@@ -144,7 +144,7 @@ public final class RawConnection: Sendable {
   }
 
   /// The next `frames` answers; fewer if the server closes first or `timeout` passes.
-  public func receive(frames: Int, timeout: Duration = .seconds(5)) async throws -> [RawResponse] {
+  public func receive(frames: Int, timeout: Duration = .seconds(30)) async throws -> [RawResponse] {
     let deadline = ContinuousClock.now + timeout
     var responses: [RawResponse] = []
     while responses.count < frames {

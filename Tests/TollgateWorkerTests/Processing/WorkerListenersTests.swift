@@ -186,7 +186,7 @@ enum RawHTTP {
   static func request(_ text: String) -> [[UInt8]] { [Array(text.utf8)] }
 
   /// Connects, writes the chunks, then reads until the peer closes or `timeout` passes.
-  static func exchange(port: Int, _ chunks: [[UInt8]], timeout: Duration = .seconds(5)) async throws -> Result {
+  static func exchange(port: Int, _ chunks: [[UInt8]], timeout: Duration = .seconds(30)) async throws -> Result {
     let channel = try await ClientBootstrap(group: MultiThreadedEventLoopGroup.singleton)
       .connect(host: "127.0.0.1", port: port) { channel in
         channel.eventLoop.makeCompletedFuture {
