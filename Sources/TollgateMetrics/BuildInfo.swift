@@ -30,10 +30,4 @@ public enum BuildInfo {
       descriptor: MetricNameDescriptor(metricName: name, unitName: "", helpText: help), labels: labels
     ).set(to: 1.0)
   }
-
-  /// The same family as Prometheus text (0.0.4), for a renderer of its own.
-  public static var text: String {
-    let rendered = labels.map { "\($0.0)=\"\($0.1)\"" }.joined(separator: ",")
-    return "# HELP \(name) \(help)\n# TYPE \(name) gauge\n\(name){\(rendered)} 1\n"
-  }
 }

@@ -29,10 +29,6 @@ struct PrometheusText {
     sample(name, labels, Self.number(seconds))
   }
 
-  mutating func append(_ lines: String) {
-    text += lines
-  }
-
   /// A float as Prometheus reads it (`2.5e-06`, `0.25`, `1.0`).
   static func number(_ value: Double) -> String {
     value.isFinite ? "\(value)" : value > 0 ? "+Inf" : "NaN"

@@ -59,22 +59,17 @@ public final class ServeAdminListener: Service, Sendable {
         body: .init(byteBuffer: ByteBuffer(string: text)))
     }
     router.get("/livez") { _, _ -> Response in
-      Self.json(#"{"status":"live"}"#, status: .ok)
+      ProbeJSON.response(#"{"status":"live"}"#, status: .ok)
     }
     router.get("/readyz") { _, _ -> Response in
       let readiness = metrics.readiness()
-      return Self.json(readiness.json, status: readiness.isReady ? .ok : .serviceUnavailable)
+      return ProbeJSON.response(readiness.json, status: readiness.isReady ? .ok : .serviceUnavailable)
     }
     router.get("/health") { _, _ -> Response in
       let (body, notServing) = health()
-      return Self.json(body, status: notServing ? .serviceUnavailable : .ok)
+      return ProbeJSON.response(body, status: notServing ? .serviceUnavailable : .ok)
     }
     return router
-  }
-
-  private static func json(_ body: String, status: HTTPResponse.Status) -> Response {
-    Response(
-      status: status, headers: [.contentType: "application/json"], body: .init(byteBuffer: ByteBuffer(string: body)))
   }
 
   /// Listens and answers until graceful shutdown; fails naming `service.adminListen` when it

@@ -1,5 +1,5 @@
-import Foundation
 import TollgateContract
+import TollgateHTTPListener
 
 /// `GET /health` of serve's admin listener: the Health call's answer as JSON, in the worker's
 /// shape where the two agree (`status` serving / degraded / not_serving, `reason`), with the
@@ -22,7 +22,6 @@ public enum ServeHealthJSON {
       "version": health.version, "uptimeMs": health.uptimeMs,
     ]
     if !health.reason.isEmpty { body["reason"] = health.reason }
-    let data = (try? JSONSerialization.data(withJSONObject: body, options: [.sortedKeys])) ?? Data()
-    return (String(decoding: data, as: UTF8.self), status == "not_serving")
+    return (ProbeJSON.text(body), status == "not_serving")
   }
 }

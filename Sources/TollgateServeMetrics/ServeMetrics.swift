@@ -45,7 +45,7 @@ public struct ServeMetrics: Sendable {
       all.append(.init(door: door.recorder.door, counted: counted, openConnections: door.openConnections()))
     }
     let position = server.follower.currentPosition
-    let lagMs = position.lastReadAtMs == 0 ? 0 : max(0, nowMs() - position.lastReadAtMs)
+    let lagMs = position.lagMs(at: nowMs())
     return ServeMetricsSnapshot(
       doors: all, indexUsers: server.index.userCount, indexRecords: server.index.recordCount,
       feedApplied: position.appliedSeq, feedHead: position.headSeq, feedLagSeconds: Double(lagMs) / 1_000)

@@ -67,13 +67,15 @@ public struct ServeMetricsSnapshot: Sendable {
     ),
   ]
 
+  /// `families` by name: each one's type and HELP text.
+  private static let described: [String: (type: String, help: String)] = Dictionary(
+    uniqueKeysWithValues: families.map { ($0.name, ($0.type, $0.help)) })
+
   /// Prometheus text (0.0.4): every family with HELP and TYPE, then `tollgate_build_info`.
   public func render() -> String {
     var out = PrometheusText()
-    var help: [String: (String, String)] = [:]
-    for family in Self.families { help[family.name] = (family.type, family.help) }
     func begin(_ name: String) {
-      let (type, text) = help[name]!
+      let (type, text) = Self.described[name]!
       out.family(name, type, help: text)
     }
 
@@ -142,7 +144,8 @@ public struct ServeMetricsSnapshot: Sendable {
       out.sample(
         "tollgate_submissions_limited_total", [("door", door.door.rawValue)], door.counted.calls.submissionsLimited)
     }
-    out.append(BuildInfo.text)
+    out.family(BuildInfo.name, "gauge", help: BuildInfo.help)
+    out.sample(BuildInfo.name, BuildInfo.labels, "1")
     return out.text
   }
 }

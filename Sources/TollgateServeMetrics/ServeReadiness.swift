@@ -1,5 +1,6 @@
 import Foundation
 import TollgateCore
+import TollgateHTTPListener
 import TollgateIndex
 
 /// `/readyz`: a replica is ready when its index is loaded, its change feed is fresh and its
@@ -57,7 +58,7 @@ public struct ServeReadiness: Sendable, Equatable {
     case nil: break
     }
     let position = follower.currentPosition
-    let lag = position.lastReadAtMs == 0 ? 0 : max(0, nowMs - position.lastReadAtMs)
+    let lag = position.lagMs(at: nowMs)
     self.init(
       indexNotLoaded: notLoaded, storageProblem: storage, reloading: reloading, feedLagMs: lag,
       staleAfterMs: follower.config.staleAfter.milliseconds)
@@ -73,7 +74,6 @@ public struct ServeReadiness: Sendable, Equatable {
       "status": isReady ? "ready" : "not_ready", "checks": checked,
       "notReady": checks.filter { $0.problem != nil }.map(\.name),
     ]
-    let data = (try? JSONSerialization.data(withJSONObject: body, options: [.sortedKeys])) ?? Data()
-    return String(decoding: data, as: UTF8.self)
+    return ProbeJSON.text(body)
   }
 }

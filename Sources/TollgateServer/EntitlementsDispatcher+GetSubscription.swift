@@ -43,25 +43,15 @@ extension EntitlementsDispatcher {
     withUnsafeTemporaryAllocation(of: IsSubscriberFields.self, capacity: Self.batchLimit) { users in
       withUnsafeTemporaryAllocation(of: UInt32.self, capacity: Self.batchLimit) { requestIds in
         withUnsafeTemporaryAllocation(of: Range<Int>.self, capacity: Self.batchLimit) { payloads in
-          var count = 0
-          var offset = 0
           let method = EntitlementsMethod.getSubscription.rawValue
-          while count < Self.batchLimit, let header = RequestFrame.Header(in: bytes, at: offset),
-            header.methodIndex == method
-          {
-            let length = Int(header.messageLength)
-            let start = offset + RequestFrame.headerLength
-            guard length <= maximumPayloadLength, bytes.count - start >= length,
-              let fields = GetSubscriptionFields(
-                parsing: UnsafeRawBufferPointer(rebasing: bytes[start..<start + length]))
-            else { break }
-            users.initializeElement(
-              at: count,
-              to: IsSubscriberFields(userId: fields.userId, entitlement: UnsafeRawBufferPointer(start: nil, count: 0)))
-            requestIds.initializeElement(at: count, to: header.requestId)
-            payloads.initializeElement(at: count, to: start..<start + length)
-            offset = start + length
-            count += 1
+          // The users as IsSubscriber's fields with no entitlement: `prepareIsSubscriber` warms them.
+          let (count, offset) = Self.scanRun(
+            of: .getSubscription, in: bytes, maximumPayloadLength: maximumPayloadLength, requests: users,
+            requestIds: requestIds, payloads: payloads
+          ) { payload in
+            GetSubscriptionFields(parsing: payload).map {
+              IsSubscriberFields(userId: $0.userId, entitlement: UnsafeRawBufferPointer(start: nil, count: 0))
+            }
           }
           guard count > 0 else { return 0 }
           if count > 1 { handler.prepareIsSubscriber(UnsafeBufferPointer(rebasing: users[0..<count])) }

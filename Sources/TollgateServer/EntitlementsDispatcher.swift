@@ -228,15 +228,30 @@ struct EntitlementsDispatcher: Sendable {
     requests: UnsafeMutableBufferPointer<IsSubscriberFields>,
     requestIds: UnsafeMutableBufferPointer<UInt32>, payloads: UnsafeMutableBufferPointer<Range<Int>>
   ) -> (count: Int, consumed: Int) {
+    scanRun(
+      of: .isSubscriber, in: bytes, maximumPayloadLength: maximumPayloadLength, requests: requests,
+      requestIds: requestIds, payloads: payloads, parse: IsSubscriberFields.init(parsing:))
+  }
+
+  /// Reads the run of complete, well-formed frames of `method` at the start of `bytes` (up to the
+  /// buffers' capacity) into the three buffers, each payload read by `parse` in place; returns how
+  /// many it read and the bytes they span. It stops at another method, an incomplete or oversized
+  /// frame, or a payload `parse` refuses.
+  @inline(__always)
+  static func scanRun<Fields>(
+    of method: EntitlementsMethod, in bytes: UnsafeRawBufferPointer, maximumPayloadLength: Int,
+    requests: UnsafeMutableBufferPointer<Fields>, requestIds: UnsafeMutableBufferPointer<UInt32>,
+    payloads: UnsafeMutableBufferPointer<Range<Int>>, parse: (UnsafeRawBufferPointer) -> Fields?
+  ) -> (count: Int, consumed: Int) {
     var count = 0
     var offset = 0
     while count < requests.count, let header = RequestFrame.Header(in: bytes, at: offset),
-      header.methodIndex == EntitlementsMethod.isSubscriber.rawValue
+      header.methodIndex == method.rawValue
     {
       let length = Int(header.messageLength)
       let start = offset + RequestFrame.headerLength
       guard length <= maximumPayloadLength, bytes.count - start >= length,
-        let fields = IsSubscriberFields(parsing: UnsafeRawBufferPointer(rebasing: bytes[start..<start + length]))
+        let fields = parse(UnsafeRawBufferPointer(rebasing: bytes[start..<start + length]))
       else { break }
       requests.initializeElement(at: count, to: fields)
       requestIds.initializeElement(at: count, to: header.requestId)

@@ -35,6 +35,12 @@ public final class ChangeFeedFollower: Service, Sendable {
     /// When the index was last known to be up to date (ms since epoch): a successful read of the
     /// feed, or a look that found nothing committed since with no read owing; 0 before the first.
     public var lastReadAtMs: Int64
+
+    /// How long ago the index was last known to be up to date, at `nowMs`: 0 before the first
+    /// read (nothing to be behind yet) and never negative (a clock stepped back).
+    public func lagMs(at nowMs: Int64) -> Int64 {
+      lastReadAtMs == 0 ? 0 : max(0, nowMs - lastReadAtMs)
+    }
   }
 
   /// What is wrong with the data behind the index, for Health: see `trouble`.

@@ -207,7 +207,7 @@ public struct EntitlementsResponder: EntitlementsHandler {
     response.indexRecords = UInt64(index.recordCount)
     response.changeFeedAppliedSeq = position.appliedSeq
     response.changeFeedHeadSeq = position.headSeq
-    response.changeFeedLagMs = position.lastReadAtMs == 0 ? 0 : max(0, now - position.lastReadAtMs)
+    response.changeFeedLagMs = position.lagMs(at: now)
     response.version = TollgateVersion.current
     response.uptimeMs = now - startedAtMs
     if let notLoaded = follower.notLoadedReason {

@@ -82,9 +82,6 @@ extension VerifierWorker {
     // Alone on the database (the worker lease) or sharing it, and which singleton jobs run here.
     health["leases"] = ["exclusive": settings.exclusive, "jobs": jobs.heldNames]
     if let problem { health.merge(["status": "not_serving", "reason": problem]) { $1 } }
-    let body = (try? JSONSerialization.data(withJSONObject: health, options: [.sortedKeys])) ?? Data()
-    return Response(
-      status: problem == nil ? .ok : .serviceUnavailable, headers: [.contentType: "application/json"],
-      body: .init(byteBuffer: ByteBuffer(bytes: body)))
+    return ProbeJSON.response(health, status: problem == nil ? .ok : .serviceUnavailable)
   }
 }

@@ -1,6 +1,7 @@
 import Foundation
 import Hummingbird
 import NIOCore
+import TollgateHTTPListener
 
 /// The admin listener's probes and the gauges `/metrics` reads when it is scraped.
 ///
@@ -12,7 +13,7 @@ import NIOCore
 ///   "inbox": …}, "notReady": ["storage", …]}`.
 extension VerifierWorker {
   func livez() -> Response {
-    Self.json(["status": "live"], status: .ok)
+    ProbeJSON.response(["status": "live"], status: .ok)
   }
 
   func readyz() async -> Response {
@@ -32,7 +33,7 @@ extension VerifierWorker {
     let body: [String: Any] = [
       "status": notReady.isEmpty ? "ready" : "not_ready", "checks": checks, "notReady": notReady,
     ]
-    return Self.json(body, status: notReady.isEmpty ? .ok : .serviceUnavailable)
+    return ProbeJSON.response(body, status: notReady.isEmpty ? .ok : .serviceUnavailable)
   }
 
   /// What `GET /metrics` serves: the gauges read afresh, then every family rendered; nil when
@@ -59,11 +60,5 @@ extension VerifierWorker {
       }
       stats.webhooks.record(backlog, endpoint: endpoint.displayName, nowMs: now)
     }
-  }
-
-  static func json(_ object: [String: Any], status: HTTPResponse.Status) -> Response {
-    let body = (try? JSONSerialization.data(withJSONObject: object, options: [.sortedKeys])) ?? Data()
-    return Response(
-      status: status, headers: [.contentType: "application/json"], body: .init(byteBuffer: ByteBuffer(bytes: body)))
   }
 }
