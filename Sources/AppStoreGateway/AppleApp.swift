@@ -38,9 +38,9 @@ struct AppleApp: Sendable {
     else {
       throw WorkerConfigurationError(problems: ["appStore (\(settings.bundleId)): the API key is not configured"])
     }
-    let token = try AppStoreServerAPIToken(
-      privateKeyPEM: pem, keyId: keyId, issuerId: issuerId, bundleId: settings.bundleId)
-    let bearer: @Sendable () throws -> String = { try token.token() }
+    let tokens = AppStoreBearerTokens(
+      try AppStoreServerAPIToken(privateKeyPEM: pem, keyId: keyId, issuerId: issuerId, bundleId: settings.bundleId))
+    let bearer: @Sendable () throws -> String = { try tokens.token() }
     let production = settings.isProduction
     let requestTimeout = Duration.milliseconds(settings.requestTimeoutMs)
     productionAPI =

@@ -24,6 +24,29 @@ struct TokenAndInspectTests {
     #expect(ES256.isValidSignature(jws.signature, for: jws.signingInput, publicKey: key))
   }
 
+  @Test("one bearer token is reused for half its lifetime, then the next is signed; a clock gone back gets a new one")
+  func bearerTokensReused() throws {
+    let pem = try Vectors.string("apple/apple-lib/certs/testSigningKey.p8")
+    let tokens = AppStoreBearerTokens(
+      try AppStoreServerAPIToken(privateKeyPEM: pem, keyId: "keyId", issuerId: "issuerId", bundleId: "com.example"))
+    func issuedAt(_ token: String) throws -> Int64? {
+      let claims = try JSONSerialization.jsonObject(with: Data(try JWS.parse(token).get().payload)) as? [String: Any]
+      return (claims?["iat"] as? NSNumber)?.int64Value
+    }
+    let first = try tokens.token(nowSeconds: 1_700_000_000)
+    #expect(try tokens.token(nowSeconds: 1_700_000_000) == first)
+    #expect(try tokens.token(nowSeconds: 1_700_000_149) == first, "under half of the 300 s lifetime")
+    let second = try tokens.token(nowSeconds: 1_700_000_150)
+    #expect(second != first)
+    #expect(try issuedAt(second) == 1_700_000_150)
+    #expect(try tokens.token(nowSeconds: 1_700_000_200) == second)
+    let back = try tokens.token(nowSeconds: 1_700_000_100)
+    #expect(try issuedAt(back) == 1_700_000_100, "a clock gone back is not sent a token from its future")
+    let key = try P256PrivateKey(pem: pem).publicKey
+    let jws = try JWS.parse(back).get()
+    #expect(ES256.isValidSignature(jws.signature, for: jws.signingInput, publicKey: key))
+  }
+
   @Test func inspectJWS() throws {
     let jws = try Vectors.trimmed("apple/apple-lib/mock_signed_data/testNotification")
     let report = AppStoreInspection.inspectJWS(jws, kind: .notification, verifier: try Fixtures.verifier())

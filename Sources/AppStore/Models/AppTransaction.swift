@@ -7,6 +7,8 @@ public struct AppTransaction: Sendable, Hashable, Decodable {
   public var applicationVersion: String?
   public var versionExternalIdentifier: Int64?
   @Milliseconds public var receiptCreationDate: Int64?
+  /// When the App Store signed this app transaction.
+  @Milliseconds public var signedDate: Int64?
   @Milliseconds public var originalPurchaseDate: Int64?
   public var originalApplicationVersion: String?
   public var deviceVerification: String?

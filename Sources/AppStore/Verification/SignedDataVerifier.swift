@@ -125,7 +125,7 @@ public struct SignedDataVerifier: Sendable {
 
   /// Verifies the signature of `compact` (unless the configured environment is unsigned) and
   /// decodes its payload.
-  public func decode<T: Decodable & Sendable>(_ compact: String, as type: T.Type) -> VerificationResult<T> {
+  public func decode<T: AppStoreSignedPayload>(_ compact: String, as type: T.Type) -> VerificationResult<T> {
     let jws: JWS
     switch JWS.parse(compact) {
     case .success(let parsed): jws = parsed
@@ -138,12 +138,26 @@ public struct SignedDataVerifier: Sendable {
       return .invalid(VerificationError(code: .malformedPayload, message: "payload does not decode: \(error)"))
     }
     if !config.environment.isSignedByAppStore { return .valid(payload) }
-    if let error = verifySignature(jws) { return .invalid(error) }
+    // The chain is checked at the moment the payload says it was signed: read from the payload
+    // decoded above, not decoded again.
+    if let error = verifySignature(jws, atSeconds: signingTimeSeconds(payload.signingDateMs)) {
+      return .invalid(error)
+    }
     return .valid(payload)
   }
 
-  /// The checks that involve the certificate chain and the signature; `nil` when they pass.
+  /// The checks that involve the certificate chain and the signature; `nil` when they pass. The
+  /// chain is checked at the payload's `signedDate` (else `receiptCreationDate`, else now).
   public func verifySignature(_ jws: JWS) -> VerificationError? {
+    struct SigningTime: Decodable {
+      @Milliseconds var signedDate: Int64?
+      @Milliseconds var receiptCreationDate: Int64?
+    }
+    let time = try? JSONDecoder().decode(SigningTime.self, from: Data(jws.payload))
+    return verifySignature(jws, atSeconds: signingTimeSeconds(time?.signedDate ?? time?.receiptCreationDate))
+  }
+
+  private func verifySignature(_ jws: JWS, atSeconds signingTime: Int64) -> VerificationError? {
     guard jws.header.alg == "ES256" else {
       return VerificationError(code: .unsupportedAlgorithm, message: "alg \(jws.header.alg ?? "nil") is not ES256")
     }
@@ -156,7 +170,7 @@ public struct SignedDataVerifier: Sendable {
     let key: P256PublicKey
     do {
       key = try chainVerifier.verify(
-        base64Leaf: x5c[0], base64Intermediate: x5c[1], at: signingTimeSeconds(jws.payload))
+        base64Leaf: x5c[0], base64Intermediate: x5c[1], at: signingTime)
     } catch {
       let code: VerificationError.Code =
         error.code == .malformedCertificate ? .invalidCertificate : .verificationFailure
@@ -168,14 +182,10 @@ public struct SignedDataVerifier: Sendable {
     return nil
   }
 
-  /// `signedDate`, else `receiptCreationDate`, else now; in Unix seconds.
-  private func signingTimeSeconds(_ payload: [UInt8]) -> Int64 {
-    struct SigningTime: Decodable {
-      @Milliseconds var signedDate: Int64?
-      @Milliseconds var receiptCreationDate: Int64?
-    }
-    let time = try? JSONDecoder().decode(SigningTime.self, from: Data(payload))
-    let ms = config.validationTimeMs ?? time?.signedDate ?? time?.receiptCreationDate ?? nowMs()
+  /// The moment a chain is checked at, in Unix seconds: the configured validation time, else the
+  /// payload's signing date, else now.
+  private func signingTimeSeconds(_ signedAtMs: Int64?) -> Int64 {
+    let ms = config.validationTimeMs ?? signedAtMs ?? nowMs()
     return ms >= 0 ? ms / 1000 : (ms - 999) / 1000
   }
 }

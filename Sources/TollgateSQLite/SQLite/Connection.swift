@@ -99,6 +99,8 @@ public final class Connection {
   }
 
   public var lastInsertedRowId: Int64 { sqlite3_last_insert_rowid(handle) }
+  /// Whether a transaction is open: SQLite ends one itself after some errors (I/O, a full disk).
+  public var inTransaction: Bool { sqlite3_get_autocommit(handle) == 0 }
   public var changes: Int { Int(sqlite3_changes(handle)) }
   var lastErrorMessage: String { String(cString: sqlite3_errmsg(handle)) }
 
