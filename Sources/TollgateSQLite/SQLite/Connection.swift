@@ -4,6 +4,8 @@ import CSQLite
 public final class Connection {
   let handle: OpaquePointer
   public let path: String
+  /// Compiled statements kept for reuse (`Statement` takes and gives them back).
+  let preparedStatements = PreparedStatements()
 
   public struct Options: Sendable {
     public var readOnly = false
@@ -60,6 +62,7 @@ public final class Connection {
   }
 
   deinit {
+    preparedStatements.finalizeAll()
     sqlite3_close_v2(handle)
   }
 

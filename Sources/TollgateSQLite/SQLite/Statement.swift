@@ -3,22 +3,28 @@ import CSQLite
 /// A prepared statement of a `Connection`. Not thread-safe; lives as long as its use.
 public final class Statement {
   let handle: OpaquePointer
-  unowned let connection: Connection
+  /// Strong: the statement gives its handle back to the connection's cache when it ends.
+  let connection: Connection
   public let sql: String
 
   init(connection: Connection, sql: String) throws(DatabaseError) {
-    var statement: OpaquePointer?
-    let rc = sqlite3_prepare_v2(connection.handle, sql, -1, &statement, nil)
-    guard rc == SQLITE_OK, let statement else {
-      throw DatabaseError(code: rc, message: connection.lastErrorMessage, sql: sql)
+    if let prepared = connection.preparedStatements.take(sql) {
+      self.handle = prepared
+    } else {
+      var statement: OpaquePointer?
+      let rc = sqlite3_prepare_v2(connection.handle, sql, -1, &statement, nil)
+      guard rc == SQLITE_OK, let statement else {
+        throw DatabaseError(code: rc, message: connection.lastErrorMessage, sql: sql)
+      }
+      self.handle = statement
     }
-    self.handle = statement
     self.connection = connection
     self.sql = sql
   }
 
   deinit {
-    sqlite3_finalize(handle)
+    // Reset (which ends any read it holds open) and kept for the next use of the same SQL.
+    connection.preparedStatements.give(handle, sql: sql)
   }
 
   /// Resets the statement and binds `arguments` to its parameters, in order.
