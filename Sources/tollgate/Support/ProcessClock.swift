@@ -15,7 +15,7 @@ struct ProcessClock: Sendable {
   static func make(followURL: String?, logger: Logger) async throws -> ProcessClock {
     guard let followURL else { return ProcessClock(nowMs: SystemClock.nowMs, services: []) }
     let follower = SimulatorClockFollower(url: followURL, logger: logger)
-    try await follower.refresh()
+    try await follower.firstReading(within: .seconds(30))
     logger.warning(
       "following a simulator's virtual clock; never do this in production", metadata: ["clock.url": "\(followURL)"])
     return ProcessClock(nowMs: { follower.nowMs() }, services: [.init(service: follower)])
@@ -46,6 +46,21 @@ final class SimulatorClockFollower: Service, Sendable {
     }
     let reading = try JSONDecoder().decode(Clock.self, from: Data(body.readableBytesView))
     clock.observe(virtualMs: reading.nowMs, followedNowMs: reading.followedNowMs)
+  }
+
+  /// The first reading, before the process starts: a simulator that is slow to answer (busy, on
+  /// a loaded machine: a test's simulator shares its process with dozens of others) is asked
+  /// again until `limit` has passed; one that refuses the connection or answers nonsense fails
+  /// at once.
+  func firstReading(within limit: Duration) async throws {
+    let deadline = ContinuousClock.now + limit
+    while true {
+      do {
+        return try await refresh()
+      } catch let error as HTTPClientError where error == .deadlineExceeded && ContinuousClock.now < deadline {
+        logger.notice("the simulator's clock did not answer in time; asking again", metadata: ["clock.url": "\(url)"])
+      }
+    }
   }
 
   func run() async throws {
