@@ -9,6 +9,11 @@ public enum Base64 {
   public static func decode(_ string: some StringProtocol, ignoringWhitespace: Bool = false) -> [UInt8]? {
     Base64Codec.decode(string, urlSafe: false, ignoringWhitespace: ignoringWhitespace)
   }
+
+  /// Decodes the base64 text `utf8`, or returns `nil` if it is not base64.
+  public static func decode(utf8: UnsafeBufferPointer<UInt8>, ignoringWhitespace: Bool = false) -> [UInt8]? {
+    Base64Codec.decode(utf8, urlSafe: false, ignoringWhitespace: ignoringWhitespace)
+  }
 }
 
 /// Base64url without padding (RFC 4648 §5), as used by JWS.
@@ -20,6 +25,11 @@ public enum Base64URL {
   /// Decodes `string` (padding optional), or returns `nil` if it is not base64url.
   public static func decode(_ string: some StringProtocol) -> [UInt8]? {
     Base64Codec.decode(string, urlSafe: true, ignoringWhitespace: false)
+  }
+
+  /// Decodes the base64url text `utf8` (padding optional), or returns `nil` if it is not base64url.
+  public static func decode(utf8: UnsafeBufferPointer<UInt8>) -> [UInt8]? {
+    Base64Codec.decode(utf8, urlSafe: true, ignoringWhitespace: false)
   }
 }
 
@@ -43,51 +53,82 @@ enum Base64Codec {
     return String(decoding: out, as: UTF8.self)
   }
 
-  private static func value(_ c: UInt8, urlSafe: Bool) -> UInt8? {
-    switch c {
-    case UInt8(ascii: "A")...UInt8(ascii: "Z"): return c - UInt8(ascii: "A")
-    case UInt8(ascii: "a")...UInt8(ascii: "z"): return c - UInt8(ascii: "a") + 26
-    case UInt8(ascii: "0")...UInt8(ascii: "9"): return c - UInt8(ascii: "0") + 52
-    case UInt8(ascii: "+") where !urlSafe, UInt8(ascii: "-") where urlSafe: return 62
-    case UInt8(ascii: "/") where !urlSafe, UInt8(ascii: "_") where urlSafe: return 63
-    default: return nil
-    }
+  /// Each byte's value in the alphabet (0–63); `invalid` for a byte outside it.
+  private static let invalid: UInt8 = 0xFF
+  private static let standardValues = values(of: standard)
+  private static let urlValues = values(of: url)
+
+  private static func values(of alphabet: [UInt8]) -> [UInt8] {
+    var values = [UInt8](repeating: invalid, count: 256)
+    for (value, byte) in alphabet.enumerated() { values[Int(byte)] = UInt8(value) }
+    return values
   }
 
   static func decode(_ string: some StringProtocol, urlSafe: Bool, ignoringWhitespace: Bool) -> [UInt8]? {
-    var values: [UInt8] = []
-    values.reserveCapacity(string.utf8.count)
-    var padding = 0
-    for c in string.utf8 {
-      if ignoringWhitespace, c == 0x20 || c == 0x0A || c == 0x0D || c == 0x09 { continue }
-      if c == UInt8(ascii: "=") {
-        padding += 1
-        continue
+    if let decoded = string.utf8.withContiguousStorageIfAvailable({
+      decode($0, urlSafe: urlSafe, ignoringWhitespace: ignoringWhitespace)
+    }) {
+      return decoded
+    }
+    return Array(string.utf8).withUnsafeBufferPointer {
+      decode($0, urlSafe: urlSafe, ignoringWhitespace: ignoringWhitespace)
+    }
+  }
+
+  /// One pass over the text: four characters become three bytes, written in place. Strict as
+  /// RFC 4648 reads: only the alphabet, `=` only at the end (at most two, and only where a group
+  /// is short), no lone character in the last group, and no set bits past the last byte.
+  static func decode(_ text: UnsafeBufferPointer<UInt8>, urlSafe: Bool, ignoringWhitespace: Bool) -> [UInt8]? {
+    let table = urlSafe ? urlValues : standardValues
+    var failed = false
+    let decoded = [UInt8](unsafeUninitializedCapacity: text.count / 4 * 3 + 3) { out, written in
+      var group: UInt32 = 0
+      var inGroup = 0
+      var padding = 0
+      var count = 0
+      table.withUnsafeBufferPointer { table in
+        for c in text {
+          if ignoringWhitespace, c == 0x20 || c == 0x0A || c == 0x0D || c == 0x09 { continue }
+          if c == UInt8(ascii: "=") {
+            padding += 1
+            continue
+          }
+          let value = table[Int(c)]
+          guard padding == 0, value != invalid else {
+            failed = true
+            return
+          }
+          group = group << 6 | UInt32(value)
+          inGroup += 1
+          if inGroup == 4 {
+            out[count] = UInt8(truncatingIfNeeded: group >> 16)
+            out[count + 1] = UInt8(truncatingIfNeeded: group >> 8)
+            out[count + 2] = UInt8(truncatingIfNeeded: group)
+            count += 3
+            group = 0
+            inGroup = 0
+          }
+        }
       }
-      guard padding == 0, let v = value(c, urlSafe: urlSafe) else { return nil }
-      values.append(v)
+      guard !failed, inGroup != 1, padding == 0 || (inGroup + padding) % 4 == 0, padding <= 2 else {
+        failed = true
+        written = count
+        return
+      }
+      if inGroup == 2 {
+        // 12 bits: one byte and four that must be zero.
+        if group & 0xF != 0 { failed = true }
+        out[count] = UInt8(truncatingIfNeeded: group >> 4)
+        count += 1
+      } else if inGroup == 3 {
+        // 18 bits: two bytes and two that must be zero.
+        if group & 0x3 != 0 { failed = true }
+        out[count] = UInt8(truncatingIfNeeded: group >> 10)
+        out[count + 1] = UInt8(truncatingIfNeeded: group >> 2)
+        count += 2
+      }
+      written = count
     }
-    let remainder = values.count % 4
-    guard remainder != 1, padding == 0 || (values.count + padding) % 4 == 0, padding <= 2 else { return nil }
-    var out: [UInt8] = []
-    out.reserveCapacity(values.count * 3 / 4)
-    var index = 0
-    while index + 4 <= values.count {
-      let n =
-        UInt32(values[index]) << 18 | UInt32(values[index + 1]) << 12 | UInt32(values[index + 2]) << 6
-        | UInt32(values[index + 3])
-      out += [UInt8(n >> 16 & 0xFF), UInt8(n >> 8 & 0xFF), UInt8(n & 0xFF)]
-      index += 4
-    }
-    if remainder == 2 {
-      let n = UInt32(values[index]) << 18 | UInt32(values[index + 1]) << 12
-      guard n & 0xFFFF == 0 else { return nil }  // non-canonical trailing bits
-      out.append(UInt8(n >> 16 & 0xFF))
-    } else if remainder == 3 {
-      let n = UInt32(values[index]) << 18 | UInt32(values[index + 1]) << 12 | UInt32(values[index + 2]) << 6
-      guard n & 0xFF == 0 else { return nil }
-      out += [UInt8(n >> 16 & 0xFF), UInt8(n >> 8 & 0xFF)]
-    }
-    return out
+    return failed ? nil : decoded
   }
 }

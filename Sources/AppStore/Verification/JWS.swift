@@ -21,23 +21,38 @@ public struct JWS: Sendable {
   public var signingInput: [UInt8]
   public var signature: [UInt8]
 
-  /// Splits and decodes `compact`; the error says which part is malformed.
+  /// Splits and decodes `compact`; the error says which part is malformed. Read as UTF-8 bytes:
+  /// a compact JWS is ASCII, and its signed bytes are the text before the second `.`.
   public static func parse(_ compact: String) -> Result<JWS, VerificationError> {
-    let parts = compact.split(separator: ".", omittingEmptySubsequences: false)
-    guard parts.count == 3, !parts[0].isEmpty, !parts[1].isEmpty else {
-      return .failure(VerificationError(code: .invalidJWTFormat, message: "expected 3 segments, got \(parts.count)"))
+    var compact = compact
+    return compact.withUTF8 { parse(utf8: $0) }
+  }
+
+  private static func parse(utf8 bytes: UnsafeBufferPointer<UInt8>) -> Result<JWS, VerificationError> {
+    var dots: [Int] = []
+    for (offset, byte) in bytes.enumerated() where byte == UInt8(ascii: ".") {
+      dots.append(offset)
+      if dots.count > 2 { break }
     }
-    guard let headerJSON = Base64URL.decode(parts[0]), let payload = Base64URL.decode(parts[1]),
-      let signature = Base64URL.decode(parts[2])
+    guard dots.count == 2, dots[0] > 0, dots[1] > dots[0] + 1 else {
+      let segments = bytes.split(separator: UInt8(ascii: "."), omittingEmptySubsequences: false).count
+      return .failure(VerificationError(code: .invalidJWTFormat, message: "expected 3 segments, got \(segments)"))
+    }
+    func segment(_ range: Range<Int>) -> [UInt8]? {
+      Base64URL.decode(utf8: UnsafeBufferPointer(rebasing: bytes[range]))
+    }
+    guard let headerJSON = segment(0..<dots[0]), let payload = segment(dots[0] + 1..<dots[1]),
+      let signature = segment(dots[1] + 1..<bytes.count)
     else {
       return .failure(VerificationError(code: .malformedBase64, message: "a JWS segment is not base64url"))
     }
     guard let header = try? JSONDecoder().decode(Header.self, from: Data(headerJSON)) else {
       return .failure(VerificationError(code: .invalidJWTFormat, message: "the JWS header is not a JSON object"))
     }
-    let signingInput = Array(parts[0].utf8) + [UInt8(ascii: ".")] + Array(parts[1].utf8)
     return .success(
-      JWS(header: header, headerJSON: headerJSON, payload: payload, signingInput: signingInput, signature: signature))
+      JWS(
+        header: header, headerJSON: headerJSON, payload: payload, signingInput: Array(bytes[0..<dots[1]]),
+        signature: signature))
   }
 
   /// Builds and signs a compact ES256 JWS (for the API token and the store simulator).
