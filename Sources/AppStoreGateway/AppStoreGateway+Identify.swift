@@ -20,7 +20,7 @@ extension AppStoreGateway {
   /// id, or a base64 app receipt (PKCS#7, else resolved through verifyReceipt).
   func identify(receipt: String, appId: String?) async throws(AppleFailure) -> IdentifiedPurchase {
     let receipt = receipt.trimmingCharacters(in: .whitespacesAndNewlines)
-    if receipt.split(separator: ".", omittingEmptySubsequences: false).count == 3 {
+    if CompactJWS.segmentCount(receipt) == 3 {
       // Chain and signature checks run on the blocking pool, not the cooperative one.
       return try await BlockingWork.run { () throws(AppleFailure) in
         try self.identifySignedTransaction(receipt, appId: appId)

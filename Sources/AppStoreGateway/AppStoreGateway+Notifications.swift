@@ -183,9 +183,8 @@ extension AppStoreGateway {
   /// `unverifiedV2Facts(_:)` from the body's `signedPayload`.
   static func unverifiedV2Facts(signedPayload signed: String) -> V2Facts {
     var facts = V2Facts()
-    let parts = signed.split(separator: ".", omittingEmptySubsequences: false)
-    guard parts.count == 3, let payload = Base64URL.decode(parts[1]),
-      let claims = try? JSONSerialization.jsonObject(with: Data(payload)) as? [String: Any]
+    guard case .success(let parts) = CompactJWS.split(signed),
+      let claims = try? JSONSerialization.jsonObject(with: Data(parts.payload)) as? [String: Any]
     else { return facts }
     facts.isWellFormed = true
     facts.notificationUUID = claims["notificationUUID"] as? String

@@ -21,38 +21,23 @@ public struct JWS: Sendable {
   public var signingInput: [UInt8]
   public var signature: [UInt8]
 
-  /// Splits and decodes `compact`; the error says which part is malformed. Read as UTF-8 bytes:
-  /// a compact JWS is ASCII, and its signed bytes are the text before the second `.`.
+  /// Splits and decodes `compact` (`CompactJWS`); the error says which part is malformed.
   public static func parse(_ compact: String) -> Result<JWS, VerificationError> {
-    var compact = compact
-    return compact.withUTF8 { parse(utf8: $0) }
-  }
-
-  private static func parse(utf8 bytes: UnsafeBufferPointer<UInt8>) -> Result<JWS, VerificationError> {
-    var dots: [Int] = []
-    for (offset, byte) in bytes.enumerated() where byte == UInt8(ascii: ".") {
-      dots.append(offset)
-      if dots.count > 2 { break }
-    }
-    guard dots.count == 2, dots[0] > 0, dots[1] > dots[0] + 1 else {
-      let segments = bytes.split(separator: UInt8(ascii: "."), omittingEmptySubsequences: false).count
-      return .failure(VerificationError(code: .invalidJWTFormat, message: "expected 3 segments, got \(segments)"))
-    }
-    func segment(_ range: Range<Int>) -> [UInt8]? {
-      Base64URL.decode(utf8: UnsafeBufferPointer(rebasing: bytes[range]))
-    }
-    guard let headerJSON = segment(0..<dots[0]), let payload = segment(dots[0] + 1..<dots[1]),
-      let signature = segment(dots[1] + 1..<bytes.count)
-    else {
+    let parts: CompactJWS
+    switch CompactJWS.split(compact) {
+    case .success(let split): parts = split
+    case .failure(.segments(let count)):
+      return .failure(VerificationError(code: .invalidJWTFormat, message: "expected 3 segments, got \(count)"))
+    case .failure(.base64):
       return .failure(VerificationError(code: .malformedBase64, message: "a JWS segment is not base64url"))
     }
-    guard let header = try? JSONDecoder().decode(Header.self, from: Data(headerJSON)) else {
+    guard let header = try? JSONDecoder().decode(Header.self, from: Data(parts.header)) else {
       return .failure(VerificationError(code: .invalidJWTFormat, message: "the JWS header is not a JSON object"))
     }
     return .success(
       JWS(
-        header: header, headerJSON: headerJSON, payload: payload, signingInput: Array(bytes[0..<dots[1]]),
-        signature: signature))
+        header: header, headerJSON: parts.header, payload: parts.payload, signingInput: parts.signingInput,
+        signature: parts.signature))
   }
 
   /// Builds and signs a compact ES256 JWS (for the API token and the store simulator).

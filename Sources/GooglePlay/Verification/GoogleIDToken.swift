@@ -57,20 +57,20 @@ public struct GoogleIDToken: Sendable {
 
   /// Splits and decodes `compact`.
   public static func parse(_ compact: some StringProtocol) -> Result<GoogleIDToken, OIDCVerificationError> {
-    let parts = compact.split(separator: ".", omittingEmptySubsequences: false)
-    guard parts.count == 3, !parts[0].isEmpty, !parts[1].isEmpty else {
-      return .failure(OIDCVerificationError(code: .malformedToken, message: "expected 3 segments, got \(parts.count)"))
-    }
-    guard let headerJSON = Base64URL.decode(parts[0]), let payload = Base64URL.decode(parts[1]),
-      let signature = Base64URL.decode(parts[2])
-    else {
+    let parts: CompactJWS
+    switch CompactJWS.split(compact) {
+    case .success(let split): parts = split
+    case .failure(.segments(let count)):
+      return .failure(OIDCVerificationError(code: .malformedToken, message: "expected 3 segments, got \(count)"))
+    case .failure(.base64):
       return .failure(OIDCVerificationError(code: .malformedToken, message: "a token segment is not base64url"))
     }
-    guard let header = try? JSONDecoder().decode(Header.self, from: Data(headerJSON)) else {
+    guard let header = try? JSONDecoder().decode(Header.self, from: Data(parts.header)) else {
       return .failure(OIDCVerificationError(code: .malformedToken, message: "the token header is not a JSON object"))
     }
-    let signingInput = Array(parts[0].utf8) + [UInt8(ascii: ".")] + Array(parts[1].utf8)
-    return .success(GoogleIDToken(header: header, payload: payload, signingInput: signingInput, signature: signature))
+    return .success(
+      GoogleIDToken(
+        header: header, payload: parts.payload, signingInput: parts.signingInput, signature: parts.signature))
   }
 
   /// The token of an `Authorization` header value (`Bearer <token>`, scheme case-insensitive).
