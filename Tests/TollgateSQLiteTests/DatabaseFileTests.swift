@@ -23,6 +23,17 @@ struct DatabaseFileTests {
     #expect(try synchronous(Connection.Options(synchronous: .normal)) == 1)
   }
 
+  @Test("a connection's page cache is SQLite's default unless asked")
+  func cacheSize() throws {
+    let dir = try TemporaryDirectory()
+    defer { dir.remove() }
+    func cacheSize(_ connection: Connection) throws -> Int64 {
+      try connection.prepare("PRAGMA cache_size").rows { $0.int64(at: 0) }.first ?? 0
+    }
+    #expect(try cacheSize(Connection(path: dir.file("a.sqlite"))) == -2_000)
+    #expect(try cacheSize(Connection(path: dir.file("a.sqlite"), options: .init(cacheKiB: 32 << 10))) == -32_768)
+  }
+
   @Test("without create, a missing path is an error naming it, and no file appears; a foreign file is refused")
   func openExistingOnly() async throws {
     let dir = try TemporaryDirectory()

@@ -4,7 +4,8 @@ import TollgateSQLite
 import TollgateStorage
 import TollgateTesting
 import TollgateWorker
-import TollgateWorkerSQLite
+
+@testable import TollgateWorkerSQLite
 
 /// SQLite's worker storage beyond the storage conformance suite (`WorkerStorageConformance`, run on
 /// SQLite by `SQLiteStorageConformanceTests`), which holds the inbox's deduplication and claims.
@@ -30,6 +31,15 @@ struct SQLiteWorkerStorageTests {
 
   let recompute: EntitlementRecompute = { userId, subscriptions, _ in
     subscriptions.map { .sample(userId: userId, source: $0.history.source, expiresAtMs: $0.expiresAtMs) }
+  }
+
+  @Test("the worker's connection keeps 32 MiB of pages (SQLite's default is 2)")
+  func pageCache() throws {
+    let dir = try TemporaryDirectory()
+    defer { dir.remove() }
+    let storage = try SQLiteWorkerStorage(path: dir.file("worker.sqlite"), nowMs: 1)
+    let size = try storage.writer.readSync { try $0.prepare("PRAGMA cache_size").rows { $0.int64(at: 0) }.first }
+    #expect(size == -32_768)
   }
 
   @Test("apply writes the subscription, entitlements, change feed, events and inbox completion together")

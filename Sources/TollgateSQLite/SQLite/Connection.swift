@@ -15,13 +15,18 @@ public final class Connection {
     public var busyTimeoutMs: Int32 = 5_000
     /// When a commit reaches the disk (writable connections only).
     public var synchronous: Synchronous = .full
+    /// The most the connection keeps of the database's pages in memory, in KiB (SQLite's
+    /// `cache_size`); nil for SQLite's default, 2 MiB. Memory is taken only as pages are read.
+    public var cacheKiB: Int?
     public init(
-      readOnly: Bool = false, create: Bool = true, busyTimeoutMs: Int32 = 5_000, synchronous: Synchronous = .full
+      readOnly: Bool = false, create: Bool = true, busyTimeoutMs: Int32 = 5_000, synchronous: Synchronous = .full,
+      cacheKiB: Int? = nil
     ) {
       self.readOnly = readOnly
       self.create = create
       self.busyTimeoutMs = busyTimeoutMs
       self.synchronous = synchronous
+      self.cacheKiB = cacheKiB
     }
   }
 
@@ -59,6 +64,7 @@ public final class Connection {
       try execute("PRAGMA synchronous = \(options.synchronous.rawValue)")
     }
     try execute("PRAGMA foreign_keys = ON")
+    if let cacheKiB = options.cacheKiB { try execute("PRAGMA cache_size = -\(max(cacheKiB, 1))") }
   }
 
   deinit {
