@@ -38,19 +38,46 @@ enum Base64Codec {
   static let url = Array("ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789-_".utf8)
 
   static func encode(_ bytes: some Collection<UInt8>, alphabet: [UInt8], pad: Bool) -> String {
-    var out: [UInt8] = []
-    out.reserveCapacity((bytes.count + 2) / 3 * 4)
-    var iterator = bytes.makeIterator()
-    while let b0 = iterator.next() {
-      let b1 = iterator.next()
-      let b2 = b1 == nil ? nil : iterator.next()
-      let n = UInt32(b0) << 16 | UInt32(b1 ?? 0) << 8 | UInt32(b2 ?? 0)
-      out.append(alphabet[Int(n >> 18 & 63)])
-      out.append(alphabet[Int(n >> 12 & 63)])
-      if b1 != nil { out.append(alphabet[Int(n >> 6 & 63)]) } else if pad { out.append(UInt8(ascii: "=")) }
-      if b2 != nil { out.append(alphabet[Int(n & 63)]) } else if pad { out.append(UInt8(ascii: "=")) }
+    if let encoded = bytes.withContiguousStorageIfAvailable({ encode($0, alphabet: alphabet, pad: pad) }) {
+      return encoded
     }
-    return String(decoding: out, as: UTF8.self)
+    return Array(bytes).withUnsafeBufferPointer { encode($0, alphabet: alphabet, pad: pad) }
+  }
+
+  /// Three bytes become four characters, written in place into the string's own storage.
+  static func encode(_ bytes: UnsafeBufferPointer<UInt8>, alphabet: [UInt8], pad: Bool) -> String {
+    let rest = bytes.count % 3
+    let length = bytes.count / 3 * 4 + (rest == 0 ? 0 : pad ? 4 : rest + 1)
+    return String(unsafeUninitializedCapacity: length) { out in
+      alphabet.withUnsafeBufferPointer { alphabet in
+        func character(_ group: UInt32, _ shift: UInt32) -> UInt8 { alphabet[Int(group >> shift & 63)] }
+        var from = 0
+        var to = 0
+        while from + 3 <= bytes.count {
+          let group = UInt32(bytes[from]) << 16 | UInt32(bytes[from + 1]) << 8 | UInt32(bytes[from + 2])
+          out[to] = character(group, 18)
+          out[to + 1] = character(group, 12)
+          out[to + 2] = character(group, 6)
+          out[to + 3] = character(group, 0)
+          from += 3
+          to += 4
+        }
+        guard rest > 0 else { return }
+        let group = UInt32(bytes[from]) << 16 | (rest == 2 ? UInt32(bytes[from + 1]) << 8 : 0)
+        out[to] = character(group, 18)
+        out[to + 1] = character(group, 12)
+        to += 2
+        if rest == 2 {
+          out[to] = character(group, 6)
+          to += 1
+        } else if pad {
+          out[to] = UInt8(ascii: "=")
+          to += 1
+        }
+        if pad { out[to] = UInt8(ascii: "=") }
+      }
+      return length
+    }
   }
 
   /// Each byte's value in the alphabet (0–63); `invalid` for a byte outside it.

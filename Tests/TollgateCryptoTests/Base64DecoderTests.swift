@@ -3,7 +3,7 @@ import TollgateCrypto
 
 /// The one-pass base64 decoder against a plain model of RFC 4648's rules (the decoder it
 /// replaced), over random texts: valid ones, and ones with a character changed, added or dropped.
-@Suite("Base64: the one-pass decoder reads as RFC 4648's rules do")
+@Suite("Base64: the one-pass encoder and decoder against plain models of RFC 4648")
 struct Base64DecoderTests {
   /// The model: every character's value first, then the rules, then the bytes.
   static func model(_ text: [UInt8], urlSafe: Bool, ignoringWhitespace: Bool) -> [UInt8]? {
@@ -27,6 +27,30 @@ struct Base64DecoderTests {
     let whole = bits.count / 8
     guard bits[(whole * 8)...].allSatisfy({ $0 == 0 }) else { return nil }
     return (0..<whole).map { index in bits[index * 8..<index * 8 + 8].reduce(0) { $0 << 1 | $1 } }
+  }
+
+  /// The model of encoding: six bits at a time, then padding to a whole group when asked.
+  static func encodingModel(_ bytes: [UInt8], urlSafe: Bool, pad: Bool) -> String {
+    let alphabet = Array(
+      ("ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789" + (urlSafe ? "-_" : "+/")))
+    var bits = bytes.flatMap { byte in (0..<8).reversed().map { Int(byte >> UInt8($0) & 1) } }
+    while bits.count % 6 != 0 { bits.append(0) }
+    var text = String(
+      stride(from: 0, to: bits.count, by: 6).map { at in alphabet[bits[at..<at + 6].reduce(0) { $0 << 1 | $1 }] })
+    while pad, text.count % 4 != 0 { text += "=" }
+    return text
+  }
+
+  @Test("random bytes, every length to 40: the encoder writes the model's text, padded and url-safe alike")
+  func encodingAgainstModel() {
+    for length in 0...40 {
+      for _ in 0..<20 {
+        let bytes = (0..<length).map { _ in UInt8.random(in: 0...255) }
+        #expect(Base64.encode(bytes) == Self.encodingModel(bytes, urlSafe: false, pad: true), "\(bytes)")
+        #expect(Base64URL.encode(bytes) == Self.encodingModel(bytes, urlSafe: true, pad: false), "\(bytes)")
+        #expect(Base64.encode(bytes[...]) == Base64.encode(bytes), "a slice")
+      }
+    }
   }
 
   @Test("random bytes encoded, then changed: the decoder answers as the model, byte for byte or nil")
