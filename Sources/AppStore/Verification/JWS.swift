@@ -44,11 +44,29 @@ public struct JWS: Sendable {
   public static func signES256(
     header: [String: any Sendable], payloadJSON: [UInt8], key: P256PrivateKey
   ) throws -> String {
-    var fields = header
-    fields["alg"] = "ES256"
-    let headerJSON = try JSONSerialization.data(withJSONObject: fields, options: [.sortedKeys])
-    let input = Base64URL.encode(headerJSON) + "." + Base64URL.encode(payloadJSON)
-    let signature = try ES256.sign(Array(input.utf8), with: key)
-    return input + "." + Base64URL.encode(signature)
+    try ES256Signer(header: header, key: key).sign(payloadJSON: payloadJSON)
+  }
+
+  /// Signs compact ES256 JWS under one protected header, encoded once: the store simulator signs
+  /// every answer under the same `x5c` chain, whose three certificates are most of the header.
+  public struct ES256Signer: Sendable {
+    /// `BASE64URL(header) "."`.
+    private let encodedHeader: String
+    private let key: P256PrivateKey
+
+    /// `header` with `alg` ES256 added.
+    public init(header: [String: any Sendable], key: P256PrivateKey) throws {
+      var fields = header
+      fields["alg"] = "ES256"
+      let headerJSON = try JSONSerialization.data(withJSONObject: fields, options: [.sortedKeys])
+      encodedHeader = Base64URL.encode(headerJSON) + "."
+      self.key = key
+    }
+
+    public func sign(payloadJSON: [UInt8]) throws -> String {
+      let input = encodedHeader + Base64URL.encode(payloadJSON)
+      let signature = try ES256.sign(Array(input.utf8), with: key)
+      return input + "." + Base64URL.encode(signature)
+    }
   }
 }

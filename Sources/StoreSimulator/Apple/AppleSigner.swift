@@ -9,7 +9,8 @@ struct AppleSigner: Sendable {
   let intermediate: Certificate
   let leaf: Certificate
   let leafKey: P256PrivateKey
-  private let x5c: [String]
+  /// Signs under Apple's header (`alg` ES256, `x5c` leaf, intermediate, root), encoded once.
+  private let signer: JWS.ES256Signer
 
   static let rootFile = "apple-root.cer"
   private static let intermediateFile = "apple-intermediate.cer"
@@ -21,7 +22,13 @@ struct AppleSigner: Sendable {
     self.intermediate = intermediate
     self.leaf = leaf
     self.leafKey = leafKey
-    x5c = [leaf, intermediate, root].map { Base64.encode($0.der) }
+    let x5c = [leaf, intermediate, root].map { Base64.encode($0.der) }
+    do {
+      signer = try JWS.ES256Signer(header: ["x5c": x5c], key: leafKey)
+    } catch {
+      // A header of three strings always encodes.
+      preconditionFailure("cannot encode the simulated Apple header: \(error)")
+    }
   }
 
   /// A fresh chain valid 20 years around `nowSeconds` (virtual time can run far ahead), or the
@@ -67,7 +74,7 @@ struct AppleSigner: Sendable {
     encoder.outputFormatting = [.sortedKeys, .withoutEscapingSlashes]
     do {
       let json = try encoder.encode(payload)
-      return try JWS.signES256(header: ["x5c": x5c], payloadJSON: Array(json), key: leafKey)
+      return try signer.sign(payloadJSON: Array(json))
     } catch {
       // Encoding our own structs and signing with a loaded key cannot fail short of a bug.
       preconditionFailure("cannot sign a simulated payload: \(error)")
