@@ -30,6 +30,18 @@ struct PostgresChangeSignalsTests {
     func reach(_ count: Int) async -> Bool {
       await eventually(timeout: .seconds(20)) { signals.count >= count } != nil
     }
+
+    /// The count once no signal came for half a second (the one when LISTEN took effect can come
+    /// a while after the first on a loaded machine; a fixed 200 ms once missed it).
+    func settled() async throws -> Int {
+      var count = signals.count
+      for _ in 0..<40 {
+        try await Task.sleep(for: .milliseconds(500))
+        if signals.count == count { break }
+        count = signals.count
+      }
+      return count
+    }
   }
 
   @Test("one at once, one when listening starts, one for each commit by another pool")
@@ -41,8 +53,7 @@ struct PostgresChangeSignalsTests {
       #expect(try await PostgresEntitlements.waitForListeners(writer, 1))
       // The first signal and the one when LISTEN took effect (one, if they came before the first was taken).
       #expect(await following.reach(1))
-      try await Task.sleep(for: .milliseconds(200))
-      let settled = following.signals.count
+      let settled = try await following.settled()
 
       try await writer.replaceEntitlements(
         userId: "a", with: [.sample(userId: "a", expiresAtMs: 1)], reason: "t", nowMs: 1)
@@ -73,8 +84,7 @@ struct PostgresChangeSignalsTests {
       defer { following.task.cancel() }
       #expect(try await PostgresEntitlements.waitForListeners(writer, 1))
       #expect(await following.reach(1))
-      try await Task.sleep(for: .milliseconds(200))
-      let before = following.signals.count
+      let before = try await following.settled()
 
       #expect(try await PostgresEntitlements.killListeners(writer) == 1)
       // Listening again: one signal for what may have been committed meanwhile.
