@@ -91,7 +91,7 @@ struct GRPCDoorTests {
       #expect(door.connectionLimits.evictedConnections == 3)
       #expect(door.connectionLimits.refusedConnections == 0)
       flood.closeAll()
-      let freed = await eventually(timeout: .seconds(5)) { door.connectionLimits.openConnections == 0 }
+      let freed = await eventually(timeout: .seconds(30)) { door.connectionLimits.openConnections == 0 }
       #expect(freed != nil)
     }
   }
@@ -173,7 +173,7 @@ struct GRPCDoorTests {
           #expect(first == .serving)
         }
       }
-      let ended = await eventually(timeout: .seconds(5)) { door.healthWatchers.count == 0 }
+      let ended = await eventually(timeout: .seconds(30)) { door.healthWatchers.count == 0 }
       #expect(ended != nil, "\(door.healthWatchers.count) watchers still running after their clients left")
     }
   }
@@ -189,7 +189,7 @@ struct GRPCDoorTests {
             request.userID = "drained"
             return try await client.submitPurchase(request, metadata: TestCallers.bearer(TestCallers.submitterKey))
           }
-          let arrived = await eventually(timeout: .seconds(5)) { handler.submitters.withLock { !$0.isEmpty } }
+          let arrived = await eventually(timeout: .seconds(30)) { handler.submitters.withLock { !$0.isEmpty } }
           try #require(arrived != nil)
           door.beginGracefulShutdown()
           let answer = try await group.next()

@@ -108,7 +108,7 @@ struct HealthGRPCServiceTests {
         }
         #expect(second?.code == .resourceExhausted)
         shutdown.begin()
-        let ended = await eventually(timeout: .seconds(5)) { watchers.count == 0 }
+        let ended = await eventually(timeout: .seconds(30)) { watchers.count == 0 }
         #expect(ended != nil)
       }
     }

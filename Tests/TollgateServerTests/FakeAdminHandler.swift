@@ -87,7 +87,7 @@ final class FakeAdminHandler: AdminHandler {
   func grant(_ request: Tollgate_V1_GrantRequest, caller: CallerIdentity) async -> Tollgate_V1_GrantResponse {
     record("Grant", caller)
     if holdGrant {
-      _ = await eventually(timeout: .seconds(10)) { healthCalls.load(ordering: .relaxed) > 0 }
+      _ = await eventually(timeout: .seconds(30)) { healthCalls.load(ordering: .relaxed) > 0 }
     }
     return .with {
       $0.grantID = "grant-\(request.userID)-\(request.entitlement)"

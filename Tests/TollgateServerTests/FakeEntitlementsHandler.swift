@@ -85,7 +85,7 @@ final class FakeEntitlementsHandler: EntitlementsHandler {
 
   /// Until `count` SubmitPurchase calls have reached the handler (10 s at most).
   func waitUntilSubmitted(_ count: Int = 1) async throws {
-    let waited = await eventually(timeout: .seconds(10)) { submitted.load(ordering: .relaxed) >= count }
+    let waited = await eventually(timeout: .seconds(30)) { submitted.load(ordering: .relaxed) >= count }
     try #require(waited != nil, "\(count) SubmitPurchase calls never reached the handler")
   }
 

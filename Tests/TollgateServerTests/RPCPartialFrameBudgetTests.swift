@@ -34,7 +34,7 @@ struct RPCPartialFrameBudgetTests {
       // Each a 12-byte header announcing 1 MiB and one byte of it.
       try flood.connect(
         count: 260, port: server.port, sending: RawWire.header(methodIndex: 0, requestId: 1, length: 1 << 20) + [0x0A])
-      #expect(await eventually(timeout: .seconds(5)) { server.bufferedBytes >= 260 * 13 } != nil)
+      #expect(await eventually(timeout: .seconds(30)) { server.bufferedBytes >= 260 * 13 } != nil)
       #expect(server.bufferedBytes <= 260 * 4_096, "charged what arrived, not what was announced")
       let request = try RequestFrames.isSubscriber(id: 77, user: "yes", entitlement: String(repeating: "e", count: 200))
       #expect(try await Self.answerInTwoPieces(port: server.port, request: request, id: 77) == [77])
@@ -47,13 +47,13 @@ struct RPCPartialFrameBudgetTests {
     try await withServer { server in
       let connection = try await RawConnection.connect(port: server.port)
       try await connection.send(RawWire.header(methodIndex: 0, requestId: 1, length: 512 << 10) + [0x0A, 0x01])
-      #expect(await eventually(timeout: .seconds(5)) { server.bufferedBytes > 0 } != nil)
+      #expect(await eventually(timeout: .seconds(30)) { server.bufferedBytes > 0 } != nil)
       #expect(server.bufferedBytes < 64 << 10, "a frame start costs little")
       try await connection.send([UInt8](repeating: 0x61, count: 300 << 10))
-      #expect(await eventually(timeout: .seconds(5)) { server.bufferedBytes >= 300 << 10 } != nil)
+      #expect(await eventually(timeout: .seconds(30)) { server.bufferedBytes >= 300 << 10 } != nil)
       #expect(server.bufferedBytes <= 1 << 20)
       try await connection.close()
-      #expect(await eventually(timeout: .seconds(5)) { server.bufferedBytes == 0 } != nil)
+      #expect(await eventually(timeout: .seconds(30)) { server.bufferedBytes == 0 } != nil)
     }
   }
 

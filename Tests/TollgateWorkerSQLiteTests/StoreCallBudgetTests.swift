@@ -30,13 +30,13 @@ struct StoreCallBudgetTests {
           calls.value.add(1, ordering: .relaxed)
         }
       }
-      let first = await eventually(timeout: .seconds(10)) { calls.value.load(ordering: .relaxed) >= 10 }
+      let first = await eventually(timeout: .seconds(30)) { calls.value.load(ordering: .relaxed) >= 10 }
       #expect(first != nil, "the first window's ten calls go through")
       try await Task.sleep(for: .milliseconds(300))
       #expect(calls.value.load(ordering: .relaxed) == 10, "no more than the window's limit across both workers")
 
       clock.advance(byMs: 1_000)
-      let second = await eventually(timeout: .seconds(10)) { calls.value.load(ordering: .relaxed) >= 20 }
+      let second = await eventually(timeout: .seconds(30)) { calls.value.load(ordering: .relaxed) >= 20 }
       #expect(second != nil, "the next window lets ten more through")
       try await Task.sleep(for: .milliseconds(300))
       #expect(calls.value.load(ordering: .relaxed) == 20, "and no more")

@@ -90,7 +90,7 @@ struct StoreCallLimiterTests {
       for _ in 0..<5 {
         group.addTask { _ = await limiter.withPermit(call: "test") { calls.value.add(1, ordering: .relaxed) } }
       }
-      let first = await eventually(timeout: .seconds(10)) { calls.value.load(ordering: .relaxed) >= 3 }
+      let first = await eventually(timeout: .seconds(30)) { calls.value.load(ordering: .relaxed) >= 3 }
       #expect(first != nil, "the window's three calls go through")
       try? await Task.sleep(for: .milliseconds(300))
       #expect(calls.value.load(ordering: .relaxed) == 3, "no more than the window's limit, however many permits")
