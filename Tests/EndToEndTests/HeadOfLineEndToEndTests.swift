@@ -14,74 +14,52 @@ import TollgateWorkerSQLite
 struct HeadOfLineEndToEndTests {
   @Test("one Apple call in ten hangs: every other submission is verified while the hung calls still hang")
   func hangingCallsDelayOnlyTheirChains() async throws {
-    let workers = try await WorkerProcesses.make(prefix: "tollgate-hol")
-    // Hung calls time out after a minute, not 10 s: the window in which every other chain must be
-    // verified does not depend on how busy two cores are under the full suite.
-    try Self.setAppleRequestTimeout(ms: 60_000, in: workers.config)
-    let sim = workers.sim
-    let worker = try await workers.start().process
-    defer { worker.terminate() }
-    let storage = try SQLiteWorkerStorage(path: workers.database, nowMs: 1, create: false)
-    let inbox = try SQLiteEntitlementStorage(path: workers.database, nowMs: 1)
-    var receipts: [String] = []
-    for _ in 0..<40 {
-      receipts.append(
-        try await sim.purchase(.init(productId: Stack.premium, bundleId: Stack.bundleId, environment: "Sandbox"))
-          .signedTransaction)
-    }
-    // A hung call gets no answer until the worker gives up on it (its requestTimeoutMs).
-    try sim.addFault(FaultRule(target: "apple.api", mode: .stall, count: nil, delayMs: 120_000, fraction: 0.1))
-    for (user, receipt) in receipts.enumerated() {
-      _ = try await inbox.submitPurchase(
-        PurchaseSubmission(userId: "user-\(user)", store: .appStore, receipt: receipt), nowMs: SystemClock.nowMs())
-    }
-
-    // Until the first hung call times out (60 s after it began, at the earliest), every chain
-    // whose calls were answered is verified: none waited behind a hung call.
-    var stalls = 0
-    var verified = 0
-    var unblocked = false
-    let deadline = ContinuousClock.now + .seconds(90)
-    while !unblocked && ContinuousClock.now < deadline {
-      let applied = sim.appliedFaults.filter { $0.mode == .stall }
-      stalls = applied.count
-      verified = try await storage.inboxCounts()["verified", default: 0]
-      if let first = applied.first?.realTimeMs, SystemClock.nowMs() > first + 55_000 { break }
-      unblocked = stalls > 0 && verified >= receipts.count - stalls
-      if !unblocked { try await Task.sleep(for: .milliseconds(100)) }
-    }
-    #expect(unblocked, "\(verified) of \(receipts.count) verified with \(stalls) calls hanging")
-    #expect(stalls < receipts.count / 2)
-    worker.terminate()
-    _ = worker.finish()
-    await workers.remove()
+    let run = try await Self.submitWhileCallsHang(
+      prefix: "tollgate-hol", purchases: 40, hangingFraction: 0.1, storeConcurrency: nil, moreStallsThan: 0)
+    #expect(run.unblocked, "\(run.verified) of \(run.purchases) verified with \(run.stalls) calls hanging")
+    #expect(run.stalls < run.purchases / 2)
   }
 
   @Test(
     "more calls hang than the loop has places: the items waiting on them give their places back, the rest are verified")
   func hungCallsNeverFillTheLoop() async throws {
-    let workers = try await WorkerProcesses.make(prefix: "tollgate-hol-places")
-    // One store call permit: the loop holds 16 items. Hung calls time out after 150 s: with one
-    // permit the answered chains took up to 54 s under the full suite, near a minute's window.
-    try Self.setAppleRequestTimeout(ms: 150_000, storeConcurrency: 1, in: workers.config)
+    // One store call permit: the loop holds 16 items. Every second call hangs: about 30 items wait
+    // on a hung call at once, more than 16.
+    let run = try await Self.submitWhileCallsHang(
+      prefix: "tollgate-hol-places", purchases: 60, hangingFraction: 0.5, storeConcurrency: 1, moreStallsThan: 16)
+    #expect(run.unblocked, "\(run.verified) of \(run.purchases) verified with \(run.stalls) calls hanging")
+  }
+
+  /// A real worker is submitted `purchases` Apple purchases while `hangingFraction` of the
+  /// simulator's API calls hang (no answer until the worker gives up). Until the first hung call
+  /// times out it watches whether every chain whose calls were answered is verified, with more
+  /// than `moreStallsThan` calls hanging: none waited behind a hung call.
+  ///
+  /// Hung calls time out after 150 s, not 10 s: the window in which every other chain must be
+  /// verified does not depend on how busy two cores are under the full suite (with one permit the
+  /// answered chains took up to 54 s there; a passing run returns as soon as they are verified).
+  static func submitWhileCallsHang(
+    prefix: String, purchases: Int, hangingFraction: Double, storeConcurrency: Int?, moreStallsThan: Int
+  ) async throws -> (unblocked: Bool, stalls: Int, verified: Int, purchases: Int) {
+    let workers = try await WorkerProcesses.make(prefix: prefix)
+    try Self.setAppleRequestTimeout(ms: 150_000, storeConcurrency: storeConcurrency, in: workers.config)
     let sim = workers.sim
     let worker = try await workers.start().process
     defer { worker.terminate() }
     let storage = try SQLiteWorkerStorage(path: workers.database, nowMs: 1, create: false)
     let inbox = try SQLiteEntitlementStorage(path: workers.database, nowMs: 1)
     var receipts: [String] = []
-    for _ in 0..<60 {
+    for _ in 0..<purchases {
       receipts.append(
         try await sim.purchase(.init(productId: Stack.premium, bundleId: Stack.bundleId, environment: "Sandbox"))
           .signedTransaction)
     }
-    // Every second call hangs: about 30 items wait on a hung call at once, more than 16.
-    try sim.addFault(FaultRule(target: "apple.api", mode: .stall, count: nil, delayMs: 300_000, fraction: 0.5))
+    try sim.addFault(
+      FaultRule(target: "apple.api", mode: .stall, count: nil, delayMs: 300_000, fraction: hangingFraction))
     for (user, receipt) in receipts.enumerated() {
       _ = try await inbox.submitPurchase(
         PurchaseSubmission(userId: "user-\(user)", store: .appStore, receipt: receipt), nowMs: SystemClock.nowMs())
     }
-    // Before the first hung call times out, every chain whose calls were answered is verified.
     var stalls = 0
     var verified = 0
     var unblocked = false
@@ -91,14 +69,14 @@ struct HeadOfLineEndToEndTests {
       stalls = applied.count
       verified = try await storage.inboxCounts()["verified", default: 0]
       if let first = applied.first?.realTimeMs, SystemClock.nowMs() > first + 145_000 { break }
-      unblocked = stalls > 16 && verified >= receipts.count - stalls
+      unblocked = stalls > moreStallsThan && verified >= receipts.count - stalls
       if !unblocked { try await Task.sleep(for: .milliseconds(100)) }
     }
-    #expect(unblocked, "\(verified) of \(receipts.count) verified with \(stalls) calls hanging")
     sim.clearFaults()
     worker.terminate()
     _ = worker.finish()
     await workers.remove()
+    return (unblocked, stalls, verified, purchases)
   }
 
   /// Sets the App Store app's `requestTimeoutMs` (and, when given, `worker.storeConcurrency`) in

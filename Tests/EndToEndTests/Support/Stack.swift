@@ -42,7 +42,7 @@ struct Stack {
 
   @discardableResult
   func until(
-    _ userId: String, _ entitlement: String = "premium", timeout: Duration = .seconds(10),
+    _ userId: String, _ entitlement: String = "premium", timeout: Duration = .seconds(30),
     _ condition: (Tollgate_V1_IsSubscriberResponse) -> Bool
   ) async throws -> Tollgate_V1_IsSubscriberResponse {
     try await local.until(userId, entitlement, timeout: timeout, condition)
@@ -53,14 +53,14 @@ struct Stack {
   }
 
   /// Waits until the user's events include `kind`, and returns them all.
-  func events(_ userId: String, awaiting kind: String, timeout: Duration = .seconds(10)) async throws -> [String] {
+  func events(_ userId: String, awaiting kind: String, timeout: Duration = .seconds(30)) async throws -> [String] {
     _ = try await eventually(timeout: timeout) { try await self.events(userId).contains(kind) }
     return try await events(userId)
   }
 
   /// Waits until the worker has nothing pending or in flight, and the service's index has every
   /// change the worker wrote (it follows the change feed every few milliseconds).
-  func settle(timeout: Duration = .seconds(10)) async throws {
+  func settle(timeout: Duration = .seconds(30)) async throws {
     _ = try await eventually(timeout: timeout) {
       let counts = try await worker.storage.inboxCounts()
       return (counts["pending"] ?? 0) + (counts["processing"] ?? 0) == 0

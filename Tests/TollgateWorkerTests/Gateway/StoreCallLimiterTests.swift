@@ -6,9 +6,9 @@ import TollgateWorker
 
 @Suite("Store call limiter")
 struct StoreCallLimiterTests {
-  @Test("a call past its overtime gives its permit back: the next call runs while the first still hangs")
-  func overtime() async throws {
-    let limiter = StoreCallLimiter(permits: 1, overtimeAfter: .milliseconds(50))
+  /// One call takes the only permit and hangs; a second call starts 20 ms later. Whether the
+  /// second ran within `limit` while the first still hung (then the first is released).
+  static func secondCallRunsWhileOneHangs(_ limiter: StoreCallLimiter, within limit: Duration) async -> Bool {
     let (hang, release) = AsyncStream.makeStream(of: Void.self)
     async let hung: Void = limiter.withPermit(call: "test") { for await _ in hang {} }
     let ranWhileHung = await withTaskGroup(of: Bool.self) { group in
@@ -18,7 +18,7 @@ struct StoreCallLimiterTests {
         return await limiter.withPermit(call: "test") { true }
       }
       group.addTask {
-        try? await Task.sleep(for: .seconds(20))
+        try? await Task.sleep(for: limit)
         return false
       }
       let first = await group.next() ?? false
@@ -27,6 +27,13 @@ struct StoreCallLimiterTests {
       return first
     }
     await hung
+    return ranWhileHung
+  }
+
+  @Test("a call past its overtime gives its permit back: the next call runs while the first still hangs")
+  func overtime() async throws {
+    let limiter = StoreCallLimiter(permits: 1, overtimeAfter: .milliseconds(50))
+    let ranWhileHung = await Self.secondCallRunsWhileOneHangs(limiter, within: .seconds(20))
     #expect(ranWhileHung, "the second call waited for the hung one to end")
   }
 
@@ -39,24 +46,8 @@ struct StoreCallLimiterTests {
     for _ in 0..<20 { _ = await limiter.withPermit(call: "test") { 1 } }
     #expect(limiter.overtime < .seconds(1), "\(limiter.overtime)")
     #expect(limiter.overtime >= .milliseconds(100))
-    let (hang, release) = AsyncStream.makeStream(of: Void.self)
-    async let hung: Void = limiter.withPermit(call: "test") { for await _ in hang {} }
-    let ranWhileHung = await withTaskGroup(of: Bool.self) { group in
-      group.addTask {
-        try? await Task.sleep(for: .milliseconds(20))
-        return await limiter.withPermit(call: "test") { true }
-      }
-      group.addTask {
-        // Far less than overtimeAfter (30 s): only an overtime that followed the store frees it.
-        try? await Task.sleep(for: .seconds(5))
-        return false
-      }
-      let first = await group.next() ?? false
-      release.finish()
-      group.cancelAll()
-      return first
-    }
-    await hung
+    // Far less than overtimeAfter (30 s): only an overtime that followed the store frees it.
+    let ranWhileHung = await Self.secondCallRunsWhileOneHangs(limiter, within: .seconds(5))
     #expect(ranWhileHung, "the second call waited for the hung one past 5 s")
   }
 
