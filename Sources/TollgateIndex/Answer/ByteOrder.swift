@@ -26,10 +26,6 @@ enum ByteOrder {
     return a.count == b.count ? 0 : (a.count < b.count ? -1 : 1)
   }
 
-  static func compare(_ a: String, _ b: String) -> Int {
-    withUTF8(of: a) { a in withUTF8(of: b) { b in compare(a, b) } }
-  }
-
   /// The order of two numbers' decimal digits as text ("10" before "9"), without writing them.
   static func compareDecimalText(_ a: UInt64, _ b: UInt64) -> Int {
     let aDigits = digitCount(a)
@@ -42,11 +38,6 @@ enum ByteOrder {
     }
     let leading = a / power(of: aDigits - bDigits)
     return leading < b ? -1 : 1
-  }
-
-  static func withUTF8<Result>(of text: String, _ body: (UnsafeRawBufferPointer) -> Result) -> Result {
-    var text = text
-    return text.withUTF8 { body(UnsafeRawBufferPointer($0)) }
   }
 
   /// Calls `body` with `number`'s decimal digits.

@@ -79,6 +79,23 @@ extension EntitlementIndex.State {
   func withView(
     of slot: Int, nowMs: Int64, strings: InternedBytes, levels: InternedBytes, _ body: (EntitlementAnswerView) -> Void
   ) {
+    var view = view(of: slot, nowMs: nowMs, strings: strings, levels: levels)
+    switch slots[slot].source {
+    case .numbered(_, let number):
+      view.numericStoreSubscriptionId = number
+      body(view)
+    case .text(let source):
+      Self.withStoreSubscriptionId(of: source) { id in
+        view.storeSubscriptionId = id
+        body(view)
+      }
+    }
+  }
+
+  /// The view of the record in `slot` at `nowMs`, but for the store's id of the subscription
+  /// (the caller's: a numbered source's number, a text source's bytes).
+  @inline(__always)
+  func view(of slot: Int, nowMs: Int64, strings: InternedBytes, levels: InternedBytes) -> EntitlementAnswerView {
     let record = slots[slot]
     let now = record.atQueryTime(nowMs)
     var view = EntitlementAnswerView()
@@ -92,27 +109,43 @@ extension EntitlementIndex.State {
     view.environment = record.environment
     view.verifiedAtMs = record.verifiedAtMs
     view.evaluatedAtMs = nowMs
-    switch record.source {
-    case .numbered(_, let number):
-      view.numericStoreSubscriptionId = number
-      body(view)
-    case .text(let source):
-      // The id after the source's first colon, cut as `EntitlementRecord.storeSubscriptionId`
-      // cuts it: by bytes when the source is ASCII (a colon is then a character of its own).
-      var id = source
-      id.withUTF8 { utf8 in
-        let bytes = UnsafeRawBufferPointer(utf8)
-        if let colon = bytes.firstIndex(of: UInt8(ascii: ":")), bytes.allSatisfy({ $0 < 0x80 }) {
-          view.storeSubscriptionId = UnsafeRawBufferPointer(rebasing: bytes[(colon + 1)...])
-          body(view)
-        } else {
-          var cut = EntitlementRecord.storeSubscriptionId(fromSource: source)
-          cut.withUTF8 { cut in
-            view.storeSubscriptionId = UnsafeRawBufferPointer(cut)
-            body(view)
-          }
-        }
+    return view
+  }
+
+  /// Calls `body` with the store's id of the subscription in a text source: the bytes after its
+  /// first colon, cut as `EntitlementRecord.storeSubscriptionId` cuts it (by bytes when the
+  /// source is ASCII, where a colon is a character of its own; by characters otherwise).
+  static func withStoreSubscriptionId(of source: String, _ body: (UnsafeRawBufferPointer) -> Void) {
+    var id = source
+    id.withUTF8 { utf8 in
+      let bytes = UnsafeRawBufferPointer(utf8)
+      if let colon = bytes.firstIndex(of: UInt8(ascii: ":")), bytes.allSatisfy({ $0 < 0x80 }) {
+        body(UnsafeRawBufferPointer(rebasing: bytes[(colon + 1)...]))
+      } else {
+        var cut = EntitlementRecord.storeSubscriptionId(fromSource: source)
+        cut.withUTF8 { body(UnsafeRawBufferPointer($0)) }
       }
     }
+  }
+}
+
+extension EntitlementAnswer {
+  /// `view` copied out of the index (the message path's answer from the views the fast path writes).
+  init(_ view: EntitlementAnswerView) {
+    self.init()
+    active = view.active
+    expiresAtMs = view.expiresAtMs
+    state = view.state
+    willRenew = view.willRenew
+    store = view.store
+    productId = String(decoding: view.productId, as: UTF8.self)
+    environment = view.environment
+    verifiedAtMs = view.verifiedAtMs
+    evaluatedAtMs = view.evaluatedAtMs
+    numericStoreSubscriptionId = view.numericStoreSubscriptionId
+    if numericStoreSubscriptionId == nil {
+      storeSubscriptionId = String(decoding: view.storeSubscriptionId, as: UTF8.self)
+    }
+    accessLevel = String(decoding: view.accessLevel, as: UTF8.self)
   }
 }

@@ -6,7 +6,7 @@ import TollgateWire
 extension EntitlementsResponder {
   /// GetSubscription's fast path: the index's summary (`EntitlementIndex.summarize`, the one the
   /// message path copies) handed to `write` in the wire's terms, under the index's lock, with
-  /// no message and no string built. Not loaded, an invalid user id or an unknown user: false,
+  /// no message built and no string built or counted (views of the index's bytes). Not loaded, an invalid user id or an unknown user: false,
   /// and `getSubscription(_:)` answers with the error.
   public func answerGetSubscription(userId: UnsafeRawBufferPointer, _ write: (GetSubscriptionAnswer) -> Void)
     -> Bool
@@ -38,12 +38,13 @@ extension EntitlementsResponder {
 
 extension SubscriptionFields {
   /// The index's subscription in the wire's terms.
-  init(_ answer: SubscriptionAnswer) {
+  @inline(__always)
+  init(_ view: SubscriptionView) {
     self.init(
-      store: .init(answer.store), storeSubscriptionId: answer.storeSubscriptionId,
-      numericStoreSubscriptionId: answer.numericStoreSubscriptionId, productId: answer.productId,
-      state: .init(answer.state), active: answer.active, expiresAtMs: answer.expiresAtMs, willRenew: answer.willRenew,
-      environment: .init(answer.environment), verifiedAtMs: answer.verifiedAtMs, entitlements: answer.entitlements,
-      reason: answer.reason?.rawValue ?? "", replaces: answer.replaces)
+      store: .init(view.store), storeSubscriptionId: view.storeSubscriptionId,
+      numericStoreSubscriptionId: view.numericStoreSubscriptionId, productId: view.productId,
+      state: .init(view.state), active: view.active, expiresAtMs: view.expiresAtMs, willRenew: view.willRenew,
+      environment: .init(view.environment), verifiedAtMs: view.verifiedAtMs, entitlements: view.entitlements,
+      reason: view.reason?.rawValue ?? "", replaces: view.replaces)
   }
 }

@@ -75,22 +75,22 @@ enum ProtoSize {
 
 extension SubscriptionFields {
   /// The size of this `Subscription` encoded (without its own tag and length).
-  func encodedSize(names: UnsafeBufferPointer<String>) -> Int {
+  func encodedSize(names: UnsafeBufferPointer<UnsafeRawBufferPointer>) -> Int {
     var size = 0
     if store.rawValue != 0 { size += ProtoSize.enumValue(store.rawValue) }
     if let number = numericStoreSubscriptionId {
       size += 2 + ProtoWriter.decimalDigitCount(number)
     } else if !storeSubscriptionId.isEmpty {
-      size += ProtoSize.string(storeSubscriptionId)
+      size += ProtoSize.lengthDelimited(storeSubscriptionId.count)
     }
-    if !productId.isEmpty { size += ProtoSize.string(productId) }
+    if !productId.isEmpty { size += ProtoSize.lengthDelimited(productId.count) }
     if state.rawValue != 0 { size += ProtoSize.enumValue(state.rawValue) }
     if active { size += 2 }
     if expiresAtMs != 0 { size += ProtoSize.varintField(UInt64(bitPattern: expiresAtMs)) }
     if willRenew { size += 2 }
     if environment.rawValue != 0 { size += ProtoSize.enumValue(environment.rawValue) }
     if verifiedAtMs != 0 { size += ProtoSize.varintField(UInt64(bitPattern: verifiedAtMs)) }
-    for position in entitlements { size += ProtoSize.string(names[position]) }
+    for position in entitlements { size += ProtoSize.lengthDelimited(names[position].count) }
     if !reason.isEmpty { size += ProtoSize.string(reason) }
     for replaced in replaces { size += ProtoSize.string(replaced) }
     return size
@@ -100,21 +100,21 @@ extension SubscriptionFields {
 extension EntitlementStatusFields {
   /// The size of this `EntitlementStatus` encoded (without its own tag and length).
   var encodedSize: Int {
-    var size = entitlement.isEmpty ? 0 : ProtoSize.string(entitlement)
+    var size = entitlement.isEmpty ? 0 : ProtoSize.lengthDelimited(entitlement.count)
     if answer.active { size += 2 }
     if answer.expiresAtMs != 0 { size += ProtoSize.varintField(UInt64(bitPattern: answer.expiresAtMs)) }
     if answer.state.rawValue != 0 { size += ProtoSize.enumValue(answer.state.rawValue) }
     if answer.willRenew { size += 2 }
     if answer.store.rawValue != 0 { size += ProtoSize.enumValue(answer.store.rawValue) }
-    if !answer.productId.isEmpty { size += ProtoSize.string(answer.productId) }
+    if !answer.productId.isEmpty { size += ProtoSize.lengthDelimited(answer.productId.count) }
     if answer.environment.rawValue != 0 { size += ProtoSize.enumValue(answer.environment.rawValue) }
     if answer.verifiedAtMs != 0 { size += ProtoSize.varintField(UInt64(bitPattern: answer.verifiedAtMs)) }
     if let number = answer.numericStoreSubscriptionId {
       size += 2 + ProtoWriter.decimalDigitCount(number)
     } else if !answer.storeSubscriptionId.isEmpty {
-      size += ProtoSize.string(answer.storeSubscriptionId)
+      size += ProtoSize.lengthDelimited(answer.storeSubscriptionId.count)
     }
-    if !answer.accessLevel.isEmpty { size += ProtoSize.string(answer.accessLevel) }
+    if !answer.accessLevel.isEmpty { size += ProtoSize.lengthDelimited(answer.accessLevel.count) }
     return size
   }
 }
@@ -137,15 +137,15 @@ extension ProtoWriter {
     if answer.evaluatedAtMs != 0 { varintField(5, UInt64(bitPattern: answer.evaluatedAtMs)) }
   }
 
-  mutating func write(_ subscription: SubscriptionFields, names: UnsafeBufferPointer<String>) {
+  mutating func write(_ subscription: SubscriptionFields, names: UnsafeBufferPointer<UnsafeRawBufferPointer>) {
     let s = subscription
     if s.store.rawValue != 0 { varintField(1, UInt64(bitPattern: Int64(s.store.rawValue))) }
     if let number = s.numericStoreSubscriptionId {
       decimalField(2, number)
     } else if !s.storeSubscriptionId.isEmpty {
-      stringField(2, s.storeSubscriptionId)
+      bytesField(2, s.storeSubscriptionId)
     }
-    if !s.productId.isEmpty { stringField(3, s.productId) }
+    if !s.productId.isEmpty { bytesField(3, s.productId) }
     if s.state.rawValue != 0 { varintField(4, UInt64(bitPattern: Int64(s.state.rawValue))) }
     if s.active { varintField(5, 1) }
     if s.expiresAtMs != 0 { varintField(6, UInt64(bitPattern: s.expiresAtMs)) }
@@ -153,27 +153,27 @@ extension ProtoWriter {
     if s.environment.rawValue != 0 { varintField(8, UInt64(bitPattern: Int64(s.environment.rawValue))) }
     if s.verifiedAtMs != 0 { varintField(9, UInt64(bitPattern: s.verifiedAtMs)) }
     // Repeated strings: every element, an empty one too.
-    for position in s.entitlements { stringField(10, names[position]) }
+    for position in s.entitlements { bytesField(10, names[position]) }
     if !s.reason.isEmpty { stringField(11, s.reason) }
     for replaced in s.replaces { stringField(12, replaced) }
   }
 
   mutating func write(_ status: EntitlementStatusFields) {
     let a = status.answer
-    if !status.entitlement.isEmpty { stringField(1, status.entitlement) }
+    if !status.entitlement.isEmpty { bytesField(1, status.entitlement) }
     if a.active { varintField(2, 1) }
     if a.expiresAtMs != 0 { varintField(3, UInt64(bitPattern: a.expiresAtMs)) }
     if a.state.rawValue != 0 { varintField(4, UInt64(bitPattern: Int64(a.state.rawValue))) }
     if a.willRenew { varintField(5, 1) }
     if a.store.rawValue != 0 { varintField(6, UInt64(bitPattern: Int64(a.store.rawValue))) }
-    if !a.productId.isEmpty { stringField(7, a.productId) }
+    if !a.productId.isEmpty { bytesField(7, a.productId) }
     if a.environment.rawValue != 0 { varintField(8, UInt64(bitPattern: Int64(a.environment.rawValue))) }
     if a.verifiedAtMs != 0 { varintField(9, UInt64(bitPattern: a.verifiedAtMs)) }
     if let number = a.numericStoreSubscriptionId {
       decimalField(10, number)
     } else if !a.storeSubscriptionId.isEmpty {
-      stringField(10, a.storeSubscriptionId)
+      bytesField(10, a.storeSubscriptionId)
     }
-    if !a.accessLevel.isEmpty { stringField(11, a.accessLevel) }
+    if !a.accessLevel.isEmpty { bytesField(11, a.accessLevel) }
   }
 }

@@ -1,7 +1,8 @@
 import TollgateContract
 
-/// Everything a successful `GetSubscriptionResponse` carries, as views of values that live
-/// elsewhere (the index's strings, the request's bytes), without building the protobuf message:
+/// Everything a successful `GetSubscriptionResponse` carries, as views of bytes that live
+/// elsewhere (the index's strings, the request's bytes), without building the protobuf message
+/// or counting a reference to a `String` (but `reason`, a literal, and `replaces`, mostly empty):
 /// the fast path writes it straight into the connection's output buffer
 /// (`ByteBuffer.writeGetSubscriptionResponseFrame`), exactly the bytes swift-protobuf would write
 /// for the same message. Valid only during the call it is passed to.
@@ -11,13 +12,15 @@ public struct GetSubscriptionAnswer {
   public var evaluatedAtMs: Int64
   /// `subscriptions`, in order; each names its entitlements by their positions in `entitlementNames`.
   public var subscriptions: UnsafeBufferPointer<SubscriptionFields>
-  public var entitlementNames: UnsafeBufferPointer<String>
+  /// UTF-8.
+  public var entitlementNames: UnsafeBufferPointer<UnsafeRawBufferPointer>
   /// `entitlements`, in order.
   public var entitlements: UnsafeBufferPointer<EntitlementStatusFields>
 
   public init(
     userId: UnsafeRawBufferPointer, evaluatedAtMs: Int64, subscriptions: UnsafeBufferPointer<SubscriptionFields>,
-    entitlementNames: UnsafeBufferPointer<String>, entitlements: UnsafeBufferPointer<EntitlementStatusFields>
+    entitlementNames: UnsafeBufferPointer<UnsafeRawBufferPointer>,
+    entitlements: UnsafeBufferPointer<EntitlementStatusFields>
   ) {
     self.userId = userId
     self.evaluatedAtMs = evaluatedAtMs
@@ -30,11 +33,11 @@ public struct GetSubscriptionAnswer {
 /// One `Subscription` of a `GetSubscriptionAnswer`.
 public struct SubscriptionFields {
   public var store: Tollgate_V1_Store
-  /// Ignored when `numericStoreSubscriptionId` is set.
-  public var storeSubscriptionId: String
+  /// UTF-8; ignored when `numericStoreSubscriptionId` is set.
+  public var storeSubscriptionId: UnsafeRawBufferPointer
   /// When set, the store subscription id is this number in decimal, written without a String.
   public var numericStoreSubscriptionId: UInt64?
-  public var productId: String
+  public var productId: UnsafeRawBufferPointer
   public var state: Tollgate_V1_SubscriptionState
   public var active: Bool
   public var expiresAtMs: Int64
@@ -48,7 +51,8 @@ public struct SubscriptionFields {
   public var replaces: [String]
 
   public init(
-    store: Tollgate_V1_Store, storeSubscriptionId: String, numericStoreSubscriptionId: UInt64?, productId: String,
+    store: Tollgate_V1_Store, storeSubscriptionId: UnsafeRawBufferPointer, numericStoreSubscriptionId: UInt64?,
+    productId: UnsafeRawBufferPointer,
     state: Tollgate_V1_SubscriptionState, active: Bool, expiresAtMs: Int64, willRenew: Bool,
     environment: Tollgate_V1_Environment, verifiedAtMs: Int64, entitlements: Range<Int>, reason: String,
     replaces: [String]
@@ -69,13 +73,13 @@ public struct SubscriptionFields {
   }
 }
 
-/// One `EntitlementStatus` of a `GetSubscriptionAnswer`: the entitlement's name and the answer
-/// IsSubscriber would give for it (its `evaluatedAtMs` is not part of the status).
+/// One `EntitlementStatus` of a `GetSubscriptionAnswer`: the entitlement's name (UTF-8) and the
+/// answer IsSubscriber would give for it (its `evaluatedAtMs` is not part of the status).
 public struct EntitlementStatusFields {
-  public var entitlement: String
-  public var answer: IsSubscriberAnswer
+  public var entitlement: UnsafeRawBufferPointer
+  public var answer: IsSubscriberAnswerView
 
-  public init(entitlement: String, answer: IsSubscriberAnswer) {
+  public init(entitlement: UnsafeRawBufferPointer, answer: IsSubscriberAnswerView) {
     self.entitlement = entitlement
     self.answer = answer
   }
