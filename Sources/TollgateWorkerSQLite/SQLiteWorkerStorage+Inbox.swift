@@ -40,29 +40,35 @@ extension SQLiteWorkerStorage {
     -> [InboxItem]
   {
     try await fencedWrite { db in
+      // Ids first, payloads only of the items claimed: the worker claims one or two at a time
+      // with a dozen of its own in flight, and reading every candidate's payload (an Apple
+      // notification is kilobytes) made this the SQLite queue's largest cost.
       let candidates = try db.prepare(
-        """
-        SELECT id, kind, store, user_id, payload, attempts, received_at_ms, request_id FROM inbox
-        WHERE \(Self.claimable) ORDER BY next_attempt_at_ms, id LIMIT ?2
-        """
-      ).rows([.integer(nowMs), .integer(Int64(limit + excluding.count))]) { row in
-        InboxItem(
-          id: row.int64(at: 0), kind: InboxItem.Kind(rawValue: row.string(at: 1)) ?? .purchase,
-          store: row.string(at: 2),
-          userId: row.optionalString(at: 3), payload: row.blob(at: 4), attempts: Int(row.int64(at: 5)),
-          receivedAtMs: row.int64(at: 6), requestId: row.optionalString(at: 7))
-      }
+        "SELECT id FROM inbox WHERE \(Self.claimable) ORDER BY next_attempt_at_ms, id LIMIT ?2"
+      ).rows([.integer(nowMs), .integer(Int64(limit + excluding.count))]) { $0.int64(at: 0) }
       let lease = try db.prepare(
         """
         UPDATE inbox SET status = 'processing', lease_until_ms = ?2, attempts = attempts + 1, claim_token = ?3
         WHERE id = ?4 AND (\(Self.claimable))
         """)
+      // After the lease: the attempts before it, as the item was claimed.
+      let read = try db.prepare(
+        "SELECT kind, store, user_id, payload, attempts - 1, received_at_ms, request_id FROM inbox WHERE id = ?")
       var claimed: [InboxItem] = []
-      for var item in candidates.filter({ !excluding.contains($0.id) }).prefix(limit) {
-        item.claimToken = Self.newClaimToken()
-        try lease.bind([.integer(nowMs), .integer(nowMs + leaseMs), .integer(item.claimToken), .integer(item.id)])
+      for id in candidates.filter({ !excluding.contains($0) }).prefix(limit) {
+        let claimToken = Self.newClaimToken()
+        try lease.bind([.integer(nowMs), .integer(nowMs + leaseMs), .integer(claimToken), .integer(id)])
         while try lease.step() {}
-        if db.changes == 1 { claimed.append(item) }
+        guard db.changes == 1 else { continue }
+        let items = try read.rows([.integer(id)]) { row in
+          InboxItem(
+            id: id, kind: InboxItem.Kind(rawValue: row.string(at: 0)) ?? .purchase, store: row.string(at: 1),
+            userId: row.optionalString(at: 2), payload: row.blob(at: 3), attempts: Int(row.int64(at: 4)),
+            receivedAtMs: row.int64(at: 5), requestId: row.optionalString(at: 6))
+        }
+        guard var item = items.first else { continue }
+        item.claimToken = claimToken
+        claimed.append(item)
       }
       return claimed
     }
