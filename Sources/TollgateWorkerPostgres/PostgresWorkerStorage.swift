@@ -10,7 +10,7 @@ import TollgateWorker
 /// with their verified histories, grants, events, leases and the catalog. Several workers (in
 /// several processes, on several hosts) share one database; the rules that keep them from doing
 /// one piece of work twice or losing one are in the transactions of each topic's file
-/// (`PostgresWorkerStorage+<Topic>.swift`) and in docs/architecture.md.
+/// (`PostgresWorkerStorage+<Topic>.swift`) and in docs/storage-writers.md.
 public final class PostgresWorkerStorage: Sendable {
   public let database: PostgresTollgateDatabase
   let logger: Logger

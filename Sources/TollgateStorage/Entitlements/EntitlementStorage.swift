@@ -29,7 +29,7 @@ public protocol EntitlementStorage: Sendable {
   /// `changes(after:)` from its last position sees every entry once, in order. A number is never
   /// handed out again. SQLite keeps this with its single writer (`BEGIN IMMEDIATE`); a server
   /// database takes a transaction-scoped lock before its first append, or its readers stop below
-  /// the oldest number of a transaction still open (docs/architecture.md, "Feed and event order").
+  /// the oldest number of a transaction still open (docs/storage.md, "Feed and event order").
   func changes(after seq: Int64, limit: Int) async throws -> [ChangeFeedEntry]
 
   /// Where the feed stands now, so that a follower can tell a feed that moved on from one that

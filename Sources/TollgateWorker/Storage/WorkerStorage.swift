@@ -186,7 +186,7 @@ public protocol WorkerStorage: Sendable {
   /// handed out again, also after its event was pruned. SQLite keeps this with its single writer
   /// (`BEGIN IMMEDIATE`) and a prune that keeps the newest event; a server database takes a
   /// transaction-scoped lock before its first append, or its readers stop below the oldest id
-  /// of a transaction still open (docs/architecture.md, "Feed and event order").
+  /// of a transaction still open (docs/storage.md, "Feed and event order").
   func events(after id: Int64, limit: Int) async throws -> [StoredEvent]
 
   /// The last event an endpoint acknowledged; a new endpoint starts after the newest event, so it

@@ -6,7 +6,7 @@ import TollgateStorage
 import TollgateTesting
 
 /// The change feed's contract on PostgreSQL: sequence numbers become visible in the order they were
-/// handed out, so a follower of `changes(after:)` never skips an entry (docs/architecture.md,
+/// handed out, so a follower of `changes(after:)` never skips an entry (docs/storage.md,
 /// "Feed and event order").
 @Suite("PostgreSQL change-feed order")
 struct PostgresFeedOrderTests {
