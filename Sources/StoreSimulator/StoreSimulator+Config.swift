@@ -1,4 +1,5 @@
 import Foundation
+import TollgateCrypto
 
 extension StoreSimulator {
   /// Everything the simulator needs; `Config.defaults` runs one Apple app with three monthly
@@ -111,12 +112,27 @@ extension StoreSimulator {
     public var keyId: String
     public var issuerId: String
     /// The public half of the `.p8` key, SubjectPublicKeyInfo PEM.
-    public var publicKeyPEM: String
+    public let publicKeyPEM: String
+    /// `publicKeyPEM` parsed, once (nil when it does not parse: every token is then refused). Per
+    /// request it cost OpenSSL's decoder, three times per Apple notification, the simulator's
+    /// largest cost in `Benchmarks/worker`.
+    public let publicKey: P256PublicKey?
+
+    private enum CodingKeys: String, CodingKey { case keyId, issuerId, publicKeyPEM }
 
     public init(keyId: String, issuerId: String, publicKeyPEM: String) {
       self.keyId = keyId
       self.issuerId = issuerId
       self.publicKeyPEM = publicKeyPEM
+      publicKey = try? P256PublicKey(bytes: Array(publicKeyPEM.utf8))
+    }
+
+    public init(from decoder: any Decoder) throws {
+      let container = try decoder.container(keyedBy: CodingKeys.self)
+      self.init(
+        keyId: try container.decode(String.self, forKey: .keyId),
+        issuerId: try container.decode(String.self, forKey: .issuerId),
+        publicKeyPEM: try container.decode(String.self, forKey: .publicKeyPEM))
     }
   }
 

@@ -39,7 +39,7 @@ enum AppleAPIAuth {
     guard let app = apps.first(where: { $0.bundleId == claims.bid }) else { return .refused("unknown bid") }
     guard let key = app.apiKey else { return .accepted(app) }
     guard jws.header.kid == key.keyId, claims.iss == key.issuerId else { return .refused("wrong kid or iss") }
-    guard let publicKey = try? P256PublicKey(bytes: Array(key.publicKeyPEM.utf8)),
+    guard let publicKey = key.publicKey,
       ES256.isValidSignature(jws.signature, for: jws.signingInput, publicKey: publicKey)
     else { return .refused("bad signature") }
     return .accepted(app)
