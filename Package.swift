@@ -347,7 +347,7 @@ let package = Package(
       name: "TollgateService",
       dependencies: [
         "TollgateCore", "TollgateStorage", "TollgateIndex", "TollgateContract", "TollgateWire", "TollgateServer",
-        "TollgateCallers",
+        "TollgateCallers", "TollgateCrypto",
         .product(name: "Logging", package: "swift-log"),
         .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
       ],

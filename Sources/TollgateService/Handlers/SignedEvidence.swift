@@ -1,4 +1,5 @@
 import TollgateCore
+import TollgateCrypto
 
 #if canImport(FoundationEssentials)
   import FoundationEssentials
@@ -42,20 +43,20 @@ enum SignedEvidence {
     var transactionId: String
   }
 
-  /// An Apple signed transaction's shape: three base64url parts; a header that names ES256 and
-  /// carries at least two DER certificates; a payload naming a transaction; a 64-byte signature.
+  /// An Apple signed transaction's shape, read by `CompactJWS` (the worker's reader): three
+  /// base64url parts; a header that names ES256 and carries at least two DER certificates; a
+  /// payload naming a transaction; a 64-byte signature.
   static func isAppleSignedTransaction(_ jws: String) -> Bool {
     guard EvidenceLimits.appleReceiptKind(jws) == .signedTransaction,
       jws.utf8.count <= EvidenceLimits.appleSignedTransaction
     else { return false }
-    let parts = jws.split(separator: ".", omittingEmptySubsequences: false)
-    guard parts.count == 3, let headerBytes = base64URLDecoded(parts[0]),
-      let payloadBytes = base64URLDecoded(parts[1]), let signature = base64URLDecoded(parts[2]), signature.count == 64,
-      let header = try? JSONDecoder().decode(JWSHeader.self, from: headerBytes), header.alg == "ES256",
-      header.x5c.count >= 2, (try? JSONDecoder().decode(SignedTransactionPayload.self, from: payloadBytes)) != nil
+    guard case .success(let parts) = CompactJWS.split(jws), parts.signature.count == 64,
+      let header = try? JSONDecoder().decode(JWSHeader.self, from: Data(parts.header)), header.alg == "ES256",
+      header.x5c.count >= 2,
+      (try? JSONDecoder().decode(SignedTransactionPayload.self, from: Data(parts.payload))) != nil
     else { return false }
     return header.x5c.allSatisfy { certificate in
-      guard let der = Data(base64Encoded: certificate) else { return false }
+      guard let der = Base64.decode(certificate) else { return false }
       return der.count >= 64 && der.first == 0x30
     }
   }
@@ -73,10 +74,4 @@ enum SignedEvidence {
     return purchase.purchaseToken == purchaseToken
   }
 
-  static func base64URLDecoded(_ part: Substring) -> Data? {
-    guard !part.isEmpty else { return nil }
-    var text = String(part).replacing("-", with: "+").replacing("_", with: "/")
-    while text.utf8.count % 4 != 0 { text += "=" }
-    return Data(base64Encoded: text)
-  }
 }
