@@ -37,7 +37,7 @@ public struct CompactJWS: Sendable {
       } else if dots.second < 0 {
         dots.second = offset
       } else {
-        return .failure(.segments(segmentCount(String(decoding: bytes, as: UTF8.self))))
+        return .failure(.segments(1 + bytes.count { $0 == UInt8(ascii: ".") }))
       }
     }
     guard dots.second > dots.first + 1, dots.first > 0 else {

@@ -79,8 +79,9 @@ extension EntitlementIndex.State {
   func withView(
     of slot: Int, nowMs: Int64, strings: InternedBytes, levels: InternedBytes, _ body: (EntitlementAnswerView) -> Void
   ) {
-    var view = view(of: slot, nowMs: nowMs, strings: strings, levels: levels)
-    switch slots[slot].source {
+    let record = slots[slot]
+    var view = Self.view(of: record, nowMs: nowMs, strings: strings, levels: levels)
+    switch record.source {
     case .numbered(_, let number):
       view.numericStoreSubscriptionId = number
       body(view)
@@ -92,11 +93,13 @@ extension EntitlementIndex.State {
     }
   }
 
-  /// The view of the record in `slot` at `nowMs`, but for the store's id of the subscription
-  /// (the caller's: a numbered source's number, a text source's bytes).
+  /// The view of `record` at `nowMs`, but for the store's id of the subscription (the caller's:
+  /// a numbered source's number, a text source's bytes). Given the record its caller read, so
+  /// that the hot path copies it once.
   @inline(__always)
-  func view(of slot: Int, nowMs: Int64, strings: InternedBytes, levels: InternedBytes) -> EntitlementAnswerView {
-    let record = slots[slot]
+  static func view(
+    of record: IndexedRecord, nowMs: Int64, strings: InternedBytes, levels: InternedBytes
+  ) -> EntitlementAnswerView {
     let now = record.atQueryTime(nowMs)
     var view = EntitlementAnswerView()
     view.active = now.active

@@ -190,8 +190,9 @@ extension EntitlementIndex.State {
       answer.evaluatedAtMs = nowMs
       let best = preferredSlot(head: head, entitlement: number, nowMs: nowMs)
       if best >= 0 {
-        answer = view(of: best, nowMs: nowMs, strings: strings, levels: levels)
-        if case .numbered(_, let id) = slots[best].source {
+        let record = slots[best]
+        answer = Self.view(of: record, nowMs: nowMs, strings: strings, levels: levels)
+        if case .numbered(_, let id) = record.source {
           answer.numericStoreSubscriptionId = id
         } else {
           answer.storeSubscriptionId = scratch.ids[scratch.position(of: best)]
